@@ -1,0 +1,42 @@
+# One entry point for newcomers and CI. Every target is idempotent: a second run costs seconds.
+PYTHON ?= python3.11
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.trove-installed
+# torch first and pinned, so nothing pulls a CUDA build; set TORCH_INDEX to a CPU wheel index if yours has none.
+TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
+
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: setup run test bench package package-test clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH_SPEC)"
+	$(PY) -m pip install -q -e ".[dev]"
+	@touch $(STAMP)
+
+run: setup
+	$(VENV)/bin/trove gui --sample
+
+test: setup
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider tests; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
+
+bench: setup
+	$(PY) bench/index_keyword.py
+
+package: setup
+	$(PY) -m pip install -q -e ".[package]"
+	bash packaging/build.sh
+
+package-test: package
+	bash packaging/smoke_test.sh
+
+clean:
+	rm -rf build dist .pytest_cache

@@ -1,0 +1,52 @@
+"""The Embedder protocol and a hash-based embedder for fast, deterministic tests."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed size."""
+
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """An (n, dim) float32 array, one normalised row per text."""
+        ...
+
+
+class HashEmbedder:
+    """Bag of hashed words, normalised. Deterministic and instant; texts sharing words are close.
+
+    A stand-in for unit tests and benchmarks of the pipeline; the real model is MiniLMEmbedder.
+    """
+
+    def __init__(self, dim: int = 384) -> None:
+        self.dim = dim
+        self.model_id = f"hash-bow-{dim}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+                out[i, h % self.dim] += 1.0 if (h >> 63) else -1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+
+def make_embedder(name: str) -> Embedder:
+    """The embedder a setting names: 'minilm' (default) or 'hash'."""
+    if name == "hash":
+        return HashEmbedder()
+    from desktop_app.core.embed.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()

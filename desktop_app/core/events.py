@@ -1,0 +1,41 @@
+"""Immutable events that cross threads: progress of indexing, notices for the user."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    """A snapshot of indexing progress across both phases (keyword, then semantic)."""
+
+    phase: str  # "scan" | "keyword" | "semantic" | "idle"
+    files_queued: int = 0
+    files_done: int = 0
+    files_failed: int = 0
+    chunks_embedded: int = 0
+    chunks_total: int = 0
+    current_file: str = ""
+    bytes_done: int = 0
+    rate: float = 0.0  # files/s in the keyword phase, chunks/s in the semantic phase
+    eta_seconds: float | None = None
+    at: float = field(default_factory=time.time)
+
+    @property
+    def fraction(self) -> float:
+        """How much of the current phase is done, 0..1."""
+        if self.phase == "semantic":
+            return self.chunks_embedded / self.chunks_total if self.chunks_total else 1.0
+        total = self.files_queued
+        return (self.files_done + self.files_failed) / total if total else 1.0
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should read once: an error, an offline folder, a fallback to polling."""
+
+    level: str  # "info" | "warning" | "error"
+    message: str
+    path: str = ""
+    at: float = field(default_factory=time.time)

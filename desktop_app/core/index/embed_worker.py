@@ -1,0 +1,103 @@
+"""The semantic phase: a background thread gives vectors to chunks that have none, in batches."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from desktop_app.core.db import connect
+from desktop_app.core.embed.base import Embedder
+from desktop_app.core.errors import KnownError
+from desktop_app.core.events import IndexProgress, Notice
+from desktop_app.core.index import store
+from desktop_app.core.index.writer import Writer
+from desktop_app.core.log import get_logger
+
+log = get_logger("embed")
+
+
+class EmbedWorker:
+    """One thread that embeds pending chunks whenever it is woken. `wait_idle()` blocks until none are left."""
+
+    def __init__(self, writer: Writer, embedder: Embedder, *, batch: int = 512,
+                 emit: Callable[[IndexProgress], None] | None = None,
+                 notify: Callable[[Notice], None] | None = None) -> None:
+        self.writer = writer
+        self.embedder = embedder
+        self.batch = batch
+        self.emit = emit or (lambda _p: None)
+        self.notify = notify or (lambda _n: None)
+        self.error: str | None = None
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._stop = threading.Event()
+        self._state = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def wake(self) -> None:
+        """There may be new chunks without vectors: start (or continue) embedding."""
+        with self._state:
+            self._idle.clear()
+            self._wake.set()
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._loop, name="trove-embedder", daemon=True)
+                self._thread.start()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until every chunk has a vector (or embedding failed). False on timeout."""
+        return self._idle.wait(timeout)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        conn = connect(self.writer.db_path, readonly=True)
+        try:
+            while not self._stop.is_set():
+                self._wake.wait()
+                self._wake.clear()
+                if self._stop.is_set():
+                    break
+                try:
+                    self.run_pending(conn)
+                except KnownError as exc:
+                    self._report_failure(str(exc))
+                except Exception as exc:  # keep the thread alive; search falls back to keyword results
+                    log.exception("embedding failed")
+                    self._report_failure(f"embedding failed: {type(exc).__name__}: {exc}")
+                with self._state:
+                    if not self._wake.is_set():
+                        self._idle.set()
+        finally:
+            conn.close()
+            self._idle.set()
+
+    def _report_failure(self, message: str) -> None:
+        if self.error != message:
+            self.notify(Notice("error", f"Semantic indexing stopped: {message}"))
+        self.error = message
+
+    def run_pending(self, conn) -> int:
+        """Embed every pending chunk, batch by batch. Returns how many vectors were stored."""
+        total = conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0").fetchone()[0]
+        done, after, started = 0, 0, time.monotonic()
+        while not self._stop.is_set():
+            rows = store.pending_chunks(conn, self.batch, after)
+            if not rows:
+                break
+            after = rows[-1][0]
+            vectors = self.embedder.embed([text for _, _, text in rows])
+            with self.writer.tx() as wconn:
+                done += store.store_vectors(wconn, ((cid, h, vec) for (cid, h, _), vec in zip(rows, vectors)))
+            elapsed = time.monotonic() - started
+            rate = done / elapsed if elapsed > 0 else 0.0
+            self.emit(IndexProgress("semantic", chunks_embedded=done, chunks_total=max(total, done), rate=rate,
+                                    eta_seconds=(max(total - done, 0) / rate) if rate else None))
+        self.error = None
+        return done

@@ -1,0 +1,213 @@
+"""Built-in backends. `sqlite`, `dense` and default `hybrid` store texts in the library schema (the same
+tables, chunker and search as Library); `bm25` is rank-bm25 in memory."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from desktop_app.core.embed.base import Embedder, make_embedder
+from desktop_app.core.index import store as db_store
+from desktop_app.core.index.writer import Writer
+from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
+from desktop_app.core.memory.base import MemoryBackend, MemoryRegistry
+from desktop_app.core.search.engine import SearchParams, search_chunks
+from desktop_app.core.search.fusion import rrf_fuse
+from desktop_app.core.types import RetrievalResult
+
+MEMORY_FOLDER = "memory:"
+PREFIX = "memory://"
+_WORD = re.compile(r"\w+")
+
+
+class IndexedMemory(MemoryBackend):
+    """Texts kept as documents in a library database (a file, or in memory without `db_path`)."""
+
+    mode = "keyword"
+
+    def __init__(self, db_path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None,
+                 chunk_config: ChunkConfig | None = None) -> None:
+        self.writer = Writer(Path(db_path) if db_path else Path(":memory:"))
+        self.embedder = embedder if embedder is not None or self.mode == "keyword" else make_embedder("minilm")
+        self.chunk_config = chunk_config or ChunkConfig()
+        self._lock = threading.Lock()
+        with self.writer.tx() as conn:
+            self.folder_id = db_store.add_folder(conn, MEMORY_FOLDER)
+            if self.embedder is not None:
+                db_store.ensure_embedding_model(conn, self.embedder.model_id, self.embedder.dim)
+
+    def store(self, content: str, *, source: str = "", metadata: dict[str, Any] | None = None,
+              doc_id: str | None = None) -> str:
+        doc_id = doc_id or uuid.uuid4().hex
+        chunks = [db_store.NewChunk(span, None) for span in chunk_spans(content, self.chunk_config)]
+        with self.writer.tx() as conn:
+            new_id = db_store.write_document(
+                conn, folder_id=self.folder_id, path=PREFIX + doc_id, title="", type_="memory", size=len(content),
+                mtime_ns=0, digest=db_store.content_hash(content.encode("utf-8", "surrogatepass")),
+                pages=None, chunks=chunks)
+            conn.execute("UPDATE documents SET metadata = ? WHERE id = ?",
+                         (json.dumps({"doc_id": doc_id, "source": source, "metadata": metadata or {}}), new_id))
+            if self.embedder is not None:
+                rows = conn.execute("SELECT id, text_hash, text FROM chunks WHERE document_id = ? AND embedded = 0",
+                                    (new_id,)).fetchall()
+                vectors = self.embedder.embed([r[2] for r in rows]) if rows else []
+                db_store.store_vectors(conn, ((cid, h, v) for (cid, h, _), v in zip(rows, vectors)))
+        return doc_id
+
+    def retrieve(self, query: str, *, top_k: int = 5, **kwargs: Any) -> list[RetrievalResult]:
+        with self.writer.locked() as conn:
+            hits = search_chunks(conn, query, embedder=self.embedder, mode=self.mode, top_k=top_k,
+                                 params=kwargs.get("params", SearchParams()), group_by_document=True)
+        return [_as_memory_result(hit) for hit in hits]
+
+    def delete(self, doc_id: str) -> bool:
+        with self.writer.tx() as conn:
+            row = db_store.document_by_path(conn, PREFIX + doc_id)
+            if row is None:
+                return False
+            db_store.delete_document(conn, row.id)
+            return True
+
+    def clear(self) -> None:
+        with self.writer.tx() as conn:
+            for (doc_id,) in conn.execute("SELECT id FROM documents WHERE folder_id = ?", (self.folder_id,)).fetchall():
+                db_store.delete_document(conn, doc_id)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def _as_memory_result(hit: RetrievalResult) -> RetrievalResult:
+    user = hit.metadata.get("user") or {}
+    meta = {**user.get("metadata", {}), "doc_id": user.get("doc_id", ""), "chunk_id": hit.metadata["chunk_id"],
+            "chunk_index": hit.metadata["chunk_index"]}
+    return RetrievalResult(hit.content, hit.score, user.get("source", ""), meta)
+
+
+@MemoryRegistry.register("sqlite")
+class SQLiteMemory(IndexedMemory):
+    """FTS5 BM25 over a persistent SQLite file (or in memory without db_path)."""
+
+    mode = "keyword"
+
+
+@MemoryRegistry.register("dense")
+class DenseMemory(IndexedMemory):
+    """sqlite-vec KNN over normalised embeddings; persistent when given db_path, in memory without it."""
+
+    mode = "semantic"
+
+
+@MemoryRegistry.register("hybrid")
+class HybridMemory(MemoryBackend):
+    """Weighted RRF of a sparse and a dense backend. Without both given, one database serves both sides."""
+
+    def __init__(self, sparse: MemoryBackend | None = None, dense: MemoryBackend | None = None, *, k: int = 60,
+                 sparse_weight: float = 1.0, dense_weight: float = 1.0, db_path: str | os.PathLike[str] | None = None,
+                 embedder: Embedder | None = None) -> None:
+        self.k, self.weights = k, (sparse_weight, dense_weight)
+        if sparse is None and dense is None:
+            shared = DenseMemory(db_path, embedder=embedder)
+            shared.mode = "hybrid"
+            self.shared, self.sparse, self.dense = shared, None, None
+        else:
+            self.shared = None
+            self.sparse = sparse or SQLiteMemory(db_path)
+            self.dense = dense or DenseMemory(None, embedder=embedder)
+
+    def _parts(self) -> list[MemoryBackend]:
+        return [self.shared] if self.shared else [self.sparse, self.dense]
+
+    def store(self, content: str, *, source: str = "", metadata: dict[str, Any] | None = None) -> str:
+        doc_id = uuid.uuid4().hex
+        for part in self._parts():
+            _store_with_id(part, content, source, metadata, doc_id)
+        return doc_id
+
+    def retrieve(self, query: str, *, top_k: int = 5, **kwargs: Any) -> list[RetrievalResult]:
+        if self.shared:
+            params = SearchParams(keyword_weight=self.weights[0], semantic_weight=self.weights[1], rrf_k=self.k)
+            return self.shared.retrieve(query, top_k=top_k, params=params)
+        fetch = max(3 * top_k, top_k)
+        lists = [self.sparse.retrieve(query, top_k=fetch), self.dense.retrieve(query, top_k=fetch)]
+        by_key: dict[str, RetrievalResult] = {}
+        rankings = []
+        for results in lists:
+            keys = []
+            for r in results:
+                key = r.metadata.get("doc_id") or r.content
+                by_key.setdefault(key, r)
+                keys.append(key)
+            rankings.append(keys)
+        fused = rrf_fuse(rankings, list(self.weights), k=self.k)[:top_k]
+        return [RetrievalResult(by_key[key].content, score, by_key[key].source, by_key[key].metadata) for key, score in fused]
+
+    def delete(self, doc_id: str) -> bool:
+        return any([part.delete(doc_id) for part in self._parts()])
+
+    def clear(self) -> None:
+        for part in self._parts():
+            part.clear()
+
+
+def _store_with_id(part: MemoryBackend, content: str, source: str, metadata: dict[str, Any] | None, doc_id: str) -> None:
+    """Store in a part under a shared id when it supports one (built-ins do); otherwise under its own."""
+    try:
+        part.store(content, source=source, metadata=metadata, doc_id=doc_id)  # type: ignore[call-arg]
+    except TypeError:
+        part.store(content, source=source, metadata={**(metadata or {}), "doc_id": doc_id})
+
+
+@MemoryRegistry.register("bm25")
+class BM25Memory(MemoryBackend):
+    """rank-bm25 (Okapi) over texts held in memory; the index is rebuilt lazily after changes."""
+
+    def __init__(self, **_: Any) -> None:
+        self._docs: dict[str, tuple[str, str, dict[str, Any]]] = {}
+        self._index = None
+        self._order: list[str] = []
+
+    def store(self, content: str, *, source: str = "", metadata: dict[str, Any] | None = None,
+              doc_id: str | None = None) -> str:
+        doc_id = doc_id or uuid.uuid4().hex
+        self._docs[doc_id] = (content, source, dict(metadata or {}))
+        self._index = None
+        return doc_id
+
+    def retrieve(self, query: str, *, top_k: int = 5, **kwargs: Any) -> list[RetrievalResult]:
+        from desktop_app.core.search.fts_query import query_terms
+
+        terms = query_terms(query)
+        if not terms or not self._docs:
+            return []
+        if self._index is None:
+            from rank_bm25 import BM25Okapi
+
+            self._order = list(self._docs)
+            self._index = BM25Okapi([_tokens(self._docs[d][0]) for d in self._order])
+        scores = self._index.get_scores(terms)
+        wanted = set(terms)
+        # rank-bm25's IDF can be zero or negative in tiny corpora: keep every text sharing a word, by score
+        matching = [i for i, freqs in enumerate(self._index.doc_freqs) if wanted & freqs.keys()]
+        out = []
+        for i in sorted(matching, key=lambda i: -scores[i])[:top_k]:
+            content, source, meta = self._docs[self._order[i]]
+            out.append(RetrievalResult(content, float(scores[i]), source, {**meta, "doc_id": self._order[i]}))
+        return out
+
+    def delete(self, doc_id: str) -> bool:
+        self._index = None
+        return self._docs.pop(doc_id, None) is not None
+
+    def clear(self) -> None:
+        self._docs.clear()
+        self._index = None
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.lower() for t in _WORD.findall(text)]

@@ -1,0 +1,1 @@
+"""Keyword, dense and hybrid retrieval over the library database."""
