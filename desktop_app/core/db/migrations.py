@@ -123,10 +123,16 @@ def create_vector_table(conn, dim: int) -> None:
     """)
 
 
+def m004_message_passages(conn) -> None:
+    """Every passage sent with a chat answer (JSON), so a reopened chat still shows what grounded it."""
+    conn.execute("ALTER TABLE messages ADD COLUMN passages TEXT NOT NULL DEFAULT '[]'")
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "core", m001_core),
     (2, "vectors", m002_vectors),
     (3, "chats", m003_chats),
+    (4, "message_passages", m004_message_passages),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -1,0 +1,131 @@
+"""One token budget for a whole prompt: system prompt + passages + history + question + answer reserve ≤ n_ctx.
+
+Pure functions. Layout, chosen so follow-ups can reuse the model's KV cache:
+
+    system (constant) · earlier turns as plain question/answer pairs · [passages + question]
+
+The retrieved passages ride in the newest user message only, so the prefix a follow-up shares with
+the previous prompt (system + the older turns) stays byte-identical. When history outgrows the
+window it is compacted in one step (at ~80 % of n_ctx, down to ~60 %), so the prefix then stays stable
+again for several turns instead of shifting on every question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from desktop_app.core.chat.context import CountTokens, Message, Passage, format_context, select_passages, truncate_to_tokens
+from desktop_app.core.types import RetrievalResult
+
+GROUNDED_SYSTEM_PROMPT = (
+    "You are Trove, an assistant that answers questions from passages of the user's documents. "
+    "Use only the numbered passages. Cite each passage you use by its number in square brackets, like [1]. "
+    "If the passages do not contain the answer, say that the documents do not cover it."
+)
+PLAIN_SYSTEM_PROMPT = "You are Trove, a helpful assistant. Answer briefly and plainly."
+CONTEXT_HEADER = "Passages from my documents:"
+NOT_COVERED = "The documents in your library do not cover this, so I can't answer it from them."
+MIN_QUESTION_TOKENS = 16
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier exchange, as it is replayed in later prompts (without its passages)."""
+
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class BudgetConfig:
+    """The numbers the budget works with (from Settings; the overheads from the chat template)."""
+
+    n_ctx: int = 4096
+    answer_reserve: int = 512
+    max_context_tokens: int = 2048
+    min_score: float = 0.1
+    compact_at: float = 0.8
+    compact_to: float = 0.6
+    message_overhead: int = 8  # template tokens around one message (ChatML uses 5)
+    prompt_overhead: int = 8  # the generation prompt, e.g. "<|im_start|>assistant\n"
+
+
+@dataclass(frozen=True)
+class PromptPlan:
+    """The messages to send and what went into them."""
+
+    messages: tuple[Message, ...]
+    passages: tuple[Passage, ...]
+    history_start: int  # index of the first earlier turn kept; the ones before were compacted away
+    history_turns: int
+    estimated_tokens: int  # prompt only; the answer reserve comes on top
+    question_truncated: bool = False
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def user_message(question: str, passages: Sequence[Passage]) -> str:
+    """The newest user message: the passages (if any) then the question."""
+    if not passages:
+        return question
+    return f"{CONTEXT_HEADER}\n\n{format_context(passages)}\n\nQuestion: {question}"
+
+
+def retrieval_query(question: str, turns: Sequence[Turn], previous: int = 1) -> str:
+    """What to search for: the question with the last user turn(s), so "and the second one?" finds passages."""
+    recent = [t.question for t in turns[-previous:]] if previous > 0 else []
+    return " ".join([*recent, question]).strip()
+
+
+def window_start(costs: Sequence[int], high: int, low: int) -> int:
+    """Index of the first turn to keep so the kept turns cost at most `high`.
+
+    Turns are added oldest first; whenever the running total passes `high`, the oldest are dropped
+    until it is at most `low`. Appending a turn that does not cross `high` never moves the start,
+    which is what keeps the cached prompt prefix valid between follow-ups.
+    """
+    low = min(low, high)
+    start, total = 0, 0
+    for i, cost in enumerate(costs):
+        total += cost
+        if total > high:
+            while start <= i and total > low:
+                total -= costs[start]
+                start += 1
+    return start
+
+
+def _fit_question(question: str, room: int, count_tokens: CountTokens) -> tuple[str, bool]:
+    if count_tokens(question) <= room:
+        return question, False
+    return truncate_to_tokens(question, max(room, MIN_QUESTION_TOKENS), count_tokens), True
+
+
+def plan_prompt(question: str, results: Sequence[RetrievalResult], turns: Sequence[Turn], cfg: BudgetConfig,
+                count_tokens: CountTokens, *, system_prompt: str = GROUNDED_SYSTEM_PROMPT) -> PromptPlan:
+    """Choose passages and history so the prompt plus the answer reserve fits n_ctx.
+
+    Priority: system prompt and question, then the passages (up to max_context_tokens), then as many
+    recent turns as the compaction window allows.
+    """
+    mo = cfg.message_overhead
+    base = count_tokens(system_prompt) + mo + cfg.prompt_overhead + cfg.answer_reserve
+    header = count_tokens(CONTEXT_HEADER + "\n\n\n\nQuestion: ") + 2
+    question, truncated = _fit_question(question, cfg.n_ctx - base - mo - header, count_tokens)
+    q_cost = count_tokens(question) + mo
+    passage_room = min(cfg.max_context_tokens, cfg.n_ctx - base - q_cost - header)
+    passages = select_passages(results, min_score=cfg.min_score, budget_tokens=passage_room,
+                               count_tokens=count_tokens) if passage_room > 0 else []
+    current = count_tokens(user_message(question, passages)) + mo
+    costs = [count_tokens(t.question) + count_tokens(t.answer) + 2 * mo for t in turns]
+    fixed = base + current
+    high = min(int(cfg.compact_at * cfg.n_ctx), cfg.n_ctx) - fixed
+    start = window_start(costs, high, int(cfg.compact_to * cfg.n_ctx) - fixed)
+    messages: list[Message] = [{"role": "system", "content": system_prompt}]
+    for t in turns[start:]:
+        messages += [{"role": "user", "content": t.question}, {"role": "assistant", "content": t.answer}]
+    messages.append({"role": "user", "content": user_message(question, passages)})
+    notes = (f"compacted: {start} earlier turn(s) left out",) if start else ()
+    return PromptPlan(messages=tuple(messages), passages=tuple(passages), history_start=start,
+                      history_turns=len(turns) - start, estimated_tokens=fixed - cfg.answer_reserve + sum(costs[start:]),
+                      question_truncated=truncated, notes=notes)

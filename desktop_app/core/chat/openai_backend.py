@@ -1,0 +1,140 @@
+"""A chat backend for any OpenAI-compatible server (llama.cpp server, Ollama, LM Studio …), over stdlib urllib + SSE."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from desktop_app.core.chat.context import Message
+from desktop_app.core.chat.model_files import ModelInfo
+from desktop_app.core.chat.runtime import Generation, OnText, stream_pieces
+from desktop_app.core.errors import UnavailableError
+from desktop_app.core.log import get_logger
+
+log = get_logger("chat")
+
+API_KEY_ENV = "TROVE_OPENAI_API_KEY"
+CHARS_PER_TOKEN = 3  # no tokenizer on this side: count conservatively (real text averages ~4 chars a token)
+
+
+def iter_sse_data(lines: Iterable[bytes | str]) -> Iterator[str]:
+    """The data payloads of a server-sent-event stream, one per event (multi-line data joined by newlines)."""
+    data: list[str] = []
+    for raw in lines:
+        line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        line = line.rstrip("\r\n")
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        if line.startswith(":"):
+            continue  # a comment / keep-alive
+        name, _, value = line.partition(":")
+        if name == "data":
+            data.append(value[1:] if value.startswith(" ") else value)
+    if data:
+        yield "\n".join(data)
+
+
+def iter_stream_chunks(lines: Iterable[bytes | str]) -> Iterator[dict[str, Any]]:
+    """Decoded chat.completion.chunk objects until `[DONE]`; an `error` event becomes UnavailableError."""
+    for payload in iter_sse_data(lines):
+        if payload.strip() == "[DONE]":
+            return
+        try:
+            chunk = json.loads(payload)
+        except ValueError:
+            log.warning("ignoring a malformed event from the chat server: %.80r", payload)
+            continue
+        if isinstance(chunk, dict) and "error" in chunk:
+            raise UnavailableError(f"The chat server reported an error: {chunk['error']}")
+        yield chunk
+
+
+class OpenAICompatibleRuntime:
+    """Streams chat completions from `base_url` (e.g. http://127.0.0.1:8080/v1)."""
+
+    backend = "openai"
+
+    def __init__(self, base_url: str, model: str = "local", *, n_ctx: int = 4096, timeout: float = 120.0,
+                 api_key: str | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self._n_ctx = n_ctx
+        self.timeout = timeout
+        self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
+        self._lock = threading.Lock()
+
+    @property
+    def n_ctx(self) -> int:
+        """The context window we budget for (the server's own limit should be at least this)."""
+        return self._n_ctx
+
+    def count_tokens(self, text: str) -> int:
+        """A conservative estimate: the server's tokenizer is not available here."""
+        return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+    def overheads(self) -> tuple[int, int]:
+        """Template tokens per message and for the generation prompt (generous guesses; the template is remote)."""
+        return (10, 10)
+
+    def prompt_tokens(self, messages: Sequence[Message]) -> int:
+        """Estimated prompt size."""
+        per_message, generation = self.overheads()
+        return sum(self.count_tokens(m["content"]) + per_message for m in messages) + generation
+
+    def _request(self, path: str, body: dict[str, Any] | None = None) -> urllib.request.Request:
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream" if body else "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        return urllib.request.Request(self.base_url + path, data=data, headers=headers, method="POST" if body else "GET")
+
+    def _open(self, request: urllib.request.Request):
+        try:
+            return urllib.request.urlopen(request, timeout=self.timeout)
+        except urllib.error.HTTPError as exc:
+            detail = exc.read(300).decode("utf-8", "replace").strip()
+            raise UnavailableError(f"The chat server at {self.base_url} answered {exc.code}: {detail or exc.reason}") from exc
+        except (urllib.error.URLError, socket.timeout, ConnectionError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise UnavailableError(f"The chat server at {self.base_url} is unreachable ({reason}).") from exc
+
+    def list_models(self) -> list[str]:
+        """Model ids the server offers (also a cheap "is it up?" check)."""
+        with self._open(self._request("/models")) as resp:
+            return [m.get("id", "") for m in json.load(resp).get("data", [])]
+
+    def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
+                 on_text: OnText | None = None, cancel: threading.Event | None = None) -> Generation:
+        """Stream an answer over SSE; closing the connection on cancel makes the server stop."""
+        body = {"model": self.model, "messages": list(messages), "stream": True, "max_tokens": max_tokens,
+                "temperature": temperature}
+        with self._lock:
+            started = time.perf_counter()
+            resp = self._open(self._request("/chat/completions", body))
+            try:
+                pieces, first, cancelled, finish = stream_pieces(iter_stream_chunks(resp), on_text, cancel)
+            except (OSError, socket.timeout) as exc:
+                raise UnavailableError(f"The chat server at {self.base_url} dropped the connection ({exc}).") from exc
+            finally:
+                resp.close()
+            total = time.perf_counter() - started
+        return Generation(text="".join(pieces), tokens=len(pieces), prompt_tokens=self.prompt_tokens(messages),
+                          reused_prefix_tokens=0, ttft_s=(first - started) if first is not None else None,
+                          total_s=total, cancelled=cancelled, finish_reason=finish)
+
+    def info(self) -> ModelInfo:
+        """The server's model, named by the setting; no local file, so size 0."""
+        return ModelInfo(name=self.model, path=self.base_url, size_bytes=0, backend=self.backend)
+
+    def close(self) -> None:
+        """Nothing held between requests."""

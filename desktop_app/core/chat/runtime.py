@@ -1,0 +1,214 @@
+"""The in-process chat model: llama-cpp-python, loaded on first use, one Llama kept alive for KV-cache reuse.
+
+llama_cpp is imported only inside `_load`, so importing Trove's core never loads it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from desktop_app.core.chat.context import Message
+from desktop_app.core.chat.model_files import ModelInfo, model_info
+from desktop_app.core.errors import UnavailableError
+from desktop_app.core.log import get_logger
+
+log = get_logger("chat")
+
+OnText = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """What one generation produced and how it went."""
+
+    text: str
+    tokens: int  # streamed pieces (one per sampled token, except where llama.cpp holds back a partial stop string)
+    prompt_tokens: int
+    reused_prefix_tokens: int  # prompt tokens whose KV entries were kept from the previous call
+    ttft_s: float | None
+    total_s: float
+    cancelled: bool
+    finish_reason: str | None
+
+
+class ChatRuntime(Protocol):
+    """A chat model backend: token counting for the budget, streaming generation with cancel."""
+
+    backend: str
+
+    @property
+    def n_ctx(self) -> int: ...
+    def count_tokens(self, text: str) -> int: ...
+    def prompt_tokens(self, messages: Sequence[Message]) -> int: ...
+    def overheads(self) -> tuple[int, int]: ...
+    def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
+                 on_text: OnText | None = None, cancel: threading.Event | None = None) -> Generation: ...
+    def info(self) -> ModelInfo: ...
+    def close(self) -> None: ...
+
+
+def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None) -> tuple[list[str], float | None, bool, str | None]:
+    """Consume OpenAI-style stream chunks: pass each content piece on, stop as soon as `cancel` is set.
+
+    Shared by both backends. Returns (pieces, time of the first piece, cancelled, finish reason).
+    """
+    pieces: list[str] = []
+    first: float | None = None
+    finish: str | None = None
+    for chunk in chunks:
+        choice = (chunk.get("choices") or [{}])[0]
+        piece = (choice.get("delta") or {}).get("content")
+        finish = choice.get("finish_reason") or finish
+        if piece:
+            if first is None:
+                first = time.perf_counter()
+            pieces.append(piece)
+            if on_text is not None:
+                on_text(piece)
+        if cancel is not None and cancel.is_set():
+            return pieces, first, True, "cancelled"
+    return pieces, first, False, finish
+
+
+class LlamaCppRuntime:
+    """llama-cpp-python with the GGUF's own chat template. Thread-safe: one generation at a time."""
+
+    backend = "llama"
+
+    def __init__(self, model_path: Path, *, n_ctx: int = 4096, n_threads: int = 0, n_gpu_layers: int = 0,
+                 seed: int = 0) -> None:
+        self.model_path = Path(model_path)
+        self._n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.n_gpu_layers = n_gpu_layers
+        self.seed = seed
+        self._llm = None
+        self._formatter = None
+        self._overheads: tuple[int, int] | None = None
+        self._lock = threading.RLock()
+
+    @property
+    def n_ctx(self) -> int:
+        """The context window, in tokens."""
+        return self._n_ctx
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory yet."""
+        return self._llm is not None
+
+    def _load(self):
+        with self._lock:
+            if self._llm is None:
+                self._llm = self._open()
+            return self._llm
+
+    def _open(self):
+        try:
+            from llama_cpp import Llama, llama_chat_format
+        except ImportError as exc:
+            raise UnavailableError(f"Local chat needs llama-cpp-python, which is not installed ({exc}).") from exc
+        if not self.model_path.is_file():
+            raise UnavailableError(f"Chat model file not found: {self.model_path}.")
+        started = time.perf_counter()
+        try:
+            llm = Llama(model_path=str(self.model_path), n_ctx=self._n_ctx, n_threads=self.n_threads or None,
+                        n_gpu_layers=self.n_gpu_layers, seed=self.seed, verbose=False)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise UnavailableError(f"Could not load chat model {self.model_path.name}: {exc}") from exc
+        template = llm.metadata.get("tokenizer.chat_template")
+        if template:
+            # Always the GGUF's own template, never a built-in format llama-cpp-python guesses is equivalent;
+            # the same template renders the prompt we count, so counts match what is sent.
+            llm.chat_format = "chat_template.default"
+            eos, bos = llm.token_eos(), llm.token_bos()
+            self._formatter = llama_chat_format.Jinja2ChatFormatter(
+                template=template, eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+                bos_token=llm._model.token_get_text(bos) if bos != -1 else "")
+        log.info("loaded chat model %s (n_ctx=%d) in %.2fs; template: %s", self.model_path.name, self._n_ctx,
+                 time.perf_counter() - started, "gguf" if template else llm.chat_format)
+        return llm
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in plain text, by the model's own tokenizer."""
+        if not text:
+            return 0
+        return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def prompt_ids(self, messages: Sequence[Message]) -> list[int]:
+        """The exact token ids create_chat_completion will feed the model for `messages`."""
+        llm = self._load()
+        if self._formatter is None:  # no template in the GGUF: llama-cpp-python's fallback format, estimated
+            text = "".join(f"{m['role']}\n{m['content']}\n" for m in messages)
+            return llm.tokenize(text.encode("utf-8"), add_bos=True, special=True)
+        prompt = self._formatter(messages=list(messages)).prompt
+        # Mirrors llama-cpp-python's Jinja handler: the template adds special tokens itself, so no extra BOS.
+        return llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+
+    def prompt_tokens(self, messages: Sequence[Message]) -> int:
+        """How many tokens the rendered prompt takes."""
+        return len(self.prompt_ids(messages))
+
+    def overheads(self) -> tuple[int, int]:
+        """(tokens the template adds per message, tokens of the generation prompt), measured on this template."""
+        if self._overheads is None:
+            one = self.prompt_tokens([{"role": "system", "content": ""}])
+            two = self.prompt_tokens([{"role": "system", "content": ""}, {"role": "user", "content": ""}])
+            per_message = max(two - one, 0) + 1  # +1: a token may merge across a content boundary
+            self._overheads = (per_message, max(one - per_message, 0) + 1)
+        return self._overheads
+
+    def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
+                 on_text: OnText | None = None, cancel: threading.Event | None = None) -> Generation:
+        """Stream an answer to `messages`; `on_text` gets each piece on this thread; `cancel` stops it."""
+        with self._lock:
+            llm = self._load()
+            ids = self.prompt_ids(messages)
+            reused = self._reusable_prefix(llm, ids)
+            started = time.perf_counter()
+            stream = llm.create_chat_completion(messages=list(messages), stream=True, max_tokens=max_tokens,
+                                                temperature=temperature, seed=self.seed)
+            try:
+                pieces, first, cancelled, finish = stream_pieces(stream, on_text, cancel)
+            finally:
+                stream.close()  # stops llama.cpp at once; the KV cache keeps what was evaluated
+            total = time.perf_counter() - started
+        return Generation(text="".join(pieces), tokens=len(pieces), prompt_tokens=len(ids), reused_prefix_tokens=reused,
+                          ttft_s=(first - started) if first is not None else None, total_s=total,
+                          cancelled=cancelled, finish_reason=finish)
+
+    @staticmethod
+    def _reusable_prefix(llm: Any, ids: list[int]) -> int:
+        # The rule Llama.generate applies: the longest common prefix with the tokens already in the context,
+        # minus one when the whole prompt matches (the last token is re-fed to refresh the logits).
+        if llm.n_tokens == 0:
+            return 0
+        cached = llm.input_ids[: llm.n_tokens].tolist()
+        common = 0
+        for a, b in zip(cached, ids):
+            if a != b:
+                break
+            common += 1
+        return common - 1 if common == len(ids) else common
+
+    def reset_cache(self) -> None:
+        """Forget the KV cache, so the next prompt is evaluated from scratch (for measuring reuse)."""
+        with self._lock:
+            if self._llm is not None:
+                self._llm.reset()
+
+    def info(self) -> ModelInfo:
+        """Name, path and size of the model file (does not load it)."""
+        return model_info(self.model_path, self.backend)
+
+    def close(self) -> None:
+        """Free the model; a later call loads it again."""
+        with self._lock:
+            if self._llm is not None:
+                self._llm.close()
+                self._llm = None
