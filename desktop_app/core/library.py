@@ -63,8 +63,8 @@ class Library:
         self._readers_lock = threading.Lock()
         self._chat = None
         self._closed = False
-        if self._pending_vectors():
-            self.embed_worker.wake()  # finish what a previous run (or a model change) left
+        # Chunks left without vectors (a crash, a model change) are picked up by the next sync(), not here:
+        # `trove stats` or a keyword search must not start loading the model.
 
     # ---- events --------------------------------------------------------------------------------
 
@@ -212,9 +212,6 @@ class Library:
     def wait_for_embeddings(self, timeout: float | None = None) -> bool:
         """Block until the semantic phase has caught up. False on timeout."""
         return self.embed_worker.wait_idle(timeout)
-
-    def _pending_vectors(self) -> int:
-        return self._reader().execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0").fetchone()[0]
 
     def _ensure_embedding_model(self) -> None:
         with self.writer.tx() as conn:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from desktop_app.core.log import get_logger
 
 log = get_logger("db")
 
-BUSY_TIMEOUT_MS = 10_000
+BUSY_TIMEOUT_MS = int(os.environ.get("TROVE_BUSY_TIMEOUT_MS", "10000"))
 Error = sqlite3.Error
 OperationalError = sqlite3.OperationalError
 IntegrityError = sqlite3.IntegrityError

@@ -168,8 +168,10 @@ def _extract_pdf(path: Path) -> Extracted:
     except ExtractionError:
         raise
     except Exception as exc:
-        name = type(exc).__name__
-        if "password" in name.lower() or "encrypt" in str(exc).lower():
+        # pdfplumber wraps pdfminer's errors: look at what it wraps too
+        inner = exc.args[0] if exc.args and isinstance(exc.args[0], Exception) else exc
+        name = type(inner).__name__
+        if isinstance(inner, (PDFPasswordIncorrect, PDFEncryptionError)) or "password" in name.lower():
             raise ExtractionError("encrypted PDF (needs a password)") from exc
         raise ExtractionError(f"corrupt or unreadable PDF ({name}: {str(exc)[:200]})") from exc
     text = "".join(parts)

@@ -46,8 +46,16 @@ def build_fts_query(text: str, *, prefix_last: bool = True) -> str | None:
     if typing_last:
         last = _TOKEN.findall(stripped)[-1].lower().strip("_")
         if last in terms:
-            parts[terms.index(last)] = f'("{last}" OR "{last}"*)'
+            parts[terms.index(last)] = "(" + " OR ".join([f'"{last}"'] + [f'"{p}"*' for p in _typing_prefixes(last)]) + ")"
     return " OR ".join(parts)
+
+
+def _typing_prefixes(word: str) -> list[str]:
+    """Prefixes for a word still being typed. The index is Porter-stemmed ("generation" is stored as
+    "gener"), so "genera" must also try "gener"*: up to two letters are trimmed, never below four."""
+    if not word.isalpha():
+        return [word]  # stemming only trims letters: "token2" must not widen to "token"*
+    return [word[: len(word) - cut] for cut in range(3) if cut == 0 or len(word) - cut >= 4]
 
 
 def highlight_spans(content: str, terms: list[str]) -> list[tuple[int, int]]:

@@ -1,0 +1,67 @@
+"""The FTS query builder never raises, on any input, against the real FTS5 index."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from desktop_app.core.db import connect, migrate
+from desktop_app.core.search.candidates import keyword_candidates
+from desktop_app.core.search.fts_query import build_fts_query, highlight_spans, query_terms
+
+
+@pytest.fixture(scope="module")
+def conn():
+    c = connect(":memory:")
+    migrate(c)
+    c.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (1, 'notes', 'retrieval augmented generation with sqlite')")
+    c.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (2, 'and or not', 'NEAR the column: value')")
+    yield c
+    c.close()
+
+
+NASTY = ['"', '""', "'", "AND", "OR", "NOT", "NEAR", "NEAR(a b)", "a AND", "*", "^", "^a", "a*", "(", ")", "(a OR",
+         "col:val", ":", "title:x", "🙂🙂", "-", "+", "{a b}", "a -b", "\x00", "NOT NOT", "\\", "a\"b", " ", "",
+         "x" * 10_000, "word " * 2000]
+
+
+@pytest.mark.parametrize("query", NASTY)
+def test_nasty_queries_never_raise(conn, query):
+    match = build_fts_query(query)
+    if match is not None:
+        keyword_candidates(conn, match, 10)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text())
+def test_any_text_never_raises(conn, text):
+    match = build_fts_query(text)
+    if match is not None:
+        keyword_candidates(conn, match, 10)
+
+
+def test_operators_are_searched_as_words(conn):
+    hits = keyword_candidates(conn, build_fts_query("NEAR"), 10)
+    assert [cid for cid, _ in hits] == [2]
+
+
+def test_last_token_is_a_prefix_while_typing(conn):
+    assert [c for c, _ in keyword_candidates(conn, build_fts_query('"retriev'), 10)] == [1]
+    assert [c for c, _ in keyword_candidates(conn, build_fts_query("genera"), 10)] == [1]
+    # a finished word (trailing space) is not a prefix: "genera " does not match "generation"
+    assert keyword_candidates(conn, build_fts_query("genera "), 10) == []
+
+
+def test_empty_queries_build_nothing():
+    assert build_fts_query("") is None
+    assert build_fts_query("   ") is None
+    assert build_fts_query("()*^:") is None
+
+
+def test_stopwords_dropped_only_when_something_is_left():
+    assert query_terms("what is the retrieval") == ["retrieval"]
+    assert query_terms("the") == ["the"]
+
+
+def test_highlight_spans_mark_matching_words():
+    content = "Retrieval beats retrieving; unrelated words stay."
+    spans = highlight_spans(content, ["retrieval"])
+    assert [content[a:b] for a, b in spans] == ["Retrieval", "retrieving"]
