@@ -169,8 +169,10 @@ class Indexer:
                 existing = store.document_by_path(conn, str(target))
                 if existing is not None:
                     store.delete_document(conn, existing.id)
+                # Keep the size/mtime the chunks were made from: if the file was also edited after the move,
+                # the next index_path/sync sees the difference and re-indexes instead of calling it unchanged.
                 store.move_document(conn, doc.id, folder_id=folder_id, new_path=str(target),
-                                    size=st.st_size, mtime_ns=st.st_mtime_ns)
+                                    size=doc.size, mtime_ns=doc.mtime_ns)
                 report.moved += 1
         return report
 
