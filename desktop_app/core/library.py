@@ -42,6 +42,16 @@ class FolderInfo:
     embedded: int
 
 
+def root_available(root: Path) -> bool:
+    """A folder root that exists and has entries: an unmounted share leaves an empty mount point behind, which must
+    not read as "every file deleted" (an empty root has nothing to index anyway)."""
+    try:
+        with os.scandir(root) as entries:
+            return any(True for _ in entries)
+    except OSError:
+        return False
+
+
 class Library:
     """A library of folders, their index, search and (lazily) chat. Safe to call from several threads."""
 
@@ -62,6 +72,7 @@ class Library:
         self._readers: dict[int, object] = {}
         self._readers_lock = threading.Lock()
         self._chat = None
+        self._watcher = None
         self._closed = False
         # Chunks left without vectors (a crash, a model change) are picked up by the next sync(), not here:
         # `trove stats` or a keyword search must not start loading the model.
@@ -78,6 +89,10 @@ class Library:
                 if listener in self._listeners:
                     self._listeners.remove(listener)
         return unsubscribe
+
+    def publish(self, event: IndexProgress | Notice) -> None:
+        """Send an event to every subscriber (used by the folder watcher for its progress and notices)."""
+        self._publish(event)
 
     def _publish(self, event: IndexProgress | Notice) -> None:
         with self._listeners_lock:
@@ -97,6 +112,7 @@ class Library:
             raise FolderNotFoundError(f"Not a folder: {root}")
         with self.writer.tx() as conn:
             folder_id = store.add_folder(conn, str(root))
+        self._folders_changed()
         return self._folder_info(folder_id)
 
     def remove_folder(self, path: str | os.PathLike[str]) -> int:
@@ -106,7 +122,9 @@ class Library:
             row = conn.execute("SELECT id FROM folders WHERE path = ?", (root,)).fetchone()
             if row is None:
                 raise FolderNotFoundError(f"Not a library folder: {root}")
-            return store.delete_folder(conn, row[0])
+            purged = store.delete_folder(conn, row[0])
+        self._folders_changed()
+        return purged
 
     def set_folder_state(self, path: str | os.PathLike[str], state: str) -> None:
         """Mark a folder active, paused or offline."""
@@ -114,6 +132,7 @@ class Library:
             raise ValueError(f"unknown folder state {state!r}")
         with self.writer.tx() as conn:
             conn.execute("UPDATE folders SET state = ? WHERE path = ?", (state, str(Path(path).expanduser().resolve())))
+        self._folders_changed()
 
     def folders(self) -> list[FolderInfo]:
         """Every folder with its counts."""
@@ -136,12 +155,17 @@ class Library:
 
     def folder_for_path(self, path: str | os.PathLike[str]) -> FolderInfo | None:
         """The library folder that contains `path`, if any (the deepest one)."""
+        row = self._folder_row_for_path(path)
+        return self._folder_info(row[0]) if row else None
+
+    def _folder_row_for_path(self, path: str | os.PathLike[str]) -> tuple[int, str, str] | None:
+        # (id, path, state) without the per-folder counts: the watcher asks this once per changed file
         target = str(Path(path).expanduser().absolute())
         best = None
-        for info in self.folders():
-            if target == info.path or target.startswith(info.path.rstrip(os.sep) + os.sep):
-                if best is None or len(info.path) > len(best.path):
-                    best = info
+        for row in self._reader().execute("SELECT id, path, state FROM folders"):
+            if target == row[1] or target.startswith(row[1].rstrip(os.sep) + os.sep):
+                if best is None or len(row[1]) > len(best[1]):
+                    best = (row[0], row[1], row[2])
         return best
 
     # ---- sync ----------------------------------------------------------------------------------
@@ -181,13 +205,13 @@ class Library:
         with self._sync_lock:
             for raw in paths:
                 path = Path(raw).expanduser().absolute()
-                folder = self.folder_for_path(path)
-                if folder is None or folder.state == "paused":
-                    continue
+                folder = self._folder_row_for_path(path)
+                if folder is None or folder[2] != "active" or not root_available(Path(folder[1])):
+                    continue  # a vanished root must never read as "every file deleted"
                 if path.is_dir():
-                    report.merge(self.indexer.sync_folder(folder.id, path))
+                    report.merge(self.indexer.sync_folder(folder[0], path))
                 else:
-                    report.merge(self.indexer.index_path(folder.id, path))
+                    report.merge(self.indexer.index_path(folder[0], path))
         self.embed_worker.wake()
         if wait:
             self.wait_for_embeddings()
@@ -317,6 +341,31 @@ class Library:
         """Answer a question from the library's documents (see ChatService.ask)."""
         return self.chat.ask(question, **kwargs)
 
+    # ---- live folder sync ----------------------------------------------------------------------
+
+    def start_watching(self):
+        """Keep every folder in sync with the disk in the background (created on first use). Returns the watcher."""
+        if self._watcher is None:
+            from desktop_app.core.watch.service import LibraryWatcher
+
+            self._watcher = LibraryWatcher(self)
+        self._watcher.start()
+        return self._watcher
+
+    def stop_watching(self) -> None:
+        """Stop live sync; joins the watcher's threads. Safe to call when not watching."""
+        if self._watcher is not None:
+            self._watcher.stop()
+
+    @property
+    def watcher(self):
+        """The LibraryWatcher, or None when start_watching() was never called."""
+        return self._watcher
+
+    def _folders_changed(self) -> None:
+        if self._watcher is not None:
+            self._watcher.folders_changed()
+
     # ---- lifecycle -----------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -324,6 +373,7 @@ class Library:
         if self._closed:
             return
         self._closed = True
+        self.stop_watching()  # before the writer closes: the watcher's sync thread writes through it
         self.embed_worker.stop()
         if self._chat is not None:
             self._chat.close()
