@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from desktop_app.core.chat.context import CountTokens, Message, Passage, format_context, select_passages, truncate_to_tokens
+from desktop_app.core.errors import KnownError
 from desktop_app.core.types import RetrievalResult
 
 GROUNDED_SYSTEM_PROMPT = (
@@ -98,7 +99,10 @@ def window_start(costs: Sequence[int], high: int, low: int) -> int:
 def _fit_question(question: str, room: int, count_tokens: CountTokens) -> tuple[str, bool]:
     if count_tokens(question) <= room:
         return question, False
-    return truncate_to_tokens(question, max(room, MIN_QUESTION_TOKENS), count_tokens), True
+    if room < MIN_QUESTION_TOKENS:
+        raise KnownError(f"The chat context window is too small: only {max(room, 0)} tokens are left for the question "
+                         "after the system prompt and the answer reserve. Raise n_ctx or lower answer_reserve_tokens.")
+    return truncate_to_tokens(question, room, count_tokens), True
 
 
 def plan_prompt(question: str, results: Sequence[RetrievalResult], turns: Sequence[Turn], cfg: BudgetConfig,
