@@ -1,0 +1,1 @@
+"""Live folder sync: watchdog observers, a debounced queue, and the LibraryWatcher that applies it."""
