@@ -43,11 +43,9 @@ class FolderInfo:
 
 
 def root_available(root: Path) -> bool:
-    """A folder root that exists and has entries: an unmounted share leaves an empty mount point behind, which must
-    not read as "every file deleted" (an empty root has nothing to index anyway)."""
+    """The folder root exists (a missing root means offline, never "every file was deleted")."""
     try:
-        with os.scandir(root) as entries:
-            return any(True for _ in entries)
+        return root.is_dir()
     except OSError:
         return False
 
