@@ -44,6 +44,7 @@ class _Folder:
     held: list[Op] = field(default_factory=list)
     held_overflow: bool = False
     fresh: bool = True  # not yet watched or reconciled by us
+    was_mount: bool | None = None  # the root was a mount point when we last saw it available
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ class LibraryWatcher:
     # ---- the sync thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
-        conn = connect(self.library.db_path, readonly=True)
+        conn = self._conn = connect(self.library.db_path, readonly=True)
         try:
             self._refresh_folders(conn)
             for folder in list(self._folders.values()):
@@ -233,8 +234,32 @@ class LibraryWatcher:
         elif state == "active" and previous == "paused":
             self._replay_held(folder)
 
+    def _gone(self, folder: _Folder) -> bool:
+        """The root vanished: missing, or it was a mount point and is not any more (an unmounted share leaves an
+        empty folder behind, which must not read as "every file deleted")."""
+        if not root_available(Path(folder.path)):
+            return True
+        mounted = os.path.ismount(folder.path)
+        if folder.was_mount is None:
+            folder.was_mount = mounted
+        return folder.was_mount and not mounted
+
+    def _back(self, folder: _Folder) -> bool:
+        """An offline root is usable again: it has entries, or it is an empty folder with nothing indexed."""
+        try:
+            with os.scandir(folder.path) as entries:
+                if any(True for _ in entries):
+                    folder.was_mount = os.path.ismount(folder.path)
+                    return True
+        except OSError:
+            return False
+        return self._conn.execute("SELECT 1 FROM documents WHERE folder_id = ? LIMIT 1", (folder.id,)).fetchone() is None
+
+    def _available(self, folder: _Folder) -> bool:
+        return self._back(folder) if folder.state == "offline" else not self._gone(folder)
+
     def _check_folder(self, folder: _Folder) -> None:
-        available = root_available(Path(folder.path))
+        available = self._available(folder)
         if folder.state == "active" and not available:
             self._go_offline(folder)
         elif folder.state == "offline" and available:
@@ -322,7 +347,7 @@ class LibraryWatcher:
     def _replay_held(self, folder: _Folder) -> None:
         ops, overflow = folder.held, folder.held_overflow
         folder.held, folder.held_overflow = [], False
-        if not root_available(Path(folder.path)):
+        if not self._available(folder):
             return  # the next check marks it offline
         if overflow:
             self.runner.reconcile_folder(folder.path)
