@@ -341,12 +341,15 @@ class Library:
 
     # ---- live folder sync ----------------------------------------------------------------------
 
-    def start_watching(self):
-        """Keep every folder in sync with the disk in the background (created on first use). Returns the watcher."""
+    def start_watching(self, **options):
+        """Keep every folder in sync with the disk in the background (created on first use). Returns the watcher.
+
+        `options` go to LibraryWatcher when it is created (observer factory, poll and check intervals).
+        """
         if self._watcher is None:
             from desktop_app.core.watch.service import LibraryWatcher
 
-            self._watcher = LibraryWatcher(self)
+            self._watcher = LibraryWatcher(self, **options)
         self._watcher.start()
         return self._watcher
 
