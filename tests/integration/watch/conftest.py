@@ -9,7 +9,6 @@ import pytest
 
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from desktop_app.core.watch.service import LibraryWatcher
 
 TIMEOUT = 15.0  # generous: other test runs share the two cores
 
@@ -46,8 +45,7 @@ class Watched:
         self.events: list = []
         self.lib.subscribe(self.events.append)
         self.lib.add_folder(self.docs)
-        self.watcher = LibraryWatcher(self.lib, **watcher_kwargs)
-        self.watcher.start()
+        self.watcher = self.lib.start_watching(**watcher_kwargs)
         assert self.watcher.wait_idle(TIMEOUT), "startup reconcile did not finish"
 
     @property

@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 
+import pytest
+
 from tests.integration.watch.conftest import doc_paths, wait_until
+
+# watchdog warns when it re-adds a watch for a folder created inside a just-created folder (mkdir -p races)
+pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
 
 
 def test_create_makes_a_file_searchable(watched):
