@@ -65,6 +65,7 @@ class MiniLMEmbedder:
     def _load(self):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         path = model_dir()
         if not (path / "config.json").exists() and not (path / "modules.json").exists():
             raise UnavailableError(f"The embedding model files are missing from {path}.")
@@ -72,6 +73,12 @@ class MiniLMEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise UnavailableError(f"sentence-transformers cannot be imported: {exc}") from exc
+        try:
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()  # no "Loading weights" bars on the user's terminal
+        except ImportError:
+            pass
         log.info("loading embedding model from %s", path)
         return SentenceTransformer(str(path), device=self.device)
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from desktop_app.core.db.migrations import EMBED_DIM_DEFAULT, create_vector_table
 from desktop_app.core.ingest.chunking import Span
-from desktop_app.core.ingest.extract import title_from_path
+from desktop_app.core.ingest.extract import index_title, title_from_path
 
 
 @dataclass(frozen=True)
@@ -121,11 +121,11 @@ def write_document(conn, *, folder_id: int, path: str, title: str, type_: str, s
             "chunk_count, indexed_at) VALUES (?,?,?,?,?,?,?,?, 'indexed', ?, ?)",
             (folder_id, path, title, type_, size, mtime_ns, digest, pages, len(chunks), now),
         ).lastrowid
-    insert_chunks(conn, doc_id, title, chunks, reuse)
+    insert_chunks(conn, doc_id, index_title(title, Path(path)), chunks, reuse)
     return doc_id
 
 
-def insert_chunks(conn, doc_id: int, title: str, chunks: Sequence[NewChunk], reuse: dict[str, bytes]) -> None:
+def insert_chunks(conn, doc_id: int, fts_title: str, chunks: Sequence[NewChunk], reuse: dict[str, bytes]) -> None:
     """Insert chunks with their FTS rows; a chunk whose text has a known vector gets it back at once."""
     for ordinal, chunk in enumerate(chunks):
         h = text_hash(chunk.span.text)
@@ -134,7 +134,7 @@ def insert_chunks(conn, doc_id: int, title: str, chunks: Sequence[NewChunk], reu
             "INSERT INTO chunks (document_id, ordinal, page, start, end, text, text_hash, embedded) VALUES (?,?,?,?,?,?,?,?)",
             (doc_id, ordinal, chunk.page, chunk.span.start, chunk.span.end, chunk.span.text, h, 1 if blob else 0),
         ).lastrowid
-        conn.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)", (cid, title, chunk.span.text))
+        conn.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)", (cid, fts_title, chunk.span.text))
         if blob:
             conn.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)", (cid, blob))
 
@@ -171,9 +171,10 @@ def move_document(conn, doc_id: int, *, folder_id: int, new_path: str, size: int
         "UPDATE documents SET folder_id=?, path=?, title=?, size=?, mtime_ns=? WHERE id=?",
         (folder_id, new_path, title, size, mtime_ns, doc_id),
     )
+    fts_title = index_title(title, Path(new_path))
     for cid, text in conn.execute("SELECT id, text FROM chunks WHERE document_id = ?", (doc_id,)).fetchall():
         conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (cid,))
-        conn.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)", (cid, title, text))
+        conn.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)", (cid, fts_title, text))
 
 
 def pending_chunks(conn, limit: int, after_id: int = 0) -> list[tuple[int, str, str]]:

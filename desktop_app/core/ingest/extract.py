@@ -55,7 +55,24 @@ def extract(path: Path, data: bytes | None = None) -> Extracted:
         return Extracted(body, title or title_from_path(path), kind)
     if kind == "markdown":
         return Extracted(text, _markdown_title(text) or title_from_path(path), kind)
+    if kind == "text":
+        return Extracted(text, _first_line_title(text) or title_from_path(path), kind)
     return Extracted(text, title_from_path(path), kind)
+
+
+def _first_line_title(text: str) -> str:
+    """A plain-text file whose short first line stands alone (a blank line after it) is titled by it."""
+    head, sep, rest = text.lstrip().partition("\n")
+    head = head.strip()
+    if sep and 3 <= len(head) <= 150 and rest.startswith(("\n", "\r\n")) and rest.strip():
+        return head
+    return ""
+
+
+def index_title(title: str, path: Path) -> str:
+    """What the FTS title column holds: the title, plus the file name's words when the title is not from it."""
+    from_name = title_from_path(path)
+    return title if title == from_name else f"{title} {from_name}"
 
 
 def title_from_path(path: Path) -> str:

@@ -1,0 +1,162 @@
+"""Keyword-phase indexing throughput: Trove's pipeline against a bare FTS5 insert, same process.
+
+    python bench/index_keyword.py [--scifact ../shared/eval/scifact] [--files 1000]
+
+Two corpora: a generated mixed folder (Markdown, text, code, HTML, PDF, DOCX) and SciFact written out
+one file per document. For each: Trove's keyword phase (discover → read → hash → extract → chunk →
+one transaction per file with FTS5 rows), then two baselines over the same files in the same process:
+(a) the same extracted texts inserted into a plain FTS5 table in one transaction, (b) the same read +
+extract followed by that insert. Prints files/s, MB/s, chunks/s and the ratios; saves JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from _common import save
+
+from desktop_app.core.db import connect
+from desktop_app.core.ingest.discover import discover
+from desktop_app.core.ingest.extract import extract
+from desktop_app.core.library import Library
+from desktop_app.core.settings import Settings
+
+WORDS = ("retrieval index semantic keyword folder document chunk vector sqlite query ranking fusion window "
+         "citation page model local desktop search answer passage token budget latency watcher event sync "
+         "budget invoice meeting project roadmap design review release note customer feedback").split()
+
+
+def sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def make_mixed(folder: Path, files: int, seed: int = 7) -> None:
+    """A mixed folder: mostly text formats, ~4% PDFs and ~2% DOCX, in nested sub-folders."""
+    from fpdf import FPDF
+    import docx
+
+    rng = random.Random(seed)
+    for i in range(files):
+        sub = folder / f"group{i % 20}" / f"part{i % 3}"
+        sub.mkdir(parents=True, exist_ok=True)
+        paras = ["\n".join(sentence(rng, rng.randint(8, 20)) for _ in range(rng.randint(2, 6))) for _ in range(rng.randint(2, 12))]
+        kind = i % 50
+        if kind < 2:
+            pdf = FPDF()
+            pdf.set_font("Helvetica", size=11)
+            for p in range(3):
+                pdf.add_page()
+                pdf.multi_cell(0, 6, "\n\n".join(paras[p::3]) or "empty page")
+            pdf.output(str(sub / f"doc{i}.pdf"))
+        elif kind == 2:
+            d = docx.Document()
+            for p in paras:
+                d.add_paragraph(p)
+            d.save(str(sub / f"doc{i}.docx"))
+        elif kind < 15:
+            (sub / f"doc{i}.md").write_text(f"# Title {i}\n\n" + "\n\n".join(paras), encoding="utf-8")
+        elif kind < 25:
+            body = "\n".join(f"def f{j}():\n    '''{p[:80]}'''\n    return {j}\n" for j, p in enumerate(paras))
+            (sub / f"mod{i}.py").write_text(body, encoding="utf-8")
+        elif kind < 32:
+            html = "".join(f"<p>{p}</p>" for p in paras)
+            (sub / f"page{i}.html").write_text(f"<html><head><title>Page {i}</title><script>x=1</script></head>"
+                                               f"<body>{html}</body></html>", encoding="utf-8")
+        else:
+            (sub / f"note{i}.txt").write_text("\n\n".join(paras), encoding="utf-8")
+
+
+def write_scifact(root: Path, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(root / "corpus.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            d = json.loads(line)
+            (folder / f"{d['_id']}.txt").write_text(f"{d['title'].strip()}\n\n{d['text']}\n", encoding="utf-8")
+
+
+def trove_keyword_phase(folder: Path, home: Path) -> dict:
+    lib = Library(home, settings=Settings(embedder="hash"))
+    lib.embed_worker.wake = lambda: None  # measure the keyword phase alone
+    lib.add_folder(folder)
+    t0 = time.perf_counter()
+    report = lib.sync(wait=False)
+    seconds = time.perf_counter() - t0
+    lib.close()
+    return {"seconds": seconds, "files": report.indexed + report.failed, "failed": report.failed,
+            "chunks": report.chunks, "bytes": report.bytes}
+
+
+def bare_baselines(folder: Path, work: Path) -> dict:
+    """(a) insert pre-extracted text into plain FTS5; (b) read + extract + the same insert."""
+    t0 = time.perf_counter()
+    texts = []
+    for found in discover(folder, ()):
+        try:
+            texts.append(extract(found.path).text)
+        except Exception:
+            continue
+    extract_s = time.perf_counter() - t0
+
+    def insert(db: Path) -> float:
+        conn = connect(db)
+        conn.execute("CREATE VIRTUAL TABLE plain USING fts5(text)")
+        t = time.perf_counter()
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO plain (text) VALUES (?)", ((t,) for t in texts))
+        conn.execute("COMMIT")
+        elapsed = time.perf_counter() - t
+        conn.close()
+        return elapsed
+
+    insert_s = insert(work / "bare.db")
+    return {"insert_only_s": insert_s, "extract_plus_insert_s": extract_s + insert_s, "texts": len(texts)}
+
+
+def bench_corpus(name: str, folder: Path, work: Path) -> dict:
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    ours = trove_keyword_phase(folder, work / f"home-{name}")
+    base = bare_baselines(folder, work)
+    s = ours["seconds"]
+    row = {
+        "files": ours["files"], "failed": ours["failed"], "chunks": ours["chunks"], "megabytes": size / 1e6,
+        "trove_s": s, "files_per_s": ours["files"] / s, "mb_per_s": size / 1e6 / s, "chunks_per_s": ours["chunks"] / s,
+        "bare_insert_only_s": base["insert_only_s"], "bare_extract_plus_insert_s": base["extract_plus_insert_s"],
+        "ratio_vs_extract_plus_insert": s / base["extract_plus_insert_s"],
+        "ratio_vs_insert_only": s / base["insert_only_s"],
+    }
+    print(f"\n{name}: {row['files']} files ({row['megabytes']:.1f} MB), {row['chunks']} chunks, {row['failed']} failed")
+    print(f"  trove keyword phase   {s:8.2f} s  {row['files_per_s']:8.1f} files/s  {row['mb_per_s']:6.2f} MB/s  "
+          f"{row['chunks_per_s']:8.1f} chunks/s")
+    print(f"  bare extract+insert   {base['extract_plus_insert_s']:8.2f} s  -> trove takes {row['ratio_vs_extract_plus_insert']:.2f}x")
+    print(f"  bare insert only      {base['insert_only_s']:8.2f} s  -> trove takes {row['ratio_vs_insert_only']:.1f}x")
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--scifact", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="trove-index-bench-"))
+    try:
+        mixed = work / "mixed"
+        make_mixed(mixed, args.files)
+        results = {"mixed": bench_corpus("mixed", mixed, work)}
+        if (args.scifact / "corpus.jsonl").exists():
+            sci = work / "scifact"
+            write_scifact(args.scifact, sci)
+            results["scifact"] = bench_corpus("scifact", sci, work)
+        save("index_keyword", results, args.json)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

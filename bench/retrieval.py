@@ -1,0 +1,185 @@
+"""Retrieval quality and speed on a BEIR-layout dataset, through the real Library pipeline.
+
+    python bench/retrieval.py --dataset ../shared/eval/scifact [--split test|train] [--json OUT]
+
+Writes each document as a file (title on the first line), indexes the folder with Library (extract →
+chunk → FTS5 → MiniLM vectors), runs every query through Library.search in each mode, maps chunk hits
+to documents (first occurrence counts) and prints nDCG@10 / Recall@100 next to a rank-bm25 baseline
+computed in the same process. Also: embedding throughput against a bare SentenceTransformer.encode of
+the same chunk texts, and search latency p50/p95 per mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from _common import percentile, save
+
+from desktop_app.core.library import Library
+from desktop_app.core.settings import Settings
+
+MODES = ("keyword", "semantic", "hybrid")
+
+
+def load_dataset(root: Path, split: str) -> tuple[dict, dict, dict]:
+    corpus = {}
+    with open(root / "corpus.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            d = json.loads(line)
+            corpus[str(d["_id"])] = (d.get("title", "").strip(), d.get("text", ""))
+    qrels_file = root / ("qrels.tsv" if split == "test" else "qrels_train.tsv")
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_file, encoding="utf-8") as fh:
+        reader = csv.reader(fh, delimiter="\t")
+        next(reader)
+        for qid, did, score in reader:
+            if int(score) > 0:
+                qrels.setdefault(qid, {})[did] = int(score)
+    queries_file = root / "queries.jsonl"
+    if split != "test" and (root / "queries_all_beir.jsonl").exists():
+        queries_file = root / "queries_all_beir.jsonl"
+    queries = {}
+    with open(queries_file, encoding="utf-8") as fh:
+        for line in fh:
+            q = json.loads(line)
+            if str(q["_id"]) in qrels:
+                queries[str(q["_id"])] = q["text"]
+    return corpus, queries, qrels
+
+
+def ndcg_at(ranked: list[str], relevant: dict[str, int], k: int = 10) -> float:
+    dcg = sum(relevant.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(relevant.values(), reverse=True)[:k]
+    idcg = sum(r / math.log2(i + 2) for i, r in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall_at(ranked: list[str], relevant: dict[str, int], k: int = 100) -> float:
+    return len(set(ranked[:k]) & set(relevant)) / len(relevant) if relevant else 0.0
+
+
+def evaluate(run: dict[str, list[str]], qrels: dict) -> dict:
+    n = len(run)
+    return {"ndcg@10": sum(ndcg_at(run[q], qrels[q]) for q in run) / n,
+            "recall@100": sum(recall_at(run[q], qrels[q]) for q in run) / n}
+
+
+def write_corpus(corpus: dict, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for did, (title, text) in corpus.items():
+        (folder / f"{did}.txt").write_text(f"{title}\n\n{text}\n", encoding="utf-8")
+
+
+def doc_id_of(source: str) -> str:
+    return Path(source).stem
+
+
+def bm25_baseline(corpus: dict, queries: dict) -> dict[str, list[str]]:
+    """rank-bm25 Okapi over title + text, lower-cased word tokens, in this process."""
+    from rank_bm25 import BM25Okapi
+
+    ids = list(corpus)
+    tok = lambda s: re.findall(r"\w+", s.lower())  # noqa: E731
+    bm25 = BM25Okapi([tok(f"{corpus[d][0]} {corpus[d][1]}") for d in ids])
+    run = {}
+    for qid, text in queries.items():
+        scores = bm25.get_scores(tok(text))
+        top = sorted(range(len(ids)), key=lambda i: -scores[i])[:100]
+        run[qid] = [ids[i] for i in top]
+    return run
+
+
+def run_mode(lib: Library, queries: dict, mode: str) -> tuple[dict[str, list[str]], list[float]]:
+    run, latencies = {}, []
+    for qid, text in queries.items():
+        t0 = time.perf_counter()
+        hits = lib.search(text, top_k=100, mode=mode, group_by_document=True)
+        latencies.append(time.perf_counter() - t0)
+        run[qid] = [doc_id_of(h.source) for h in hits]
+    return run, latencies
+
+
+def bare_encode_rate(lib: Library, texts: list[str]) -> float:
+    """Chunks/s of a bare SentenceTransformer.encode over the same texts (same model object, same process)."""
+    model = lib.embedder.model
+    t0 = time.perf_counter()
+    model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    return len(texts) / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", required=True, type=Path)
+    ap.add_argument("--split", choices=("test", "train"), default="test")
+    ap.add_argument("--home", type=Path, help="keep the library here (reused by later runs)")
+    ap.add_argument("--json", help="write results JSON here (default bench/results/retrieval_<dataset>_<split>.json)")
+    ap.add_argument("--limit-queries", type=int, default=0)
+    ap.add_argument("--skip-bare", action="store_true", help="skip the bare encode comparison")
+    args = ap.parse_args()
+
+    corpus, queries, qrels = load_dataset(args.dataset, args.split)
+    if args.limit_queries:
+        queries = dict(list(queries.items())[: args.limit_queries])
+    work = Path(tempfile.mkdtemp(prefix="trove-bench-"))
+    home = args.home or work / "home"
+    folder = (args.home / "corpus") if args.home else work / "corpus"
+    if not folder.exists():
+        write_corpus(corpus, folder)
+    print(f"{args.dataset.name} ({args.split}): {len(corpus)} documents, {len(queries)} queries")
+
+    lib = Library(home, settings=Settings())
+    lib.add_folder(folder)
+    t0 = time.perf_counter()
+    report = lib.sync(wait=False)
+    keyword_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    lib.wait_for_embeddings()
+    semantic_s = time.perf_counter() - t1
+    stats = lib.stats()
+    print(f"keyword phase {keyword_s:.1f}s ({report.indexed} files, {report.chunks} chunks); "
+          f"semantic phase {semantic_s:.1f}s ({stats['chunks_embedded']} vectors)")
+
+    results: dict = {"dataset": args.dataset.name, "split": args.split, "documents": len(corpus),
+                     "queries": len(queries), "chunks": stats["chunks"], "keyword_phase_s": keyword_s,
+                     "semantic_phase_s": semantic_s, "modes": {}}
+    if report.indexed and not args.skip_bare:
+        texts = [r[0] for r in lib._reader().execute("SELECT text FROM chunks ORDER BY id")]
+        pipeline_rate = len(texts) / semantic_s
+        bare_rate = bare_encode_rate(lib, texts)
+        results["embedding"] = {"pipeline_chunks_per_s": pipeline_rate, "bare_encode_chunks_per_s": bare_rate,
+                                "ratio": pipeline_rate / bare_rate}
+
+    t0 = time.perf_counter()
+    baseline = evaluate(bm25_baseline(corpus, queries), qrels)
+    results["modes"]["rank-bm25 baseline"] = {**baseline, "p50_ms": None, "p95_ms": None,
+                                              "total_s": time.perf_counter() - t0}
+    for mode in MODES:
+        run, lat = run_mode(lib, queries, mode)
+        results["modes"][mode] = {**evaluate(run, qrels), "p50_ms": percentile(lat, 50) * 1000,
+                                  "p95_ms": percentile(lat, 95) * 1000}
+    lib.close()
+
+    print(f"\n{'mode':<20} {'nDCG@10':>8} {'R@100':>8} {'p50 ms':>8} {'p95 ms':>8}")
+    for mode, m in results["modes"].items():
+        p50 = f"{m['p50_ms']:.1f}" if m["p50_ms"] is not None else "-"
+        p95 = f"{m['p95_ms']:.1f}" if m["p95_ms"] is not None else "-"
+        print(f"{mode:<20} {m['ndcg@10']:>8.4f} {m['recall@100']:>8.4f} {p50:>8} {p95:>8}")
+    if "embedding" in results:
+        e = results["embedding"]
+        print(f"\nembedding: pipeline {e['pipeline_chunks_per_s']:.1f} chunks/s vs bare encode "
+              f"{e['bare_encode_chunks_per_s']:.1f} chunks/s -> ratio {e['ratio']:.2f}")
+    save(f"retrieval_{args.dataset.name}_{args.split}", results, args.json)
+    if not args.home:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
