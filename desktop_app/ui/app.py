@@ -1,0 +1,72 @@
+"""`trove gui`: create the application, the library and the window; run until the window closes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.core.errors import KnownError
+from desktop_app.resources import icon_path
+
+log = logging.getLogger("trove.ui")
+
+
+def make_application() -> QApplication:
+    """The QApplication (reused if one exists, as under pytest-qt), named so QSettings has a home."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setOrganizationName("Trove")
+    app.setApplicationName("Trove")
+    app.setDesktopFileName("trove")
+    icon = icon_path()
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
+    return app
+
+
+def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, screenshot: str | None = None,
+            query: str | None = None, ask: str | None = None) -> int:
+    """Open the Trove window. With `screenshot`, render it to that PNG (after `query`/`ask`) and return.
+
+    `sample` opens a library of the bundled documents (its own home unless `home` is given). A
+    screenshot with a query or a question implies `sample`, so it always has something to show.
+    """
+    from desktop_app.core.library import Library
+    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.sample import sample_home
+
+    if screenshot and (query or ask):
+        sample = True
+    if sample and home is None:
+        home = sample_home()
+    app = make_application()
+    try:
+        library = Library(home)
+    except KnownError as exc:
+        print(f"trove: {exc}", file=sys.stderr)
+        return 1
+    window = MainWindow(library)
+    rc = 0
+    try:
+        if sample:
+            window.open_sample()
+        window.show()
+        if screenshot:
+            window.resize(1400, 860)  # the same picture whatever size the last session left behind
+            from desktop_app.ui.screenshot import ScreenshotScript
+
+            script = ScreenshotScript(window, str(Path(screenshot).expanduser()), sample=sample, query=query, ask=ask)
+            script.finished.connect(app.exit)
+            script.start()
+        rc = app.exec()
+    finally:
+        if not screenshot:  # a scripted run must not change the user's remembered layout
+            window.save_layout()
+        window.shutdown()
+        window.deleteLater()
+        library.close()
+    return rc

@@ -1,0 +1,322 @@
+"""The chat pane: ask questions answered from the library, streamed, with clickable citations."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import replace
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+                               QPlainTextEdit, QPushButton, QSplitter, QVBoxLayout, QWidget)
+
+from desktop_app.core.chat.citations import drop_dangling_markers
+from desktop_app.ui.chat_markdown import Exchange
+from desktop_app.ui.chat_transcript import ChatTranscript
+from desktop_app.ui.sources_panel import SourcesPanel
+from desktop_app.ui.tasks import TaskRunner
+
+log = logging.getLogger("trove.ui")
+
+RENDER_MS = 50  # re-render a streaming answer at most 20 times a second, however fast tokens come
+
+
+def human_size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+class _TokenRelay(QObject):
+    """Lives on the UI thread; the LLM worker emits on it, so tokens arrive as queued signals."""
+
+    token = Signal(int, str)  # (request id, text)
+
+
+class ChatPane(QWidget):
+    """Chats with the library: past chats, the transcript, the passages of the current answer, the input.
+
+    Signals:
+        answer_started(str): a question was sent.
+        answer_finished(object): a ChatAnswer arrived (also after Stop, with cancelled=True).
+        answer_failed(str): asking raised (message).
+        model_changed(str): the user picked another model file (path).
+    """
+
+    answer_started = Signal(str)
+    answer_finished = Signal(object)
+    answer_failed = Signal(str)
+    model_changed = Signal(str)
+
+    def __init__(self, library, tasks: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.chat = library.chat  # created here, on the UI thread, so two workers never race to make it
+        self.tasks = tasks
+        self.chat_id: int | None = None
+        self._exchanges: list[Exchange] = []
+        self._passages: list[tuple] = []  # per exchange: (passages, cited numbers)
+        self._request = 0
+        self._cancel: threading.Event | None = None
+        self._streamed = ""
+        self.tokens_received = 0
+
+        self.model_label = QLabel("Model: …")
+        self.model_label.setObjectName("modelLabel")
+        self.model_button = QPushButton("Model…")
+        self.model_button.setToolTip("Use another GGUF model file")
+        self.model_button.clicked.connect(self.on_model_button_clicked)
+        self.new_button = QPushButton("New chat")
+        self.new_button.clicked.connect(self.on_new_chat_clicked)
+        header = QHBoxLayout()
+        header.addWidget(self.model_label, 1)
+        header.addWidget(self.model_button)
+        header.addWidget(self.new_button)
+
+        self.chats = QListWidget()
+        self.chats.setObjectName("chatList")
+        self.chats.itemClicked.connect(self.on_chat_clicked)
+        self.transcript = ChatTranscript()
+        self.transcript.citation_clicked.connect(self.on_citation_clicked)
+        self.sources = SourcesPanel()
+        self.input = QPlainTextEdit(placeholderText="Ask a question about your documents  (Ctrl+Enter to send)")
+        self.input.setObjectName("chatInput")
+        self.input.setMaximumHeight(80)
+        self.input.installEventFilter(self)
+        self.use_context = QCheckBox("Answer from my documents", checked=True)
+        self.send_button = QPushButton("Send")
+        self.send_button.setDefault(True)
+        self.send_button.clicked.connect(self.on_send_clicked)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.on_stop_clicked)
+
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.setObjectName("chatSplit")
+        right.addWidget(self.transcript)
+        right.addWidget(self.sources)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 1)
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.setObjectName("chatBodySplit")
+        body.addWidget(self.chats)
+        body.addWidget(right)
+        body.setStretchFactor(1, 1)
+        body.setSizes([120, 470])
+        self.splitters = (right, body)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        ask_row = QHBoxLayout()
+        ask_row.addWidget(self.input, 1)
+        ask_row.addLayout(buttons)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(header)
+        layout.addWidget(body, 1)
+        layout.addLayout(ask_row)
+        layout.addWidget(self.use_context)
+
+        self._relay = _TokenRelay(self)
+        self._relay.token.connect(self.on_token)
+        self._render_timer = QTimer(self, singleShot=True, interval=RENDER_MS)
+        self._render_timer.timeout.connect(self.on_render_timeout)
+        QShortcut(QKeySequence("Ctrl+N"), self, self.on_new_chat_clicked)
+        self.refresh_model()
+        self.refresh_chats()
+
+    # ---- state ---------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._cancel is not None
+
+    def _set_busy(self, busy: bool) -> None:
+        self.stop_button.setEnabled(busy)
+        self.send_button.setEnabled(not busy)
+        self.model_button.setEnabled(not busy)
+
+    def refresh_model(self) -> None:
+        chat = self.chat
+        self.tasks.run(chat.model_info, self.on_model_info, self.on_model_info_error)
+
+    def on_model_info(self, info) -> None:
+        size = f" · {human_size(info.size_bytes)}" if info.size_bytes else ""
+        self.model_label.setText(f"Model: {info.name}{size}")
+        self.model_label.setToolTip(info.path)
+
+    def on_model_info_error(self, exc: BaseException) -> None:
+        self.model_label.setText("Model: none")
+        self.model_label.setToolTip(str(exc))
+
+    def refresh_chats(self) -> None:
+        self.tasks.run(self.chat.list_chats, self.on_chats_listed, lambda exc: log.warning("chats: %s", exc))
+
+    def on_chats_listed(self, chats) -> None:
+        self.chats.clear()
+        for summary in chats:
+            item = QListWidgetItem(summary.title or "(untitled)")
+            item.setData(Qt.ItemDataRole.UserRole, summary.id)
+            item.setToolTip(f"{summary.title}\n{summary.message_count // 2} questions")
+            self.chats.addItem(item)
+            if summary.id == self.chat_id:
+                self.chats.setCurrentItem(item)
+
+    # ---- asking --------------------------------------------------------------------------------
+
+    def ask(self, question: str) -> bool:
+        """Send a question (as if typed). False when empty or an answer is still streaming."""
+        question = question.strip()
+        if not question or self.busy:
+            return False
+        self._request += 1
+        request, cancel = self._request, threading.Event()
+        self._cancel = cancel
+        self._streamed = ""
+        self._exchanges.append(Exchange(question))
+        self._passages.append(((), ()))
+        self._render()
+        self._set_busy(True)
+        relay, chat, chat_id, use_context = self._relay, self.chat, self.chat_id, self.use_context.isChecked()
+
+        def work():
+            return chat.ask(question, chat_id=chat_id, use_context=use_context, cancel=cancel,
+                            on_token=lambda t: relay.token.emit(request, t.text))
+        self.tasks.run(work, lambda answer: self.on_answer(request, answer),
+                       lambda exc: self.on_answer_error(request, exc), lane="chat")
+        self.answer_started.emit(question)
+        return True
+
+    def stop(self) -> None:
+        """Ask the streaming answer to stop (the worker checks the event between tokens)."""
+        if self._cancel is not None:
+            self._cancel.set()
+
+    def on_token(self, request: int, text: str) -> None:
+        if request != self._request:
+            return  # from an answer the user already left behind
+        self.tokens_received += 1
+        self._streamed += text
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def on_render_timeout(self) -> None:
+        if self._exchanges and self.busy:
+            self._exchanges[-1] = replace(self._exchanges[-1], answer=self._streamed)
+            self._render()
+
+    def on_answer(self, request: int, answer) -> None:
+        if request != self._request:
+            return
+        self._cancel = None
+        self._set_busy(False)
+        self._render_timer.stop()
+        self.chat_id = answer.chat_id
+        note = "stopped" if answer.cancelled else ""
+        self._exchanges[-1] = replace(self._exchanges[-1], answer=answer.text, note=note)
+        cited = tuple(c.n for c in answer.citations)
+        self._passages[-1] = (tuple(answer.passages), cited)
+        self.sources.set_passages(answer.passages, cited)
+        self._render()
+        self.refresh_chats()
+        self.answer_finished.emit(answer)
+
+    def on_answer_error(self, request: int, exc: BaseException) -> None:
+        if request != self._request:
+            return
+        self._cancel = None
+        self._set_busy(False)
+        log.warning("chat failed: %s", exc)
+        if self._exchanges:
+            self._exchanges[-1] = replace(self._exchanges[-1], answer=self._streamed, note=f"Failed: {exc}")
+            self._render()
+        self.answer_failed.emit(str(exc))
+
+    def _render(self) -> None:
+        self.transcript.set_exchanges(self._exchanges)
+
+    # ---- citations -----------------------------------------------------------------------------
+
+    def on_citation_clicked(self, answer: int, n: int) -> None:
+        """Show that answer's passages and select passage n."""
+        if not 0 <= answer < len(self._passages):
+            return
+        passages, cited = self._passages[answer]
+        self.sources.set_passages(passages, cited)
+        self.sources.select(n)
+
+    # ---- chats ---------------------------------------------------------------------------------
+
+    def new_chat(self) -> None:
+        self.stop()
+        self._request += 1  # tokens still in flight from the old answer are ignored
+        self._cancel = None
+        self._set_busy(False)
+        self.chat_id = None
+        self._exchanges, self._passages = [], []
+        self.sources.set_passages(())
+        self._render()
+        self.chats.clearSelection()
+        self.input.setFocus()
+
+    def open_chat(self, chat_id: int) -> None:
+        """Load a past chat's messages (off the UI thread) and show them."""
+        if self.busy:
+            return
+        chat = self.chat
+        self.tasks.run(lambda: chat.messages(chat_id), lambda msgs: self.on_messages(chat_id, msgs),
+                       lambda exc: self.answer_failed.emit(str(exc)))
+
+    def on_messages(self, chat_id: int, messages) -> None:
+        self.new_chat()
+        self.chat_id = chat_id
+        question = None
+        for m in messages:
+            if m.role == "user":
+                question = m.content
+            elif m.role == "assistant" and question is not None:
+                text = drop_dangling_markers(m.content.strip(), {p.n for p in m.passages})
+                self._exchanges.append(Exchange(question, text))
+                self._passages.append((tuple(m.passages), tuple(c.n for c in m.citations)))
+                question = None
+        if self._passages:
+            self.sources.set_passages(*self._passages[-1])
+        self._render()
+
+    def set_model_path(self, path: str) -> None:
+        """Use another GGUF file (saved in the library's settings); the next question loads it."""
+        library = self.library
+        self.tasks.run(lambda: library.update_settings(model_path=path),
+                       lambda _s: (self.refresh_model(), self.model_changed.emit(path)),
+                       lambda exc: self.answer_failed.emit(str(exc)))
+
+    # ---- slots ---------------------------------------------------------------------------------
+
+    def on_send_clicked(self) -> None:
+        if self.ask(self.input.toPlainText()):
+            self.input.clear()
+
+    def on_stop_clicked(self) -> None:
+        self.stop()
+
+    def on_new_chat_clicked(self) -> None:
+        self.new_chat()
+
+    def on_chat_clicked(self, item: QListWidgetItem) -> None:
+        self.open_chat(item.data(Qt.ItemDataRole.UserRole))
+
+    def on_model_button_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF models (*.gguf);;All files (*)")
+        if path:
+            self.set_model_path(path)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (watched is self.input and event.type() == QEvent.Type.KeyPress
+                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+                and event.modifiers() & Qt.KeyboardModifier.ControlModifier):
+            self.on_send_clicked()
+            return True
+        return False

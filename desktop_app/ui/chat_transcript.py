@@ -1,0 +1,60 @@
+"""The chat transcript: Markdown with HTML disabled, citation links, and no resource loading at all."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+from desktop_app.ui.chat_markdown import Exchange, parse_cite_url, transcript_markdown
+
+log = logging.getLogger("trove.ui")
+
+MARKDOWN = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
+
+
+class ChatTranscript(QTextBrowser):
+    """Shows a list of Exchanges. Links never navigate: only citation links do anything, via a signal.
+
+    Signals:
+        citation_clicked(int, int): a [n] marker was clicked (answer index, passage number).
+    """
+
+    citation_clicked = Signal(int, int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatTranscript")
+        self.setOpenLinks(False)  # we decide what a click does; the browser must not load the target
+        self.setOpenExternalLinks(False)
+        self.anchorClicked.connect(self.on_anchor_clicked)
+        self.blocked_resources: list[str] = []  # what a document tried to load (tests and logs read it)
+        self._exchanges: list[Exchange] = []
+
+    def set_exchanges(self, exchanges: Sequence[Exchange]) -> None:
+        """Render the conversation; keeps the view pinned to the bottom when it was there."""
+        self._exchanges = list(exchanges)
+        bar = self.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum() - 4
+        self.document().setMarkdown(transcript_markdown(self._exchanges), MARKDOWN)
+        if at_bottom:
+            bar.setValue(bar.maximum())
+
+    def exchanges(self) -> list[Exchange]:
+        return list(self._exchanges)
+
+    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 - Qt override
+        """Refuse every resource (images, style sheets): chat text must never make Trove read a file."""
+        self.blocked_resources.append(url.toString())
+        log.info("blocked a resource the transcript asked for: %s", url.toString())
+        return None
+
+    def on_anchor_clicked(self, url: QUrl) -> None:
+        cite = parse_cite_url(url.toString())
+        if cite is not None:
+            self.citation_clicked.emit(*cite)
+        else:
+            log.info("ignored a link in a chat answer: %s", url.toString())

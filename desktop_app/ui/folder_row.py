@@ -1,0 +1,61 @@
+"""One folder in the folders panel: name, state, counts and the progress of both indexing phases."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
+
+from desktop_app.core.events import IndexProgress
+
+STATE_TEXT = {"active": "active", "paused": "paused", "offline": "offline: missing or unmounted"}
+
+
+def _bar(name: str) -> QProgressBar:
+    bar = QProgressBar(maximum=1000, textVisible=True)
+    bar.setFormat(f"{name} %p%")
+    bar.setMaximumHeight(16)
+    return bar
+
+
+class FolderRow(QWidget):
+    """Shows one FolderInfo. Has no signals: the panel's list owns selection and the context menu."""
+
+    def __init__(self, info, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.info = info
+        self.name = QLabel()
+        self.name.setObjectName("folderName")
+        font = self.name.font()
+        font.setBold(True)
+        self.name.setFont(font)
+        self.details = QLabel()
+        self.details.setObjectName("folderDetails")
+        self.keyword = _bar("Keyword")
+        self.semantic = _bar("Semantic")
+        grid = QGridLayout(self)
+        grid.setContentsMargins(6, 4, 6, 4)
+        grid.setVerticalSpacing(2)
+        grid.addWidget(self.name, 0, 0)
+        grid.addWidget(self.details, 1, 0)
+        grid.addWidget(self.keyword, 2, 0)
+        grid.addWidget(self.semantic, 3, 0)
+        self.update_info(info)
+
+    def update_info(self, info, keyword: IndexProgress | None = None) -> None:
+        """Show new counts; `keyword` is the running keyword-phase progress when this folder is being indexed."""
+        self.info = info
+        self.name.setText(os.path.basename(info.path.rstrip(os.sep)) or info.path)
+        self.setToolTip(info.path)
+        failed = f" · {info.failed} failed" if info.failed else ""
+        self.details.setText(f"{STATE_TEXT.get(info.state, info.state)} · {info.documents} documents{failed}")
+        self.name.setEnabled(info.state != "paused")
+        if keyword is not None and keyword.files_queued:
+            self.keyword.setValue(int(1000 * keyword.fraction))
+            self.keyword.setToolTip(f"{keyword.files_done + keyword.files_failed} of {keyword.files_queued} files: "
+                                    f"{keyword.current_file}")
+        else:
+            self.keyword.setValue(1000 if info.documents or info.failed or info.chunks else 0)
+            self.keyword.setToolTip("Every file is keyword-searchable")
+        self.semantic.setValue(int(1000 * info.embedded / info.chunks) if info.chunks else (1000 if info.documents else 0))
+        self.semantic.setToolTip(f"{info.embedded} of {info.chunks} chunks have vectors")

@@ -1,0 +1,234 @@
+"""The folders panel: the library's folders with state, counts and progress, failed files, and folder actions."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPoint, Qt, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMenu, QMessageBox,
+                               QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from desktop_app.core.events import IndexProgress
+from desktop_app.ui import open_file
+from desktop_app.ui.folder_row import FolderRow
+from desktop_app.ui.tasks import TaskRunner
+
+log = logging.getLogger("trove.ui")
+
+
+def local_paths(mime: QMimeData) -> list[str]:
+    """The local files and folders a drag carries (web URLs are ignored)."""
+    return [url.toLocalFile() for url in mime.urls() if url.isLocalFile() and url.toLocalFile()]
+
+
+def folders_to_add(paths: Iterable[str]) -> list[str]:
+    """Folders for dropped paths: a folder as is, a file by the folder that holds it (as `trove index` does)."""
+    out: dict[str, None] = {}
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            out[str(path)] = None
+        elif path.is_file():
+            out[str(path.parent)] = None
+    return list(out)
+
+
+class FoldersPanel(QWidget):
+    """Library folders (drop targets too) and the files that failed, with reasons.
+
+    Signals:
+        folders_added(list): folders were added; the window starts a sync (paths).
+        sync_requested(): the user asked to resync.
+        changed(): a folder was paused, resumed or removed; the window refreshes.
+        action_failed(str): a folder action failed (message for the notices).
+    """
+
+    folders_added = Signal(list)
+    sync_requested = Signal()
+    changed = Signal()
+    action_failed = Signal(str)
+
+    def __init__(self, library, tasks: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.tasks = tasks
+        self.confirm: Callable[[str], bool] = self._ask_confirmation  # tests replace this
+        self._rows: dict[str, FolderRow] = {}
+        self._keyword: IndexProgress | None = None
+        self.setAcceptDrops(True)
+
+        title = QLabel("Folders")
+        title.setObjectName("panelTitle")
+        self.add_button = QPushButton("Add folder…")
+        self.add_button.clicked.connect(self.on_add_clicked)
+        header = QHBoxLayout()
+        header.addWidget(title, 1)
+        header.addWidget(self.add_button)
+        self.list = QListWidget()
+        self.list.setObjectName("folderList")
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self.on_context_menu_requested)
+        self.failures = QTreeWidget()
+        self.failures.setObjectName("failedFiles")
+        self.failures.setColumnCount(2)
+        self.failures.setHeaderLabels(["Failed file", "Reason"])
+        self.failures.setRootIsDecorated(False)
+        self.failures.itemDoubleClicked.connect(self.on_failure_double_clicked)
+        self.hint = QLabel("Drop folders here")
+        self.hint.setObjectName("dropHint")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setEnabled(False)  # drawn with the palette's disabled text colour: a hint, not content
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setObjectName("foldersSplit")
+        split.addWidget(self.list)
+        split.addWidget(self.failures)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        self.split = split
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(header)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.hint)
+
+    # ---- data ----------------------------------------------------------------------------------
+
+    def set_folders(self, folders: Sequence, failures: Sequence[dict]) -> None:
+        """Show the folders (FolderInfo list) and failed files ({path, reason}); keeps rows and selection."""
+        wanted = {f.path: f for f in folders}
+        for path in [p for p in self._rows if p not in wanted]:
+            row = self._rows.pop(path)
+            for i in range(self.list.count()):
+                if self.list.itemWidget(self.list.item(i)) is row:
+                    self.list.takeItem(i)
+                    break
+        for info in folders:
+            row = self._rows.get(info.path)
+            running = self._keyword if self._keyword and self._is_under(self._keyword.current_file, info.path) else None
+            if row is None:
+                row = FolderRow(info)
+                item = QListWidgetItem(self.list)
+                item.setData(Qt.ItemDataRole.UserRole, info.path)
+                item.setSizeHint(row.sizeHint())
+                self.list.setItemWidget(item, row)
+                self._rows[info.path] = row
+            row.update_info(info, running)
+        self.failures.clear()
+        for failure in failures:
+            item = QTreeWidgetItem([os.path.basename(failure["path"]), failure.get("reason") or ""])
+            item.setToolTip(0, failure["path"])
+            item.setToolTip(1, failure.get("reason") or "")
+            item.setData(0, Qt.ItemDataRole.UserRole, failure["path"])
+            self.failures.addTopLevelItem(item)
+        self.failures.setVisible(bool(failures))
+
+    def on_progress(self, event: IndexProgress) -> None:
+        """Keyword-phase progress moves the bar of the folder being indexed."""
+        if event.phase in ("keyword", "scan"):
+            self._keyword = event if event.phase == "keyword" else None
+            if event.phase == "keyword":
+                for path, row in self._rows.items():
+                    if self._is_under(event.current_file, path):
+                        row.update_info(row.info, event)
+        elif event.phase == "idle":
+            self._keyword = None
+
+    def folder_paths(self) -> list[str]:
+        return list(self._rows)
+
+    @staticmethod
+    def _is_under(path: str, folder: str) -> bool:
+        return bool(path) and (path == folder or path.startswith(folder.rstrip(os.sep) + os.sep))
+
+    # ---- adding --------------------------------------------------------------------------------
+
+    def add_paths(self, paths: Iterable[str]) -> list[str]:
+        """Add dropped or picked paths (off the UI thread); returns the folders that will be added."""
+        folders = folders_to_add(paths)
+        if not folders:
+            return []
+        library = self.library
+
+        def add() -> list[str]:
+            return [library.add_folder(path).path for path in folders]
+        self.tasks.run(add, self.on_folders_added, self.on_action_error)
+        return folders
+
+    def on_folders_added(self, paths: list[str]) -> None:
+        log.info("added folders %s", paths)
+        self.folders_added.emit(paths)
+
+    def on_action_error(self, exc: BaseException) -> None:
+        self.action_failed.emit(str(exc))
+        self.changed.emit()
+
+    def on_add_clicked(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Add a folder to Trove")
+        if path:
+            self.add_paths([path])
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event) -> None:
+        if local_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if self.add_paths(local_paths(event.mimeData())):
+            event.acceptProposedAction()
+
+    # ---- folder actions ------------------------------------------------------------------------
+
+    def selected_path(self) -> str | None:
+        item = self.list.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item else None
+
+    def on_context_menu_requested(self, pos: QPoint) -> None:
+        item = self.list.itemAt(pos)
+        if item is None:
+            return
+        self.list.setCurrentItem(item)
+        self.context_menu(item.data(Qt.ItemDataRole.UserRole)).exec(self.list.viewport().mapToGlobal(pos))
+
+    def context_menu(self, path: str) -> QMenu:
+        """The actions for one folder (a separate method so tests can trigger them without a popup)."""
+        info = self._rows[path].info
+        menu = QMenu(self)
+        if info.state == "paused":
+            menu.addAction("Resume", lambda: self.set_state(path, "active"))
+        else:
+            menu.addAction("Pause", lambda: self.set_state(path, "paused"))
+        menu.addAction("Resync", self.sync_requested.emit)
+        menu.addAction("Open in file manager", lambda: open_file.open_path(path))
+        menu.addSeparator()
+        menu.addAction("Remove from library…", lambda: self.remove(path))
+        return menu
+
+    def set_state(self, path: str, state: str) -> None:
+        library = self.library
+        self.tasks.run(lambda: library.set_folder_state(path, state), lambda _r: self._after_state(state),
+                       self.on_action_error)
+
+    def _after_state(self, state: str) -> None:
+        self.changed.emit()
+        if state == "active":
+            self.sync_requested.emit()
+
+    def remove(self, path: str) -> None:
+        if not self.confirm(f"Remove {path} from the library?\n\nIts files stay on disk; only the index forgets them."):
+            return
+        library = self.library
+        self.tasks.run(lambda: library.remove_folder(path), lambda _n: self.changed.emit(), self.on_action_error)
+
+    def _ask_confirmation(self, text: str) -> bool:
+        answer = QMessageBox.question(self, "Trove", text)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def on_failure_double_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        open_file.open_path(item.data(0, Qt.ItemDataRole.UserRole))

@@ -1,0 +1,301 @@
+"""The main window: folders | search | chat, a status bar, menus, drops, and remembered layout."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QStackedWidget, QWidget
+
+from desktop_app.core.events import Notice
+from desktop_app.ui.chat_pane import ChatPane
+from desktop_app.ui.empty_state import EmptyState
+from desktop_app.ui.folders_panel import FoldersPanel, local_paths
+from desktop_app.ui.library_events import LibraryEvents
+from desktop_app.ui.notices_view import NoticesView
+from desktop_app.ui.sample import install_sample_docs
+from desktop_app.ui.search_panel import SearchPanel
+from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.status_bar import StatusBar
+from desktop_app.ui.tasks import TaskRunner
+from desktop_app.ui import watching
+
+log = logging.getLogger("trove.ui")
+
+REFRESH_MS = 300  # folder counts and stats follow indexing at most ~3 times a second
+
+
+class MainWindow(QMainWindow):
+    """The Trove window. Every library call runs on the task runner; widgets only get results via signals.
+
+    Signals:
+        refreshed(list, dict): folder list and stats were reloaded (folders, stats).
+        sync_finished(object): a sync's keyword phase finished (SyncReport).
+        sample_ready(str): the sample documents were added and keyword-indexed (folder path).
+    """
+
+    refreshed = Signal(list, dict)
+    sync_finished = Signal(object)
+    sample_ready = Signal(str)
+
+    def __init__(self, library, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.setWindowTitle("Trove")
+        self.setObjectName("troveMainWindow")
+        self.setAcceptDrops(True)
+        self.resize(1360, 820)
+        self.tasks = TaskRunner(self)
+        self.events = LibraryEvents(library, self)
+        self._sync_running = self._sync_again = False
+        self._refresh_running = self._refresh_again = False
+        self._pending_sample: str | None = None
+        self.folder_count = -1  # unknown until the first refresh
+        self.watcher = None
+        self._shut = False
+
+        self.folders_panel = FoldersPanel(library, self.tasks)
+        self.search_panel = SearchPanel(library.search, self.tasks, top_k=library.settings.top_k)
+        self.chat_pane = ChatPane(library, self.tasks)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplit")
+        for widget in (self.folders_panel, self.search_panel, self.chat_pane):
+            self.splitter.addWidget(widget)
+        self.splitter.setSizes([270, 500, 590])
+        self.folders_panel.setMinimumWidth(200)
+        self.splitter.setChildrenCollapsible(False)
+        self.empty_state = EmptyState()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty_state)
+        self.stack.addWidget(self.splitter)
+        self.stack.setCurrentWidget(self.splitter)
+        self.setCentralWidget(self.stack)
+        self.status = StatusBar()
+        self.setStatusBar(self.status)
+        self.notices = NoticesView(self)
+        self._build_menus()
+
+        self.events.progress.connect(self.on_progress)
+        self.events.notice.connect(self.on_notice)
+        self.tasks.task_failed.connect(self.on_task_failed)
+        self.folders_panel.folders_added.connect(self.on_folders_added)
+        self.folders_panel.sync_requested.connect(self.request_sync)
+        self.folders_panel.changed.connect(self.refresh_now)
+        self.folders_panel.action_failed.connect(self.on_action_failed)
+        self.empty_state.add_folder_clicked.connect(self.folders_panel.on_add_clicked)
+        self.empty_state.sample_clicked.connect(self.open_sample)
+        self.status.notices_clicked.connect(self.on_notices_clicked)
+        self.notices.cleared.connect(lambda: self.status.set_unread(0))
+        self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS)
+        self._refresh_timer.timeout.connect(self.refresh_now)
+
+        self.restore_layout()
+        self.refresh_now()
+        self.request_sync()  # the startup rescan: catch what changed while Trove was closed
+        self.watcher = watching.start(library, self.tasks, self.on_notice)
+
+    # ---- menus and shortcuts -------------------------------------------------------------------
+
+    def _build_menus(self) -> None:
+        def action(menu, text, slot, *keys) -> QAction:
+            act = QAction(text, self)
+            if keys:
+                act.setShortcuts([QKeySequence(k) for k in keys])
+            act.triggered.connect(slot)
+            menu.addAction(act)
+            return act
+        file_menu = self.menuBar().addMenu("&File")
+        action(file_menu, "&Add folder…", self.folders_panel.on_add_clicked, "Ctrl+O")
+        action(file_menu, "Open the &sample documents", self.open_sample)
+        action(file_menu, "&Resync all folders", self.request_sync, "F5")
+        file_menu.addSeparator()
+        action(file_menu, "&Settings…", self.on_settings_triggered, "Ctrl+,")
+        file_menu.addSeparator()
+        action(file_menu, "&Quit", self.close, "Ctrl+Q")
+        edit = self.menuBar().addMenu("&Search")
+        self.find_action = action(edit, "&Find", self.search_panel.focus_search, "Ctrl+F", "Ctrl+K")
+        chat = self.menuBar().addMenu("&Chat")
+        action(chat, "&New chat", self.chat_pane.new_chat)
+        action(chat, "&Stop answering", self.chat_pane.stop)
+        view = self.menuBar().addMenu("&View")
+        action(view, "&Notices", self.on_notices_clicked)
+
+    # ---- refresh and sync ----------------------------------------------------------------------
+
+    def schedule_refresh(self) -> None:
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def refresh_now(self) -> None:
+        """Reload folders and stats off the UI thread (coalesced: at most one load in flight)."""
+        if self._refresh_running:
+            self._refresh_again = True
+            return
+        self._refresh_running = True
+        library = self.library
+        self.tasks.run(lambda: (library.folders(), library.stats()), self.on_refreshed, self.on_refresh_failed)
+
+    def on_refreshed(self, result) -> None:
+        folders, stats = result
+        self._refresh_running = False
+        self.folder_count = len(folders)
+        self.folders_panel.set_folders(folders, stats.get("failures", []))
+        self.search_panel.set_folders([f.path for f in folders])
+        self.status.on_stats(stats)
+        self.stack.setCurrentWidget(self.splitter if folders else self.empty_state)
+        self.refreshed.emit(folders, stats)
+        if self._refresh_again:
+            self._refresh_again = False
+            self.refresh_now()
+
+    def on_refresh_failed(self, exc: BaseException) -> None:
+        self._refresh_running = False
+        self.on_notice(Notice("error", f"Could not read the library: {exc}"))
+
+    def request_sync(self) -> None:
+        """Sync every active folder on the index lane; a request during a sync runs once more after it."""
+        if self._sync_running:
+            self._sync_again = True
+            return
+        self._sync_running = True
+        library = self.library
+        self.tasks.run(lambda: library.sync(wait=False), self.on_sync_done, self.on_sync_failed, lane="index")
+
+    def on_sync_done(self, report) -> None:
+        self._sync_running = False
+        self.refresh_now()
+        if report.errors:
+            log.info("%d files failed in this sync", len(report.errors))
+        self.sync_finished.emit(report)
+        if self._sync_again:
+            self._sync_again = False
+            self.request_sync()
+        elif self._pending_sample:
+            path, self._pending_sample = self._pending_sample, None
+            self.sample_ready.emit(path)
+
+    def on_sync_failed(self, exc: BaseException) -> None:
+        self._sync_running = False
+        self.on_notice(Notice("error", f"Indexing failed: {exc}"))
+        self.refresh_now()
+
+    # ---- slots ---------------------------------------------------------------------------------
+
+    def on_progress(self, event) -> None:
+        self.status.on_progress(event)
+        self.folders_panel.on_progress(event)
+        self.schedule_refresh()
+
+    def on_notice(self, notice: Notice) -> None:
+        self.notices.add(notice)
+        self.status.on_notice(notice)
+        if notice.path:
+            self.schedule_refresh()  # an offline folder changes state
+
+    def on_task_failed(self, message: str, _exc) -> None:
+        self.on_notice(Notice("error", message))
+
+    def on_action_failed(self, message: str) -> None:
+        self.on_notice(Notice("error", message))
+
+    def on_folders_added(self, paths: list) -> None:
+        self.stack.setCurrentWidget(self.splitter)
+        self.refresh_now()
+        self.request_sync()
+        if self.watcher is not None:
+            watching.folders_added(self.watcher, paths)
+
+    def on_notices_clicked(self) -> None:
+        self.status.set_unread(0)
+        self.notices.show()
+        self.notices.raise_()
+
+    def open_sample(self) -> None:
+        """Copy the bundled sample documents into the library home and add them (emits sample_ready when indexed)."""
+        home = self.library.home
+        library = self.library
+
+        def install() -> str:
+            return library.add_folder(install_sample_docs(home)).path
+
+        def added(path: str) -> None:
+            self._pending_sample = path
+            self.on_folders_added([path])
+        self.tasks.run(install, added, lambda exc: self.on_action_failed(f"Could not open the samples: {exc}"))
+
+    def on_settings_triggered(self) -> None:
+        dialog = SettingsDialog(self.library.settings, self)
+        if dialog.exec():
+            changes = dialog.changes()
+            reindex = SettingsDialog.needs_reindex(changes) and QMessageBox.question(
+                self, "Trove", "Chunking or exclusions changed. Re-index the library now?\n\n"
+                               "Search keeps working while it runs.") == QMessageBox.StandardButton.Yes
+            self.apply_settings(changes, reindex=reindex)
+
+    def apply_settings(self, changes: dict, *, reindex: bool = False) -> None:
+        """Save changed settings (off the UI thread) and, if asked, re-index with them."""
+        if not changes:
+            return
+        library = self.library
+
+        def saved(settings) -> None:
+            self.search_panel.top_k = settings.top_k
+            self.chat_pane.refresh_model()
+            if reindex:
+                self.tasks.run(lambda: library.reindex(wait=False), self.on_sync_done, self.on_sync_failed,
+                               lane="index")
+        self.tasks.run(lambda: library.update_settings(**changes), saved, self.on_action_failed)
+
+    # ---- drops ---------------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event) -> None:
+        if local_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if self.folders_panel.add_paths(local_paths(event.mimeData())):
+            event.acceptProposedAction()
+
+    # ---- layout memory -------------------------------------------------------------------------
+
+    def _splitters(self) -> dict[str, QSplitter]:
+        right, body = self.chat_pane.splitters
+        return {"main": self.splitter, "chat": right, "chatBody": body, "folders": self.folders_panel.split}
+
+    def restore_layout(self) -> None:
+        settings = QSettings()
+        geometry = settings.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        for name, splitter in self._splitters().items():
+            state = settings.value(f"splitters/{name}")
+            if isinstance(state, QByteArray) and not state.isEmpty():
+                splitter.restoreState(state)
+
+    def save_layout(self) -> None:
+        settings = QSettings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        for name, splitter in self._splitters().items():
+            settings.setValue(f"splitters/{name}", splitter.saveState())
+        settings.sync()
+
+    def shutdown(self) -> None:
+        """Stop background work; results still in flight are dropped. The caller closes the library."""
+        if self._shut:
+            return
+        self._shut = True
+        self._refresh_timer.stop()
+        self.chat_pane.stop()
+        watching.stop(self.watcher)
+        self.events.detach()
+        self.tasks.shutdown()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_layout()
+        self.shutdown()
+        event.accept()

@@ -1,0 +1,56 @@
+"""A list of notices (errors, offline folders, semantic indexing failures) the user can read and clear."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QListWidget, QListWidgetItem, QStyle, QVBoxLayout,
+                               QWidget)
+
+from desktop_app.core.events import Notice
+
+_ICONS = {"error": QStyle.StandardPixmap.SP_MessageBoxCritical, "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+          "info": QStyle.StandardPixmap.SP_MessageBoxInformation}
+MAX_NOTICES = 500
+
+
+class NoticesView(QDialog):
+    """Notices, newest first. Non-modal: it can stay open while the library works.
+
+    Signals:
+        cleared(): the user cleared the list.
+    """
+
+    cleared = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Trove notices")
+        self.resize(560, 320)
+        self.list = QListWidget()
+        self.list.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        clear = buttons.addButton("Clear", QDialogButtonBox.ButtonRole.ResetRole)
+        clear.clicked.connect(self.on_clear_clicked)
+        buttons.rejected.connect(self.hide)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.list)
+        layout.addWidget(buttons)
+
+    def add(self, notice: Notice) -> None:
+        stamp = time.strftime("%H:%M:%S", time.localtime(notice.at))
+        item = QListWidgetItem(self.style().standardIcon(_ICONS.get(notice.level, _ICONS["info"])),
+                               f"{stamp}  {notice.message}")
+        item.setData(Qt.ItemDataRole.UserRole, notice)
+        item.setToolTip(notice.path or notice.message)
+        self.list.insertItem(0, item)
+        while self.list.count() > MAX_NOTICES:
+            self.list.takeItem(self.list.count() - 1)
+
+    def notices(self) -> list[Notice]:
+        return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
+
+    def on_clear_clicked(self) -> None:
+        self.list.clear()
+        self.cleared.emit()

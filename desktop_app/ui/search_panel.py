@@ -1,0 +1,221 @@
+"""The search pane: a query box answering as you type, a mode switch, filters, and the results list."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QLineEdit, QListView, QVBoxLayout,
+                               QWidget)
+
+from desktop_app.core.types import RetrievalResult
+from desktop_app.ui import open_file
+from desktop_app.ui.result_delegate import ResultDelegate
+from desktop_app.ui.results_model import ResultsModel
+from desktop_app.ui.tasks import TaskRunner
+from desktop_app.ui.type_icons import TYPE_NAMES
+
+log = logging.getLogger("trove.ui")
+
+DEBOUNCE_MS = 120  # under the 150 ms budget: typing feels live, a burst of keys costs one search
+MODES = (("Hybrid", "hybrid"), ("Keyword", "keyword"), ("Semantic", "semantic"))
+
+
+class SearchPanel(QWidget):
+    """Search box, mode and filter pickers, and results.
+
+    Every search is tagged with a sequence number; a result that arrives after a newer search was
+    started is dropped, so a slow old query never overwrites a newer one.
+
+    Signals:
+        results_shown(str, int): results for this query are on screen (query, count).
+        search_failed(str): the latest search raised (message).
+        result_opened(str, object): a result was opened (path, page or None).
+    """
+
+    results_shown = Signal(str, int)
+    search_failed = Signal(str)
+    result_opened = Signal(str, object)
+
+    def __init__(self, search_fn: Callable[..., list[RetrievalResult]], tasks: TaskRunner, *, top_k: int = 10,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.search_fn = search_fn  # Library.search; tests wrap it to add delays
+        self.tasks = tasks
+        self.top_k = top_k
+        self._seq = 0
+        self.stale_dropped = 0
+        self._started: dict[int, float] = {}
+
+        self.query = QLineEdit(placeholderText="Search your library  (Ctrl+K)", clearButtonEnabled=True)
+        self.query.setObjectName("searchBox")
+        self.mode = QComboBox(toolTip="Hybrid combines keyword and semantic search")
+        for label, value in MODES:
+            self.mode.addItem(label, value)
+        self.folder_filter = QComboBox(toolTip="Only this folder")
+        self.folder_filter.addItem("All folders", None)
+        self.type_filter = QComboBox(toolTip="Only this file type")
+        self.type_filter.addItem("All types", None)
+        for key, name in TYPE_NAMES.items():
+            self.type_filter.addItem(name, key)
+        self.summary = QLabel("")
+        self.summary.setObjectName("searchSummary")
+        self.model = ResultsModel(self)
+        self.view = QListView()
+        self.view.setModel(self.model)
+        self.view.setItemDelegate(ResultDelegate(self.view))
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.view.setUniformItemSizes(True)
+
+        filters = QHBoxLayout()
+        filters.addWidget(self.mode)
+        filters.addWidget(self.folder_filter, 1)
+        filters.addWidget(self.type_filter)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.query)
+        layout.addLayout(filters)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.view, 1)
+
+        self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.on_debounce_timeout)
+        self.query.textChanged.connect(self.on_text_changed)
+        self.mode.currentIndexChanged.connect(self.on_filters_changed)
+        self.folder_filter.currentIndexChanged.connect(self.on_filters_changed)
+        self.type_filter.currentIndexChanged.connect(self.on_filters_changed)
+        self.view.doubleClicked.connect(self.on_double_clicked)
+        self.query.installEventFilter(self)
+        self.view.installEventFilter(self)
+
+    # ---- public --------------------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.query.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.query.selectAll()
+
+    def set_folders(self, paths: Sequence[str]) -> None:
+        """Refresh the folder filter, keeping the current choice when it still exists."""
+        current = self.folder_filter.currentData()
+        existing = [self.folder_filter.itemData(i) for i in range(1, self.folder_filter.count())]
+        if list(paths) == existing:
+            return
+        self.folder_filter.blockSignals(True)
+        self.folder_filter.clear()
+        self.folder_filter.addItem("All folders", None)
+        for path in paths:
+            self.folder_filter.addItem(path.rstrip("/").rsplit("/", 1)[-1] or path, path)
+            self.folder_filter.setItemData(self.folder_filter.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
+        index = self.folder_filter.findData(current)
+        self.folder_filter.setCurrentIndex(max(index, 0))
+        self.folder_filter.blockSignals(False)
+        if current is not None and index < 0:
+            self.on_filters_changed()
+
+    def search_now(self) -> int:
+        """Start a search for the box's text at once (skipping the debounce). Returns its sequence number."""
+        self._debounce.stop()
+        self._seq += 1
+        seq, text = self._seq, self.query.text().strip()
+        if not text:
+            self.model.clear()
+            self.summary.setText("")
+            self.results_shown.emit("", 0)
+            return seq
+        kwargs = {"top_k": self.top_k, "mode": self.mode.currentData(),
+                  "folders": [self.folder_filter.currentData()] if self.folder_filter.currentData() else None,
+                  "types": [self.type_filter.currentData()] if self.type_filter.currentData() else None}
+        search = self.search_fn
+        self._started[seq] = time.perf_counter()
+        self.tasks.run(lambda: search(text, **kwargs),
+                       lambda results: self.on_search_done(seq, text, results),
+                       lambda exc: self.on_search_error(seq, exc), lane="search")
+        return seq
+
+    def open_current(self) -> bool:
+        """Open the selected result (or the first one) through the open_file seam."""
+        index = self.view.currentIndex()
+        if not index.isValid():
+            if self.model.rowCount() == 0:
+                return False
+            index = self.model.index(0)
+        result = self.model.result(index.row())
+        page = result.metadata.get("page")
+        open_file.open_path(result.source, page)
+        self.result_opened.emit(result.source, page)
+        return True
+
+    # ---- slots ---------------------------------------------------------------------------------
+
+    def on_text_changed(self, _text: str) -> None:
+        self._debounce.start()
+
+    def on_debounce_timeout(self) -> None:
+        self.search_now()
+
+    def on_filters_changed(self, *_args) -> None:
+        if self.query.text().strip():
+            self.search_now()
+
+    def on_search_done(self, seq: int, text: str, results: list[RetrievalResult]) -> None:
+        started = self._started.pop(seq, None)
+        if seq != self._seq:
+            self.stale_dropped += 1  # a newer search is on its way; this answer is out of date
+            return
+        self.model.set_results(results)
+        if results:
+            self.view.setCurrentIndex(self.model.index(0))
+        ms = (time.perf_counter() - started) * 1000 if started else 0.0
+        self.summary.setText(f"{len(results)} result{'s' if len(results) != 1 else ''} · {ms:.0f} ms"
+                             if results else f"No results for “{text}”")
+        self.results_shown.emit(text, len(results))
+
+    def on_search_error(self, seq: int, exc: BaseException) -> None:
+        self._started.pop(seq, None)
+        if seq != self._seq:
+            return
+        log.warning("search failed: %s", exc)
+        self.model.clear()
+        self.summary.setText(f"Search failed: {exc}")
+        self.search_failed.emit(str(exc))
+
+    def on_double_clicked(self, _index) -> None:
+        self.open_current()
+
+    # ---- keyboard ------------------------------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.KeyPress:
+            return False
+        key = event.key()
+        if watched is self.query:
+            if key == Qt.Key.Key_Down and self.model.rowCount():
+                self.view.setFocus(Qt.FocusReason.OtherFocusReason)
+                row = self.view.currentIndex().row() if self.view.currentIndex().isValid() else 0
+                self.view.setCurrentIndex(self.model.index(row))
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                if self._debounce.isActive():
+                    self.search_now()  # Enter before the debounce fired: search, don't open a stale result
+                    return True
+                self.open_current()
+                return True
+            if key == Qt.Key.Key_Escape and self.query.text():
+                self.query.clear()
+                return True
+        elif watched is self.view:
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.open_current()
+                return True
+            if key == Qt.Key.Key_Up and self.view.currentIndex().row() <= 0:
+                self.query.setFocus(Qt.FocusReason.OtherFocusReason)
+                return True
+            if key == Qt.Key.Key_Escape:
+                self.query.clear()
+                self.query.setFocus(Qt.FocusReason.OtherFocusReason)
+                return True
+        return False

@@ -1,0 +1,109 @@
+"""The settings dialog: chat model and runtime, chunking (offers a re-index), retrieval, exclusions."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+                               QHBoxLayout, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from desktop_app.core.settings import Settings
+
+CHUNKING_FIELDS = ("chunk_size", "chunk_overlap")
+
+
+def _spin(lo: int, hi: int, value: int, step: int = 1, suffix: str = "") -> QSpinBox:
+    box = QSpinBox(minimum=lo, maximum=hi, singleStep=step, suffix=suffix)
+    box.setValue(value)
+    return box
+
+
+def _dspin(lo: float, hi: float, value: float, step: float = 0.05) -> QDoubleSpinBox:
+    box = QDoubleSpinBox(minimum=lo, maximum=hi, singleStep=step, decimals=2)
+    box.setValue(value)
+    return box
+
+
+class SettingsDialog(QDialog):
+    """Edits a Settings value. `changes()` returns only what the user changed; the window applies it.
+
+    Signals: none (use exec() and changes()).
+    """
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Trove settings")
+        self.original = settings
+        s = settings
+
+        self.model_path = QLineEdit(s.model_path, placeholderText="the bundled SmolLM2-135M-Instruct")
+        browse = QPushButton("Choose…")
+        browse.clicked.connect(self.on_browse_clicked)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model_path, 1)
+        model_row.addWidget(browse)
+        self.n_ctx = _spin(512, 131072, s.n_ctx, 512, " tokens")
+        self.n_threads = _spin(0, 256, s.n_threads)
+        self.n_threads.setSpecialValueText("automatic")
+        chat = QFormLayout()
+        chat.addRow("Model file (GGUF)", model_row)
+        chat.addRow("Context size", self.n_ctx)
+        chat.addRow("Threads", self.n_threads)
+
+        self.chunk_size = _spin(32, 8192, s.chunk_size, 32, " words")
+        self.chunk_overlap = _spin(0, 4096, s.chunk_overlap, 8, " words")
+        self.excluded = QPlainTextEdit("\n".join(s.excluded_patterns))
+        self.excluded.setPlaceholderText("one pattern per line, e.g. node_modules or *.log")
+        self.excluded.setMaximumHeight(110)
+        index = QFormLayout()
+        index.addRow("Chunk size", self.chunk_size)
+        index.addRow("Chunk overlap", self.chunk_overlap)
+        index.addRow("Excluded patterns", self.excluded)
+
+        self.top_k = _spin(1, 100, s.top_k)
+        self.context_top_k = _spin(1, 50, s.context_top_k)
+        self.min_score = _dspin(0.0, 1.0, s.context_min_score, 0.01)
+        self.keyword_weight = _dspin(0.0, 10.0, s.keyword_weight)
+        self.semantic_weight = _dspin(0.0, 10.0, s.semantic_weight)
+        search = QFormLayout()
+        search.addRow("Search results (top-k)", self.top_k)
+        search.addRow("Passages per answer", self.context_top_k)
+        search.addRow("Minimum passage score", self.min_score)
+        search.addRow("Keyword weight", self.keyword_weight)
+        search.addRow("Semantic weight", self.semantic_weight)
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        for title, form in (("Chat model", chat), ("Indexing", index), ("Search and answers", search)):
+            box = QGroupBox(title)
+            box.setLayout(form)
+            layout.addWidget(box)
+        layout.addWidget(buttons)
+
+    def values(self) -> dict:
+        """Every editable setting as the dialog shows it."""
+        patterns = tuple(p.strip() for p in self.excluded.toPlainText().splitlines() if p.strip())
+        return {"model_path": self.model_path.text().strip(), "n_ctx": self.n_ctx.value(),
+                "n_threads": self.n_threads.value(), "chunk_size": self.chunk_size.value(),
+                "chunk_overlap": min(self.chunk_overlap.value(), self.chunk_size.value() - 1),
+                "excluded_patterns": patterns, "top_k": self.top_k.value(),
+                "context_top_k": self.context_top_k.value(), "context_min_score": round(self.min_score.value(), 4),
+                "keyword_weight": self.keyword_weight.value(), "semantic_weight": self.semantic_weight.value()}
+
+    def changes(self) -> dict:
+        """Only the settings that differ from the ones the dialog opened with."""
+        known = {f.name for f in fields(Settings)}
+        return {k: v for k, v in self.values().items() if k in known and getattr(self.original, k) != v}
+
+    @staticmethod
+    def needs_reindex(changes: dict) -> bool:
+        """Chunking or exclusions changed: existing chunks no longer match the settings."""
+        return any(k in changes for k in (*CHUNKING_FIELDS, "excluded_patterns"))
+
+    def on_browse_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", self.model_path.text(),
+                                              "GGUF models (*.gguf);;All files (*)")
+        if path:
+            self.model_path.setText(path)

@@ -1,0 +1,104 @@
+"""The passages behind an answer: which file and page each [n] came from, its text, and a way to open it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
+                               QVBoxLayout, QWidget)
+
+from desktop_app.ui import open_file
+
+
+def passage_label(p, cited: bool) -> str:
+    name = os.path.basename(p.source) or p.source
+    page = f" · p. {p.page}" if p.page is not None else ""
+    return f"[{p.n}] {name}{page}" + ("" if cited else "  (not cited)")
+
+
+class SourcesPanel(QWidget):
+    """Passages sent with one answer; the selected one's text shows below (as plain text) and can be opened.
+
+    Signals:
+        passage_selected(int): a passage became the current one (its number n).
+        opened(str, object): a passage's file was opened (path, page).
+    """
+
+    passage_selected = Signal(int)
+    opened = Signal(str, object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel("Sources")
+        self.title.setObjectName("panelTitle")
+        self.open_button = QPushButton("Open at page")
+        self.open_button.setEnabled(False)
+        self.open_button.clicked.connect(self.on_open_clicked)
+        self.list = QListWidget()
+        self.list.setObjectName("sourcesList")
+        self.list.currentItemChanged.connect(self.on_current_item_changed)
+        self.list.itemDoubleClicked.connect(self.on_item_double_clicked)
+        self.preview = QPlainTextEdit(readOnly=True)  # plain text: a passage full of HTML shows as text
+        self.preview.setObjectName("passagePreview")
+        self.preview.setPlaceholderText("Click a citation like [1] to see the passage it refers to.")
+        header = QHBoxLayout()
+        header.addWidget(self.title, 1)
+        header.addWidget(self.open_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(header)
+        row = QHBoxLayout()
+        row.addWidget(self.list, 2)
+        row.addWidget(self.preview, 3)
+        layout.addLayout(row, 1)
+        self._passages: dict[int, object] = {}
+
+    def set_passages(self, passages: Sequence, cited: Sequence[int] = ()) -> None:
+        """Show the passages of an answer (chat Passage objects), cited ones first."""
+        cited_set = set(cited)
+        self._passages = {p.n: p for p in passages}
+        self.list.clear()
+        self.preview.clear()
+        ordered = sorted(passages, key=lambda p: (p.n not in cited_set, p.n))
+        for p in ordered:
+            item = QListWidgetItem(passage_label(p, p.n in cited_set))
+            item.setData(Qt.ItemDataRole.UserRole, p.n)
+            item.setToolTip(p.source + (f" (page {p.page})" if p.page is not None else ""))
+            self.list.addItem(item)
+        self.title.setText(f"Sources ({len(cited_set)} cited of {len(passages)})" if passages else "Sources")
+        self.open_button.setEnabled(False)
+
+    def select(self, n: int) -> bool:
+        """Make passage n current (what a citation click does). False if this answer has no passage n."""
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.ItemDataRole.UserRole) == n:
+                self.list.setCurrentRow(i)
+                return True
+        return False
+
+    def current_passage(self):
+        item = self.list.currentItem()
+        return self._passages.get(item.data(Qt.ItemDataRole.UserRole)) if item else None
+
+    def open_current(self) -> bool:
+        p = self.current_passage()
+        if p is None:
+            return False
+        open_file.open_path(p.source, p.page)
+        self.opened.emit(p.source, p.page)
+        return True
+
+    def on_current_item_changed(self, current: QListWidgetItem | None, _previous) -> None:
+        p = self._passages.get(current.data(Qt.ItemDataRole.UserRole)) if current else None
+        self.open_button.setEnabled(p is not None)
+        self.preview.setPlainText(p.content if p else "")
+        if p is not None:
+            self.passage_selected.emit(p.n)
+
+    def on_item_double_clicked(self, _item) -> None:
+        self.open_current()
+
+    def on_open_clicked(self) -> None:
+        self.open_current()

@@ -1,0 +1,87 @@
+"""The status bar: what indexing is doing, the progress of both phases, and a button for notices."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
+
+from desktop_app.core.events import IndexProgress, Notice
+
+
+class StatusBar(QStatusBar):
+    """Phase text, a keyword and a semantic progress bar, and the notices count.
+
+    Signals:
+        notices_clicked(): the user wants to read the notices.
+    """
+
+    notices_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.message = QLabel("Ready")
+        self.message.setObjectName("statusMessage")
+        self.keyword = QProgressBar(maximum=1000, textVisible=True, maximumWidth=170)
+        self.keyword.setFormat("Keyword %p%")
+        self.semantic = QProgressBar(maximum=1000, textVisible=True, maximumWidth=170)
+        self.semantic.setFormat("Semantic %p%")
+        self.notices_button = QToolButton(autoRaise=True)
+        self.notices_button.clicked.connect(self.notices_clicked.emit)
+        self.addWidget(self.message, 1)
+        self.addPermanentWidget(self.keyword)
+        self.addPermanentWidget(self.semantic)
+        self.addPermanentWidget(self.notices_button)
+        self._unread = 0
+        self._indexing = False
+        self._stats: dict = {}
+        self.set_unread(0)
+        self.keyword.setValue(1000)
+        self.semantic.setValue(1000)
+
+    def set_unread(self, count: int) -> None:
+        self._unread = count
+        self.notices_button.setText(f"⚠ {count} notices" if count else "Notices")
+        self.notices_button.setToolTip("Errors and offline folders")
+
+    def on_notice(self, notice: Notice) -> None:
+        self.set_unread(self._unread + 1)
+        self.showMessage(notice.message, 8000)
+
+    def on_progress(self, event: IndexProgress) -> None:
+        if event.phase == "scan":
+            self._indexing = True
+            self.keyword.setValue(0 if event.files_queued else 1000)
+            self.message.setText(f"Scanning: {event.files_queued} files to index")
+        elif event.phase == "keyword":
+            self._indexing = True
+            self.keyword.setValue(int(1000 * event.fraction))
+            name = os.path.basename(event.current_file)
+            self.message.setText(f"Indexing {event.files_done + event.files_failed} of {event.files_queued} files · {name}")
+        elif event.phase == "semantic":
+            self.semantic.setValue(int(1000 * event.fraction))
+            self.message.setText(f"Embedding {event.chunks_embedded} of {event.chunks_total} chunks"
+                                 + (f" · {event.rate:.0f}/s" if event.rate else ""))
+        elif event.phase == "idle":
+            self._indexing = False
+            self.keyword.setValue(1000)
+            self._show_totals()
+
+    def on_stats(self, stats: dict) -> None:
+        """Counts from Library.stats(): the semantic bar shows the whole library's share of embedded chunks."""
+        self._stats = stats
+        chunks, embedded = stats.get("chunks", 0), stats.get("chunks_embedded", 0)
+        self.semantic.setValue(int(1000 * embedded / chunks) if chunks else 1000)
+        if not self._indexing and embedded >= chunks:
+            self._show_totals()
+
+    def _show_totals(self) -> None:
+        s = self._stats
+        if not s:
+            self.message.setText("Ready")
+            return
+        failed = f", {s['failed']} failed" if s.get("failed") else ""
+        pending = s.get("chunks", 0) - s.get("chunks_embedded", 0)
+        tail = f" · embedding {pending} chunks" if pending > 0 else " · up to date"
+        self.message.setText(f"{s.get('documents', 0)} documents{failed}{tail}")

@@ -1,0 +1,37 @@
+"""Small badges for document types (PDF, MD, TXT …), drawn once with QPainter and cached.
+
+Badges carry their own background, so their fixed colours read the same in light and dark palettes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
+
+TYPE_LABELS = {"pdf": "PDF", "markdown": "MD", "text": "TXT", "code": "</>", "html": "HTML", "docx": "DOC"}
+TYPE_NAMES = {"pdf": "PDF", "markdown": "Markdown", "text": "Text", "code": "Code", "html": "HTML", "docx": "Word"}
+_COLOURS = {"pdf": "#c0392b", "markdown": "#2c7a7b", "text": "#5a6270", "code": "#6b46c1", "html": "#c05621",
+            "docx": "#2b6cb0"}
+
+
+@lru_cache(maxsize=None)
+def type_icon(doc_type: str, size: int = 32) -> QIcon:
+    """A rounded badge with the type's short label."""
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(_COLOURS.get(doc_type, "#718096")))
+    painter.drawRoundedRect(QRectF(1, 3, size - 2, size - 6), size / 6, size / 6)
+    label = TYPE_LABELS.get(doc_type, "?")
+    font = QFont()
+    font.setBold(True)
+    font.setPixelSize(max(7, int(size * (0.36 if len(label) <= 3 else 0.28))))
+    painter.setFont(font)
+    painter.setPen(QColor("white"))
+    painter.drawText(QRectF(0, 0, size, size), Qt.AlignmentFlag.AlignCenter, label)
+    painter.end()
+    return QIcon(pixmap)
