@@ -48,6 +48,7 @@ class BudgetConfig:
     min_score: float = 0.1
     compact_at: float = 0.8
     compact_to: float = 0.6
+    history_share: float = 0.25  # room kept for the newest turns even when passages could fill the window
     message_overhead: int = 8  # template tokens around one message (ChatML uses 5)
     prompt_overhead: int = 8  # the generation prompt, e.g. "<|im_start|>assistant\n"
 
@@ -96,6 +97,16 @@ def window_start(costs: Sequence[int], high: int, low: int) -> int:
     return start
 
 
+def newest_fitting(costs: Sequence[int], room: int) -> int:
+    """What the newest turns that fit together in `room` cost (the history kept even beside long passages)."""
+    total = 0
+    for cost in reversed(costs):
+        if total + cost > room:
+            break
+        total += cost
+    return total
+
+
 def _fit_question(question: str, room: int, count_tokens: CountTokens) -> tuple[str, bool]:
     if count_tokens(question) <= room:
         return question, False
@@ -109,22 +120,23 @@ def plan_prompt(question: str, results: Sequence[RetrievalResult], turns: Sequen
                 count_tokens: CountTokens, *, system_prompt: str = GROUNDED_SYSTEM_PROMPT) -> PromptPlan:
     """Choose passages and history so the prompt plus the answer reserve fits n_ctx.
 
-    Priority: system prompt and question, then the passages (up to max_context_tokens), then as many
-    recent turns as the compaction window allows.
+    Priority: system prompt and question; the newest turns that fit in `history_share` of the window;
+    the passages (up to max_context_tokens); then older turns as far as the compaction window allows.
     """
     mo = cfg.message_overhead
     base = count_tokens(system_prompt) + mo + cfg.prompt_overhead + cfg.answer_reserve
     header = count_tokens(CONTEXT_HEADER + "\n\n\n\nQuestion: ") + 2
     question, truncated = _fit_question(question, cfg.n_ctx - base - mo - header, count_tokens)
     q_cost = count_tokens(question) + mo
-    passage_room = min(cfg.max_context_tokens, cfg.n_ctx - base - q_cost - header)
+    costs = [count_tokens(t.question) + count_tokens(t.answer) + 2 * mo for t in turns]
+    floor = newest_fitting(costs, int(cfg.history_share * cfg.n_ctx))
+    passage_room = min(cfg.max_context_tokens, cfg.n_ctx - base - q_cost - header - floor)
     passages = select_passages(results, min_score=cfg.min_score, budget_tokens=passage_room,
                                count_tokens=count_tokens) if passage_room > 0 else []
-    current = count_tokens(user_message(question, passages)) + mo
-    costs = [count_tokens(t.question) + count_tokens(t.answer) + 2 * mo for t in turns]
-    fixed = base + current
-    high = min(int(cfg.compact_at * cfg.n_ctx), cfg.n_ctx) - fixed
-    start = window_start(costs, high, int(cfg.compact_to * cfg.n_ctx) - fixed)
+    fixed = base + count_tokens(user_message(question, passages)) + mo
+    hard = cfg.n_ctx - fixed
+    high = min(hard, max(int(cfg.compact_at * cfg.n_ctx) - fixed, floor))
+    start = window_start(costs, high, max(int(cfg.compact_to * cfg.n_ctx) - fixed, floor))
     messages: list[Message] = [{"role": "system", "content": system_prompt}]
     for t in turns[start:]:
         messages += [{"role": "user", "content": t.question}, {"role": "assistant", "content": t.answer}]

@@ -109,3 +109,11 @@ def test_retrieval_query_carries_the_last_user_turn():
     history = [Turn("list the reactor designs", "1. Zorblax 2. Quell")]
     assert retrieval_query("what about the second one?", history) == "list the reactor designs what about the second one?"
     assert retrieval_query("first", []) == "first"
+
+
+def test_passages_never_starve_the_newest_turn():
+    cfg = BudgetConfig(n_ctx=1000, answer_reserve=100, max_context_tokens=1000, min_score=0.0)
+    plan = plan_prompt("and then?", chunks(20, 300), turns(30, size=20), cfg, words)
+    assert plan.passages and plan.history_turns >= 1
+    assert plan.messages[-2]["content"].startswith("answer 29")  # the newest turn is the one kept
+    assert prompt_cost(plan, cfg) + cfg.answer_reserve <= cfg.n_ctx
