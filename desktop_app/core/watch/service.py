@@ -74,6 +74,7 @@ class LibraryWatcher:
         self._refresh_due = False
         self._rescan_due = False
         self._told_polling: set[str] = set()
+        self._last_error = ""
         self._folders: dict[str, _Folder] = {}
         self._status: tuple[FolderWatchStatus, ...] = ()
         self._thread: threading.Thread | None = None
@@ -171,8 +172,14 @@ class LibraryWatcher:
             self._step(conn)
         except Exception as exc:  # keep watching; the next rescan repairs whatever this step missed
             log.exception("live sync step failed")
-            self.library.publish(Notice("error", f"Live sync hit an error and will retry: {exc}"))
+            message = f"Live sync hit an error and will retry: {exc}"
+            if message != self._last_error:  # once per distinct error, not once a second
+                self.library.publish(Notice("error", message))
+            self._last_error = message
             self._stop.wait(1.0)
+        else:
+            self._last_error = ""
+
 
     def _step(self, conn) -> None:
         now = self._clock()
