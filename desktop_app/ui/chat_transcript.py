@@ -9,6 +9,7 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from desktop_app.ui.safe_document import SafeTextDocument
 from desktop_app.ui.chat_markdown import Exchange, parse_cite_url, transcript_markdown
 
 log = logging.getLogger("trove.ui")
@@ -31,7 +32,7 @@ class ChatTranscript(QTextBrowser):
         self.setOpenLinks(False)  # we decide what a click does; the browser must not load the target
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self.on_anchor_clicked)
-        self.blocked_resources: list[str] = []  # what a document tried to load (tests and logs read it)
+        self.setDocument(SafeTextDocument(self))  # refuses every load: Markdown from a model must not read files
         self._exchanges: list[Exchange] = []
 
     def set_exchanges(self, exchanges: Sequence[Exchange]) -> None:
@@ -46,11 +47,10 @@ class ChatTranscript(QTextBrowser):
     def exchanges(self) -> list[Exchange]:
         return list(self._exchanges)
 
-    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 - Qt override
-        """Refuse every resource (images, style sheets): chat text must never make Trove read a file."""
-        self.blocked_resources.append(url.toString())
-        log.info("blocked a resource the transcript asked for: %s", url.toString())
-        return None
+    @property
+    def blocked_resources(self) -> list[str]:
+        """What the transcript's document was asked to load and refused (always empty for escaped text)."""
+        return list(self.document().requested)
 
     def on_anchor_clicked(self, url: QUrl) -> None:
         cite = parse_cite_url(url.toString())

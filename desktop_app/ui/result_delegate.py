@@ -7,16 +7,21 @@ QTextDocument whose text colours come from the view's palette, so dark mode just
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QFont, QIcon, QPalette, QTextDocument
+from PySide6.QtGui import QAbstractTextDocumentLayout, QFont, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop_app.ui.results_model import LocationRole, SnippetHtmlRole
+from desktop_app.ui.safe_document import SafeTextDocument
 
 PAD, ICON, SNIPPET_LINES = 6, 32, 3
 
 
 class ResultDelegate(QStyledItemDelegate):
     """Draws result rows of a fixed height (name, location, three snippet lines)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.refused: list[str] = []  # resources a snippet asked for (always empty: snippets are escaped)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         line = option.fontMetrics.lineSpacing()
@@ -54,7 +59,7 @@ class ResultDelegate(QStyledItemDelegate):
         where = opt.fontMetrics.elidedText(index.data(LocationRole) or "", Qt.TextElideMode.ElideRight, width)
         painter.drawText(left, rect.top() + line, width, line, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, where)
 
-        doc = QTextDocument()
+        doc = SafeTextDocument()
         doc.setDefaultFont(opt.font)
         doc.setDocumentMargin(0)
         doc.setTextWidth(width)
@@ -67,3 +72,4 @@ class ResultDelegate(QStyledItemDelegate):
         ctx.clip = clip
         doc.documentLayout().draw(painter, ctx)
         painter.restore()
+        self.refused.extend(doc.requested)

@@ -1,0 +1,41 @@
+"""A QTextDocument that never loads a resource (image, style sheet) and remembers what was asked for.
+
+QTextDocument fetches `file:` URLs on its own when HTML or Markdown names an image. Trove only ever
+renders escaped document text, so nothing should be asked for; if something is, it is refused and
+recorded, which the tests check.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QTextDocument
+
+log = logging.getLogger("trove.ui")
+
+
+class SafeTextDocument(QTextDocument):
+    """Refuses every resource; `requested` lists the URLs that were refused."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.requested: list[str] = []
+
+    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 - Qt override
+        self.requested.append(url.toString())
+        log.info("refused to load %s into a text document", url.toString())
+        return None
+
+
+def image_fragments(doc: QTextDocument) -> int:
+    """How many image objects the document holds (0 for text that was properly escaped)."""
+    count = 0
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            count += it.fragment().charFormat().isImageFormat()
+            it += 1
+        block = block.next()
+    return count
