@@ -318,7 +318,9 @@ class Library:
     def reindex(self, wait: bool = False) -> SyncReport:
         """Re-extract and re-chunk every file (after a chunking change). Unchanged chunk texts keep their vectors."""
         with self.writer.tx() as conn:
-            conn.execute("UPDATE documents SET mtime_ns = -1")
+            # Clearing the content hash too: the indexer calls a file whose hash matches "unchanged" and would
+            # skip re-chunking it. Chunk-level hashes still let unchanged chunk texts keep their vectors.
+            conn.execute("UPDATE documents SET mtime_ns = -1, content_hash = ''")
         return self.sync(wait=wait)
 
     # ---- chat (lazily, so search-only use never loads llama.cpp) --------------------------------
