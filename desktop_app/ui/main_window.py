@@ -208,8 +208,10 @@ class MainWindow(QMainWindow):
 
     def on_notices_clicked(self) -> None:
         self.status.set_unread(0)
-        self.notices.show()
-        self.notices.raise_()
+        if self.notices.isVisible():
+            self.notices.raise_()  # already open behind the window: bring it forward
+        else:
+            self.notices.show()  # a newly shown dialog is on top already
 
     def open_sample(self) -> None:
         """Copy the bundled sample documents into the library home and add them (emits sample_ready when indexed)."""
