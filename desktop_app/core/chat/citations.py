@@ -83,6 +83,11 @@ def drop_dangling_markers(text: str, valid: set[int]) -> str:
             return m.group(0)  # untouched: keep the model's own spelling, e.g. [2-4]
         return f"[{', '.join(dict.fromkeys(kept))}]" if kept else ""
     cleaned = _MARKER.sub(fix, text)
+    while True:  # removing "[0]" from "[[0]0]" leaves a new marker: repeat until stable (each pass shortens the text)
+        again = _MARKER.sub(fix, cleaned)
+        if again == cleaned:
+            break
+        cleaned = again
     return re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned) if cleaned != text else text
 
 
