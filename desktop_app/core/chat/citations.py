@@ -83,7 +83,7 @@ def drop_dangling_markers(text: str, valid: set[int]) -> str:
             return m.group(0)  # untouched: keep the model's own spelling, e.g. [2-4]
         return f"[{', '.join(dict.fromkeys(kept))}]" if kept else ""
     cleaned = _MARKER.sub(fix, text)
-    while True:  # removing "[0]" from "[[0]0]" leaves a new marker: repeat until stable (each pass shortens the text)
+    while True:  # removing "[0]" from "[[0]0]" leaves a new marker: repeat until stable (a pass removes text or leaves valid markers)
         again = _MARKER.sub(fix, cleaned)
         if again == cleaned:
             break
