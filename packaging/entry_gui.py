@@ -1,0 +1,16 @@
+"""Entry point of the windowed executables (Windows `trove-gui.exe`, the macOS `Trove.app`).
+
+Started without arguments (a double-click, the Start menu, Finder) it opens the window; with arguments it is
+the same command line as `trove`.
+"""
+
+import multiprocessing
+import sys
+
+from desktop_app.cli import main
+
+if __name__ == "__main__":
+    multiprocessing.freeze_support()
+    # Old macOS versions pass a process serial number when Finder launches an app; it is not ours to parse.
+    args = [arg for arg in sys.argv[1:] if not arg.startswith("-psn_")]
+    sys.exit(main(args or ["gui"]))
