@@ -105,7 +105,15 @@ def cmd_index(args, library) -> int:
                 library.add_folder(path.parent)
         else:
             library.add_folder(path)
-    report = library.sync(wait=not args.no_wait)
+    from desktop_app.cli_watch import ProgressPrinter
+
+    printer = ProgressPrinter(sys.stderr, plain=False)  # a bar on a terminal for long runs; quiet otherwise
+    unsubscribe = library.subscribe(printer)
+    try:
+        report = library.sync(wait=not args.no_wait)
+    finally:
+        printer.close()
+        unsubscribe()
     summary = report.as_dict()
     summary["files_indexed"] = summary["indexed"]
     if args.json:

@@ -28,7 +28,7 @@ class SearchParams:
     rrf_k: int = 60
     title_weight: float = 2.0
     overfetch: int = 3
-    min_similarity: float = 0.15  # dense hits below this cosine are noise, not meaning
+    min_similarity: float = 0.2  # MiniLM cosines of unrelated texts sit below this: noise, not meaning
 
 
 def candidate_count(top_k: int, params: SearchParams) -> int:
@@ -62,8 +62,11 @@ def search_chunks(conn, query: str, *, embedder: Embedder | None, mode: str = "h
     elif mode == "semantic":
         ranked = dense
     else:
-        ranked = rrf_fuse([[c for c, _ in keyword], [c for c, _ in dense]],
-                          [params.keyword_weight, params.semantic_weight], k=params.rrf_k)
+        weights = [params.keyword_weight, params.semantic_weight]
+        # Scores are scaled so 1.0 means "first on both sides": callers (chat's min_score) get a 0..1 scale.
+        best = sum(weights) / (params.rrf_k + 1) or 1.0
+        ranked = [(c, s / best) for c, s in rrf_fuse([[c for c, _ in keyword], [c for c, _ in dense]], weights,
+                                                    k=params.rrf_k)]
     return hydrate(conn, ranked, top_k, query_terms(query), group_by_document)
 
 

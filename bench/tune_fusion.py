@@ -1,0 +1,69 @@
+"""Tune hybrid search on a BEIR *train* split, against a library built by bench/retrieval.py --home DIR.
+
+    python bench/tune_fusion.py --dataset ../shared/eval/scifact --home /tmp/scifact-lib
+
+Candidate lists come from the same functions Library.search uses (FTS5 BM25 with a title weight,
+vec0 KNN, weighted RRF), computed once per setting, so the grid is cheap. Prints nDCG@10 for each
+(title weight, keyword weight, semantic weight, k); tune on train only, then report test once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from pathlib import Path
+
+from _common import save
+from retrieval import doc_id_of, evaluate, load_dataset
+
+from desktop_app.core.library import Library
+from desktop_app.core.search.candidates import dense_candidates, keyword_candidates
+from desktop_app.core.search.fts_query import build_fts_query
+from desktop_app.core.search.engine import SearchParams
+from desktop_app.core.search.fusion import rrf_fuse
+from desktop_app.core.settings import Settings
+
+
+def doc_ranking(conn, chunk_ranking: list[int], chunk_doc: dict[int, str]) -> list[str]:
+    seen, out = set(), []
+    for cid in chunk_ranking:
+        d = chunk_doc.get(cid)
+        if d and d not in seen:
+            seen.add(d)
+            out.append(d)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dataset", required=True, type=Path)
+    ap.add_argument("--home", required=True, type=Path)
+    args = ap.parse_args()
+    _, queries, qrels = load_dataset(args.dataset, "train")
+    lib = Library(args.home, settings=Settings())
+    conn = lib._reader()
+    chunk_doc = {cid: doc_id_of(path) for cid, path in conn.execute(
+        "SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")}
+    qvecs = lib.embedder.embed(list(queries.values()))
+    dense = {qid: [c for c, s in dense_candidates(conn, v, 300) if s >= SearchParams().min_similarity] for qid, v in zip(queries, qvecs)}
+    rows = []
+    print(f"semantic alone: {evaluate({q: doc_ranking(conn, dense[q], chunk_doc) for q in queries}, qrels)['ndcg@10']:.4f}")
+    for tw in (1.0, 2.0, 3.0, 5.0):
+        kw = {qid: [c for c, _ in keyword_candidates(conn, build_fts_query(t), 300, title_weight=tw)]
+              for qid, t in queries.items()}
+        print(f"keyword title_weight={tw}: {evaluate({q: doc_ranking(conn, kw[q], chunk_doc) for q in queries}, qrels)['ndcg@10']:.4f}")
+        for kwt, dw, k in itertools.product((1.0,), (0.6, 0.8, 1.0, 1.2, 1.5, 2.0), (20, 40, 60, 100)):
+            run = {q: doc_ranking(conn, [c for c, _ in rrf_fuse([kw[q], dense[q]], [kwt, dw], k=k)], chunk_doc)
+                   for q in queries}
+            m = evaluate(run, qrels)
+            rows.append({"title_weight": tw, "keyword_weight": kwt, "semantic_weight": dw, "k": k, **m})
+    rows.sort(key=lambda r: -r["ndcg@10"])
+    for r in rows[:12]:
+        print(f"tw={r['title_weight']:<4} kw={r['keyword_weight']:<4} sw={r['semantic_weight']:<4} k={r['k']:<4} "
+              f"nDCG@10={r['ndcg@10']:.4f} R@100={r['recall@100']:.4f}")
+    lib.close()
+    save("tune_fusion_train", {"grid": rows})
+
+
+if __name__ == "__main__":
+    main()
