@@ -54,3 +54,21 @@ def search(qtbot, window, text: str) -> list:
     with qtbot.waitSignal(panel.results_shown, timeout=10_000, check_params_cb=lambda q, _n: q == text):
         panel.query.setText(text)
     return panel.model.results()
+
+
+_TOPICS = ("river delta sediment flood plain", "compiler register allocation pass", "violin bow rosin string",
+           "glacier moraine ice age valley", "sourdough crumb hydration oven", "protein folding enzyme site",
+           "medieval castle siege wall", "solar panel inverter battery", "chess opening gambit pawn",
+           "coral reef bleaching ocean heat")
+
+
+def make_corpus(folder: Path, n: int, words: int = 180) -> Path:
+    """`n` small text files with varied, searchable vocabulary (deterministic)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        topic = _TOPICS[i % len(_TOPICS)].split()
+        body = " ".join(f"{topic[(i + j) % len(topic)]}{'' if j % 7 else f' note{i}'}" for j in range(words))
+        sub = folder / f"part{i % 10}"
+        sub.mkdir(exist_ok=True)
+        (sub / f"doc{i:04d}.txt").write_text(f"Document {i} about {' '.join(topic)}.\n\n{body}\n", encoding="utf-8")
+    return folder
