@@ -31,10 +31,12 @@ test: setup
 bench: setup
 	$(PY) bench/index_keyword.py
 
+# One-folder PyInstaller app in dist/trove/ plus dist/trove-<version>-linux-<arch>.tar.gz (see packaging/README.md).
 package: setup
 	$(PY) -m pip install -q -e ".[package]"
-	bash packaging/build.sh
+	PY="$(abspath $(PY))" bash packaging/build.sh
 
+# Unpacks the tarball and runs the frozen app with a minimal environment: index, search, ask, gui screenshot.
 package-test: package
 	bash packaging/smoke_test.sh
 
