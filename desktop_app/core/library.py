@@ -245,7 +245,8 @@ class Library:
     @property
     def search_params(self) -> SearchParams:
         s = self.settings
-        return SearchParams(keyword_weight=s.keyword_weight, semantic_weight=s.semantic_weight, rrf_k=s.rrf_k)
+        return SearchParams(keyword_weight=s.keyword_weight, semantic_weight=s.semantic_weight, rrf_k=s.rrf_k,
+                            fusion=s.fusion)
 
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None) -> list[RetrievalResult]:

@@ -36,6 +36,7 @@ class Settings:
     keyword_weight: float = 1.0
     semantic_weight: float = 1.0
     rrf_k: int = 60
+    fusion: str = "convex"  # "convex" (normalised score sum) or "rrf" (reciprocal rank fusion, k = rrf_k)
     # sync
     rescan_minutes: float = 30.0
     debounce_seconds: float = 0.5

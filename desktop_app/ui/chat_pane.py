@@ -78,6 +78,8 @@ class ChatPane(QWidget):
 
         self.chats = QListWidget()
         self.chats.setObjectName("chatList")
+        self.chats.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.chats.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.chats.itemClicked.connect(self.on_chat_clicked)
         self.transcript = ChatTranscript()
         self.transcript.citation_clicked.connect(self.on_citation_clicked)
@@ -221,6 +223,7 @@ class ChatPane(QWidget):
         self._passages[-1] = (tuple(answer.passages), cited)
         self.sources.set_passages(answer.passages, cited)
         self._render()
+        self.transcript.scroll_to_exchange(len(self._exchanges) - 1)
         self.refresh_chats()
         self.answer_finished.emit(answer)
 

@@ -44,6 +44,18 @@ class ChatTranscript(QTextBrowser):
         if at_bottom:
             bar.setValue(bar.maximum())
 
+    def scroll_to_exchange(self, index: int) -> None:
+        """Scroll so exchange `index` starts at the top (a finished long answer is read from its beginning)."""
+        seen, block = -1, self.document().begin()
+        while block.isValid():
+            if block.text() == "You":  # the heading transcript_markdown writes before each question
+                seen += 1
+                if seen == index:
+                    top = self.document().documentLayout().blockBoundingRect(block).top()
+                    self.verticalScrollBar().setValue(int(top))
+                    return
+            block = block.next()
+
     def exchanges(self) -> list[Exchange]:
         return list(self._exchanges)
 

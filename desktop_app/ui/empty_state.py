@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPixmap
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.resources import icon_path
@@ -59,3 +59,14 @@ class EmptyState(QWidget):
         layout.addSpacing(16)
         layout.addLayout(buttons)
         layout.addStretch(3)
+
+    def paintEvent(self, event) -> None:
+        """A dashed drop zone, drawn in the palette's mid colour so it suits light and dark themes."""
+        super().paintEvent(event)
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(self.palette().color(QPalette.ColorRole.Mid), 2, Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        margin = 24
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(margin, margin, -margin, -margin), 18, 18)
+        painter.end()

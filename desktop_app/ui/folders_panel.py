@@ -70,6 +70,7 @@ class FoldersPanel(QWidget):
         header.addWidget(self.add_button)
         self.list = QListWidget()
         self.list.setObjectName("folderList")
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self.on_context_menu_requested)
         self.failures = QTreeWidget()

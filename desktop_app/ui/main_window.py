@@ -54,6 +54,7 @@ class MainWindow(QMainWindow):
         self.folder_count = -1  # unknown until the first refresh
         self.watcher = None
         self._shut = False
+        self._warmed_up = False
 
         self.folders_panel = FoldersPanel(library, self.tasks)
         self.search_panel = SearchPanel(library.search, self.tasks, top_k=library.settings.top_k)
@@ -144,6 +145,8 @@ class MainWindow(QMainWindow):
         self.search_panel.set_folders([f.path for f in folders])
         self.status.on_stats(stats)
         self.stack.setCurrentWidget(self.splitter if folders else self.empty_state)
+        if not self._warmed_up and stats.get("chunks_embedded"):
+            self._warm_up_search()
         self.refreshed.emit(folders, stats)
         if self._refresh_again:
             self._refresh_again = False
@@ -161,6 +164,14 @@ class MainWindow(QMainWindow):
         self._sync_running = True
         library = self.library
         self.tasks.run(lambda: library.sync(wait=False), self.on_sync_done, self.on_sync_failed, lane="index")
+
+    def _warm_up_search(self) -> None:
+        """Run one throwaway semantic search now, so the embedding model is loaded before the first keystroke
+        (only once there are vectors: an empty library should not load the model at all)."""
+        self._warmed_up = True
+        search = self.library.search
+        self.tasks.run(lambda: search("warm up", top_k=1, mode="semantic"), None,
+                       lambda exc: log.info("search warm-up failed: %s", exc), lane="search")
 
     def on_sync_done(self, report) -> None:
         self._sync_running = False

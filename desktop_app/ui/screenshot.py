@@ -50,6 +50,16 @@ class ScreenshotScript(QObject):
 
     def on_refreshed(self, *_args) -> None:
         self.window.refreshed.disconnect(self.on_refreshed)
+        self.when_idle(self.type_query)
+
+    def when_idle(self, then) -> None:
+        """Call `then` once no background task is running (e.g. the embedder warm-up), so timings shown are warm."""
+        if self.window.tasks.pending():
+            QTimer.singleShot(100, lambda: self.when_idle(then))
+        else:
+            then()
+
+    def type_query(self) -> None:
         if self.query:
             panel = self.window.search_panel
             panel.results_shown.connect(self.on_results)

@@ -6,16 +6,18 @@ import os
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
 from desktop_app.ui import open_file
 
 
-def passage_label(p, cited: bool) -> str:
+def passage_label(p) -> str:
+    """"[2] p. 3 · report.pdf": number and page first, so eliding a long file name keeps them."""
     name = os.path.basename(p.source) or p.source
-    page = f" · p. {p.page}" if p.page is not None else ""
-    return f"[{p.n}] {name}{page}" + ("" if cited else "  (not cited)")
+    page = f"p. {p.page} · " if p.page is not None else ""
+    return f"[{p.n}] {page}{name}"
 
 
 class SourcesPanel(QWidget):
@@ -38,6 +40,8 @@ class SourcesPanel(QWidget):
         self.open_button.clicked.connect(self.on_open_clicked)
         self.list = QListWidget()
         self.list.setObjectName("sourcesList")
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentItemChanged.connect(self.on_current_item_changed)
         self.list.itemDoubleClicked.connect(self.on_item_double_clicked)
         self.preview = QPlainTextEdit(readOnly=True)  # plain text: a passage full of HTML shows as text
@@ -50,8 +54,8 @@ class SourcesPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(header)
         row = QHBoxLayout()
-        row.addWidget(self.list, 2)
-        row.addWidget(self.preview, 3)
+        row.addWidget(self.list, 1)
+        row.addWidget(self.preview, 1)
         layout.addLayout(row, 1)
         self._passages: dict[int, object] = {}
 
@@ -63,9 +67,12 @@ class SourcesPanel(QWidget):
         self.preview.clear()
         ordered = sorted(passages, key=lambda p: (p.n not in cited_set, p.n))
         for p in ordered:
-            item = QListWidgetItem(passage_label(p, p.n in cited_set))
+            item = QListWidgetItem(passage_label(p))
             item.setData(Qt.ItemDataRole.UserRole, p.n)
-            item.setToolTip(p.source + (f" (page {p.page})" if p.page is not None else ""))
+            where = p.source + (f" (page {p.page})" if p.page is not None else "")
+            item.setToolTip(where if p.n in cited_set else f"{where}\nsent to the model, not cited")
+            if p.n not in cited_set:  # passages the answer did not cite are shown dimmed (palette colour: dark-mode safe)
+                item.setForeground(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
             self.list.addItem(item)
         self.title.setText(f"Sources ({len(cited_set)} cited of {len(passages)})" if passages else "Sources")
         self.open_button.setEnabled(False)

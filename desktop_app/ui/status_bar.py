@@ -71,6 +71,9 @@ class StatusBar(QStatusBar):
     def on_stats(self, stats: dict) -> None:
         """Counts from Library.stats(): the semantic bar shows the whole library's share of embedded chunks."""
         self._stats = stats
+        has_folders = bool(stats.get("folders"))
+        self.keyword.setVisible(has_folders)  # bars at 100% of nothing say nothing
+        self.semantic.setVisible(has_folders)
         chunks, embedded = stats.get("chunks", 0), stats.get("chunks_embedded", 0)
         self.semantic.setValue(int(1000 * embedded / chunks) if chunks else 1000)
         if not self._indexing and embedded >= chunks:
@@ -80,6 +83,9 @@ class StatusBar(QStatusBar):
         s = self._stats
         if not s:
             self.message.setText("Ready")
+            return
+        if not s.get("folders"):
+            self.message.setText("No folders yet: drop one on the window")
             return
         failed = f", {s['failed']} failed" if s.get("failed") else ""
         pending = s.get("chunks", 0) - s.get("chunks_embedded", 0)

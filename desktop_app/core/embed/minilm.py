@@ -88,3 +88,19 @@ class MiniLMEmbedder:
         vecs = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(vecs, dtype=np.float32)
+
+    def windows(self, text: str, overlap: int = 32) -> list[str]:
+        """Slices of `text` that each fit the model's window (cut by its own tokenizer, with some overlap)."""
+        limit = self.max_tokens - 2  # [CLS] and [SEP]
+        enc = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        offsets = enc["offset_mapping"]
+        if len(offsets) <= limit:
+            return [text]
+        out, start = [], 0
+        while start < len(offsets):
+            end = min(start + limit, len(offsets))
+            out.append(text[offsets[start][0]:offsets[end - 1][1]])
+            if end == len(offsets):
+                break
+            start = end - overlap
+        return out

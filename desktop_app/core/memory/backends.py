@@ -131,7 +131,8 @@ class HybridMemory(MemoryBackend):
 
     def retrieve(self, query: str, *, top_k: int = 5, **kwargs: Any) -> list[RetrievalResult]:
         if self.shared:
-            params = SearchParams(keyword_weight=self.weights[0], semantic_weight=self.weights[1], rrf_k=self.k)
+            params = SearchParams(keyword_weight=self.weights[0], semantic_weight=self.weights[1], rrf_k=self.k,
+                                  fusion="rrf")  # the seed's contract: weighted RRF with this k
             return self.shared.retrieve(query, top_k=top_k, params=params)
         fetch = max(3 * top_k, top_k)
         lists = [self.sparse.retrieve(query, top_k=fetch), self.dense.retrieve(query, top_k=fetch)]

@@ -10,12 +10,13 @@ from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
 from desktop_app.core.search.candidates import Filters, dense_candidates, keyword_candidates
 from desktop_app.core.search.fts_query import build_fts_query, highlight_spans, query_terms
-from desktop_app.core.search.fusion import rrf_fuse
+from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
 from desktop_app.core.types import RetrievalResult
 
 log = get_logger("search")
 
 MODES = ("hybrid", "keyword", "semantic")
+FUSIONS = ("convex", "rrf")
 MIN_CANDIDATES = 50
 
 
@@ -26,6 +27,7 @@ class SearchParams:
     keyword_weight: float = 1.0
     semantic_weight: float = 1.0
     rrf_k: int = 60
+    fusion: str = "convex"  # "convex" | "rrf"
     title_weight: float = 2.0
     overfetch: int = 3
     min_similarity: float = 0.2  # MiniLM cosines of unrelated texts sit below this: noise, not meaning
@@ -40,6 +42,8 @@ def search_chunks(conn, query: str, *, embedder: Embedder | None, mode: str = "h
                   params: SearchParams = SearchParams(), filters: Filters | None = None,
                   group_by_document: bool = False) -> list[RetrievalResult]:
     """Search the chunks in `conn`. Semantic and hybrid need an embedder; hybrid without one is keyword only."""
+    if params.fusion not in FUSIONS:
+        raise ValueError(f"unknown fusion {params.fusion!r}; use one of {', '.join(FUSIONS)}")
     if mode not in MODES:
         raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
     if top_k <= 0 or not (query or "").strip():
@@ -62,12 +66,21 @@ def search_chunks(conn, query: str, *, embedder: Embedder | None, mode: str = "h
     elif mode == "semantic":
         ranked = dense
     else:
-        weights = [params.keyword_weight, params.semantic_weight]
-        # Scores are scaled so 1.0 means "first on both sides": callers (chat's min_score) get a 0..1 scale.
-        best = sum(weights) / (params.rrf_k + 1) or 1.0
-        ranked = [(c, s / best) for c, s in rrf_fuse([[c for c, _ in keyword], [c for c, _ in dense]], weights,
-                                                    k=params.rrf_k)]
+        ranked = fuse(keyword, dense, params)
     return hydrate(conn, ranked, top_k, query_terms(query), group_by_document)
+
+
+def fuse(keyword: list[tuple[int, float]], dense: list[tuple[int, float]], params: SearchParams) -> list[tuple[int, float]]:
+    """Hybrid ranking, scores in 0..1 (1.0 = best on both sides), so chat's min_score means the same either way.
+
+    "convex" (default) adds min-max normalised BM25 and cosine scores; "rrf" is weighted reciprocal rank fusion.
+    Both were measured on SciFact's train split (bench/tune_fusion.py); convex ranked better there.
+    """
+    weights = [params.keyword_weight, params.semantic_weight]
+    if params.fusion == "convex":
+        return convex_fuse([keyword, dense], weights)
+    best = sum(weights) / (params.rrf_k + 1) or 1.0
+    return [(c, s / best) for c, s in rrf_fuse([[c for c, _ in keyword], [c for c, _ in dense]], weights, k=params.rrf_k)]
 
 
 def hydrate(conn, ranked: list[tuple[int, float]], top_k: int, terms: list[str], group_by_document: bool) -> list[RetrievalResult]:

@@ -32,3 +32,25 @@ def test_ties_keep_first_seen_order_and_empty_lists_are_fine():
 def test_one_weight_per_ranking():
     with pytest.raises(ValueError):
         rrf_fuse([["a"]], weights=[1.0, 2.0])
+
+
+def test_convex_fuse_normalises_and_weights():
+    from desktop_app.core.search.fusion import convex_fuse
+
+    keyword = [("a", 10.0), ("b", 5.0), ("c", 0.0)]
+    dense = [("b", 0.9), ("d", 0.5)]
+    fused = dict(convex_fuse([keyword, dense], [1.0, 1.0]))
+    assert fused["a"] == pytest.approx(0.5)        # top keyword, absent from dense
+    assert fused["b"] == pytest.approx(0.25 + 0.5)  # middle keyword, top dense
+    assert fused["c"] == pytest.approx(0.0) and fused["d"] == pytest.approx(0.0)
+    assert [k for k, _ in convex_fuse([keyword, dense], [1.0, 1.0])][:2] == ["b", "a"]
+    assert convex_fuse([keyword, dense], [1.0, 0.0])[0][0] == "a"
+
+
+def test_convex_fuse_edge_cases():
+    from desktop_app.core.search.fusion import convex_fuse
+
+    assert convex_fuse([[], []]) == []
+    assert convex_fuse([[("x", 3.0)], []]) == [("x", 0.5)]
+    with pytest.raises(ValueError):
+        convex_fuse([[("x", 1.0)]], [1.0, 1.0])
