@@ -19,7 +19,7 @@ from desktop_app.ui.search_panel import SearchPanel
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.status_bar import StatusBar
 from desktop_app.ui.tasks import TaskRunner
-from desktop_app.ui import watching
+from desktop_app.ui import heap, watching
 
 log = logging.getLogger("trove.ui")
 
@@ -95,6 +95,8 @@ class MainWindow(QMainWindow):
         self.refresh_now()
         self.request_sync()  # the startup rescan: catch what changed while Trove was closed
         self.watcher = watching.start(library, self.tasks, self.on_notice)
+        self.chat_pane.answer_finished.connect(self.on_first_answer)
+        heap.freeze_long_lived("window built")
 
     # ---- menus and shortcuts -------------------------------------------------------------------
 
@@ -170,7 +172,8 @@ class MainWindow(QMainWindow):
         (only once there are vectors: an empty library should not load the model at all)."""
         self._warmed_up = True
         search = self.library.search
-        self.tasks.run(lambda: search("warm up", top_k=1, mode="semantic"), None,
+        self.tasks.run(lambda: search("warm up", top_k=1, mode="semantic"),
+                       lambda _r: heap.freeze_long_lived("embedding model loaded"),
                        lambda exc: log.info("search warm-up failed: %s", exc), lane="search")
 
     def on_sync_done(self, report) -> None:
@@ -216,6 +219,11 @@ class MainWindow(QMainWindow):
         self.request_sync()
         if self.watcher is not None:
             watching.folders_added(self.watcher, paths)
+
+    def on_first_answer(self, _answer) -> None:
+        """The chat model is loaded now: its Python objects are here to stay."""
+        self.chat_pane.answer_finished.disconnect(self.on_first_answer)
+        heap.freeze_long_lived("chat model loaded")
 
     def on_notices_clicked(self) -> None:
         self.status.set_unread(0)
