@@ -52,6 +52,10 @@ class ChatRuntime(Protocol):
     def close(self) -> None: ...
 
 
+# Tiny models (SmolLM2-135M) loop without it; 1.15 is a little above llama.cpp's default of 1.1.
+REPEAT_PENALTY = 1.15
+
+
 def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None) -> tuple[list[str], float | None, bool, str | None]:
     """Consume OpenAI-style stream chunks: pass each content piece on, stop as soon as `cancel` is set.
 
@@ -60,6 +64,7 @@ def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None
     pieces: list[str] = []
     first: float | None = None
     finish: str | None = None
+    loop = LoopGuard()
     for chunk in chunks:
         choice = (chunk.get("choices") or [{}])[0]
         piece = (choice.get("delta") or {}).get("content")
@@ -70,9 +75,32 @@ def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None
             pieces.append(piece)
             if on_text is not None:
                 on_text(piece)
+            if loop.feed(piece):
+                return pieces, first, False, "repetition"
         if cancel is not None and cancel.is_set():
             return pieces, first, True, "cancelled"
     return pieces, first, False, finish
+
+
+class LoopGuard:
+    """Notices a small model stuck repeating itself: the same non-trivial line a third time ends the answer."""
+
+    def __init__(self, min_chars: int = 16, max_repeats: int = 2) -> None:
+        self.min_chars = min_chars
+        self.max_repeats = max_repeats
+        self._seen: dict[str, int] = {}
+        self._line = ""
+
+    def feed(self, piece: str) -> bool:
+        """Add streamed text; True when a finished line has now appeared more than `max_repeats` times."""
+        *done, self._line = (self._line + piece).split("\n")
+        for line in done:
+            key = " ".join(line.split()).lower()
+            if len(key) >= self.min_chars:
+                self._seen[key] = self._seen.get(key, 0) + 1
+                if self._seen[key] > self.max_repeats:
+                    return True
+        return False
 
 
 class LlamaCppRuntime:
@@ -172,7 +200,8 @@ class LlamaCppRuntime:
             reused = self._reusable_prefix(llm, ids)
             started = time.perf_counter()
             stream = llm.create_chat_completion(messages=list(messages), stream=True, max_tokens=max_tokens,
-                                                temperature=temperature, seed=self.seed)
+                                                temperature=temperature, seed=self.seed,
+                                                repeat_penalty=REPEAT_PENALTY)
             try:
                 pieces, first, cancelled, finish = stream_pieces(stream, on_text, cancel)
             finally:

@@ -43,10 +43,10 @@ class HashEmbedder:
         return out / norms
 
 
-def make_embedder(name: str) -> Embedder:
+def make_embedder(name: str, batch_size: int = 64) -> Embedder:
     """The embedder a setting names: 'minilm' (default) or 'hash'."""
     if name == "hash":
         return HashEmbedder()
     from desktop_app.core.embed.minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder()
+    return MiniLMEmbedder(batch_size=batch_size)

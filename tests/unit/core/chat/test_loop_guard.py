@@ -1,0 +1,27 @@
+"""The repetition guard that ends a small model's loops."""
+
+from desktop_app.core.chat.runtime import LoopGuard, stream_pieces
+
+
+def chunks(texts):
+    return [{"choices": [{"delta": {"content": t}, "finish_reason": None}]} for t in texts]
+
+
+def test_third_identical_line_stops_the_stream():
+    line = "The Sun is a star in the Milky Way.\n"
+    pieces, _, cancelled, finish = stream_pieces(chunks(["Intro.\n"] + [line] * 6), None, None)
+    assert finish == "repetition" and not cancelled
+    assert "".join(pieces).count("The Sun is a star") == 3
+
+
+def test_short_or_distinct_lines_pass():
+    guard = LoopGuard()
+    assert not any(guard.feed(t) for t in ["- a\n", "- a\n", "- a\n", "- a\n"])  # short list items may repeat
+    assert not any(guard.feed(f"Sentence number {i} is different.\n") for i in range(20))
+
+
+def test_lines_split_across_pieces_are_joined():
+    guard = LoopGuard(max_repeats=1)
+    assert not guard.feed("Repeated sentence that")
+    assert not guard.feed(" is long enough.\nRepeated sentence")
+    assert guard.feed(" that is long enough.\n")
