@@ -62,10 +62,13 @@ class Library:
         self._listeners: list[Callable[[object], None]] = []
         self._listeners_lock = threading.Lock()
         self.writer = Writer(self.db_path)
-        self.embedder = embedder or make_embedder(self.settings.embedder)
+        self.embedder = embedder or make_embedder(self.settings.embedder, self.settings.embed_batch_size)
         self._ensure_embedding_model()
         self.indexer = Indexer(self.writer, self.settings, emit=self._publish)
-        self.embed_worker = EmbedWorker(self.writer, self.embedder, emit=self._publish, notify=self._publish)
+        # Rounds of a few model batches: big enough to sort texts by length, small enough that files become
+        # semantically searchable progressively during a long run.
+        self.embed_worker = EmbedWorker(self.writer, self.embedder, batch=4 * self.settings.embed_batch_size,
+                                        emit=self._publish, notify=self._publish)
         self._sync_lock = threading.Lock()
         self._readers: dict[int, object] = {}
         self._readers_lock = threading.Lock()
