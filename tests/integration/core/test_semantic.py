@@ -120,3 +120,36 @@ def test_keyword_search_and_stats_do_not_load_the_model(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_search_never_waits_for_the_writer(make_library, tmp_path):
+    import threading
+
+    docs = make_docs(tmp_path)
+    lib = make_library()
+    lib.add_folder(docs)
+    lib.sync()
+    holding, release = threading.Event(), threading.Event()
+
+    class Rollback(Exception):
+        pass
+
+    def hold_write_transaction():
+        try:
+            with lib.writer.tx() as conn:  # an open IMMEDIATE transaction with uncommitted deletes
+                conn.execute("DELETE FROM chunks")
+                holding.set()
+                release.wait(30)
+                raise Rollback  # nothing of it must ever be visible
+        except Rollback:
+            pass
+
+    t = threading.Thread(target=hold_write_transaction)
+    t.start()
+    try:
+        assert holding.wait(10)
+        for mode in ("keyword", "semantic", "hybrid"):
+            assert [Path(r.source).name for r in lib.search("garlic basil", mode=mode, top_k=1)] == ["cooking.txt"]
+    finally:
+        release.set()
+        t.join(10)
