@@ -12,7 +12,9 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/ui_latency.py [--files 100
 from __future__ import annotations
 
 import argparse
+import gc
 import os
+import threading
 import sys
 import tempfile
 import time
@@ -52,6 +54,24 @@ def stretch(gaps: list[tuple[float, float]], start: float, end: float) -> dict:
             "seconds": round(end - start, 2)}
 
 
+class GcPauses:
+    """Records garbage-collector passes longer than 30 ms (which thread, which generation, when)."""
+
+    def __init__(self) -> None:
+        self.pauses: list[tuple[float, float, int, str]] = []
+        self._start: dict[int, float] = {}
+        gc.callbacks.append(self.on_gc)
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        now = time.perf_counter()
+        if phase == "start":
+            self._start[threading.get_ident()] = now
+            return
+        began = self._start.pop(threading.get_ident(), now)
+        if now - began > 0.03:
+            self.pauses.append((began, (now - began) * 1000, info.get("generation", -1), threading.current_thread().name))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=1000)
@@ -60,6 +80,7 @@ def main() -> int:
     args = parser.parse_args()
 
     app = make_application()
+    gc_pauses = GcPauses()
     from desktop_app.ui.main_window import MainWindow
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,8 +89,7 @@ def main() -> int:
         QSettings.setDefaultFormat(QSettings.Format.IniFormat)  # keep the user's real window layout untouched
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
         corpus = make_corpus(Path(tmp) / "corpus", args.files)
-        # context_min_score 0: hybrid RRF scores never reach the default 0.1 (a core issue, reported)
-        settings = Settings(embedder=args.embedder, context_min_score=0.0, answer_reserve_tokens=128,
+        settings = Settings(embedder=args.embedder, answer_reserve_tokens=128,
                             n_ctx=1024, max_context_tokens=320, context_top_k=3)
         library = Library(Path(tmp) / "home", settings=settings)
         window = MainWindow(library)
@@ -118,6 +138,10 @@ def main() -> int:
             "while_answering": stretch(stamped, t_first, t_answer),
             "keyword_phase": stretch(stamped, t0, t_keyword),
             "semantic_phase": stretch(stamped, t_keyword, t_semantic),
+            # when each long gap ended (seconds from the start) and the collector passes over 30 ms, to explain them
+            "gaps_over_100ms": [[round(t - t0, 2), round(g, 1)] for t, g in stamped if g > 100],
+            "gc_pauses_over_30ms": [[round(t - t0, 2), round(ms, 1), gen, thread]
+                                    for t, ms, gen, thread in gc_pauses.pauses if t >= t0],
         }
         window.shutdown()
         library.close()
@@ -130,6 +154,8 @@ def main() -> int:
     for name in ("while_answering", "keyword_phase", "semantic_phase"):
         s = result[name]
         print(f"  {name:16s} p50 {s['p50_ms']:6.2f}  p95 {s['p95_ms']:6.2f}  max {s['max_ms']:7.2f} ms  ({s['ticks']} ticks)")
+    print(f"  gaps > 100 ms at (s, ms): {result['gaps_over_100ms']}")
+    print(f"  gc passes > 30 ms at (s, ms, generation, thread): {result['gc_pauses_over_30ms']}")
     save("ui_latency", result, args.out)
     del app
     return 0

@@ -147,7 +147,7 @@ class MainWindow(QMainWindow):
         self.search_panel.set_folders([f.path for f in folders])
         self.status.on_stats(stats)
         self.stack.setCurrentWidget(self.splitter if folders else self.empty_state)
-        if not self._warmed_up and stats.get("chunks_embedded"):
+        if not self._warmed_up and folders:
             self._warm_up_search()
         self.refreshed.emit(folders, stats)
         if self._refresh_again:
@@ -168,13 +168,16 @@ class MainWindow(QMainWindow):
         self.tasks.run(lambda: library.sync(wait=False), self.on_sync_done, self.on_sync_failed, lane="index")
 
     def _warm_up_search(self) -> None:
-        """Run one throwaway semantic search now, so the embedding model is loaded before the first keystroke
-        (only once there are vectors: an empty library should not load the model at all)."""
+        """Load the embedding model now, with one throwaway semantic search, so the first keystroke does not wait
+        for it; with the garbage collector paused, so loading it does not stall the window (see heap.py).
+        Only once the library has folders: an empty library should not load the model at all."""
         self._warmed_up = True
         search = self.library.search
-        self.tasks.run(lambda: search("warm up", top_k=1, mode="semantic"),
-                       lambda _r: heap.freeze_long_lived("embedding model loaded"),
-                       lambda exc: log.info("search warm-up failed: %s", exc), lane="search")
+
+        def warm_up():
+            with heap.collector_paused("embedding model loaded"):
+                return search("warm up", top_k=1, mode="semantic")
+        self.tasks.run(warm_up, None, lambda exc: log.info("search warm-up failed: %s", exc), lane="search")
 
     def on_sync_done(self, report) -> None:
         self._sync_running = False

@@ -1,16 +1,17 @@
 """A QTextDocument that never loads a resource (image, style sheet) and remembers what was asked for.
 
 QTextDocument fetches `file:` URLs on its own when HTML or Markdown names an image. Trove only ever
-renders escaped document text, so nothing should be asked for; if something is, it is refused and
-recorded, which the tests check.
+renders escaped document text, so nothing should be asked for; if something is, it gets a blank image
+(returning nothing is not enough: Qt's image handler then opens the file itself) and is recorded, which
+the tests check.
 """
 
 from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QTextDocument
+from PySide6.QtCore import QByteArray, QUrl
+from PySide6.QtGui import QImage, QTextDocument
 
 log = logging.getLogger("trove.ui")
 
@@ -25,7 +26,12 @@ class SafeTextDocument(QTextDocument):
     def loadResource(self, kind: int, url: QUrl):  # noqa: N802 - Qt override
         self.requested.append(url.toString())
         log.info("refused to load %s into a text document", url.toString())
-        return None
+        if kind == QTextDocument.ResourceType.ImageResource:
+            # A blank image, not None: given nothing, Qt's image handler falls back to reading the file itself.
+            blank = QImage(1, 1, QImage.Format.Format_ARGB32)
+            blank.fill(0)
+            return blank
+        return QByteArray()
 
 
 def image_fragments(doc: QTextDocument) -> int:

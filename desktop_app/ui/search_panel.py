@@ -21,6 +21,7 @@ log = logging.getLogger("trove.ui")
 
 DEBOUNCE_MS = 120  # under the 150 ms budget: typing feels live, a burst of keys costs one search
 MODES = (("Hybrid", "hybrid"), ("Keyword", "keyword"), ("Semantic", "semantic"))
+EMPTY_HINT = "Type to search: results appear as you type. ↓ moves into them, Enter opens, Esc clears."
 
 
 class SearchPanel(QWidget):
@@ -60,7 +61,7 @@ class SearchPanel(QWidget):
         self.type_filter.addItem("All types", None)
         for key, name in TYPE_NAMES.items():
             self.type_filter.addItem(name, key)
-        self.summary = QLabel("")
+        self.summary = QLabel(EMPTY_HINT, wordWrap=True)  # wrapping: a long hint must not widen the pane
         self.summary.setObjectName("searchSummary")
         self.model = ResultsModel(self)
         self.view = QListView()
@@ -123,7 +124,7 @@ class SearchPanel(QWidget):
         seq, text = self._seq, self.query.text().strip()
         if not text:
             self.model.clear()
-            self.summary.setText("")
+            self.summary.setText(EMPTY_HINT)
             self.results_shown.emit("", 0)
             return seq
         kwargs = {"top_k": self.top_k, "mode": self.mode.currentData(),

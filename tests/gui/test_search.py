@@ -163,7 +163,7 @@ def test_a_document_full_of_html_shows_as_text_and_loads_nothing(qtbot, window, 
     assert image_fragments(raw) == 1
     raw.documentLayout()  # layout asks for the image
     raw.size()
-    assert raw.requested == [image.as_uri()]
+    assert set(raw.requested) == {image.as_uri()}  # asked for, refused (a blank image came back, no file read)
     assert results[0].source.endswith("notes.md")
     window.search_panel.view.grab()  # paint the row: the delegate's documents must ask for nothing
     assert window.search_panel.view.itemDelegate().refused == []
