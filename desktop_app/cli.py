@@ -125,6 +125,10 @@ def cmd_index(args, library) -> int:
             print(f"  failed: {path}: {reason}")
         for path in report.offline:
             print(f"  offline: {path}")
+    if not args.no_wait and library.embed_worker.error:
+        print(f"trove: files are keyword-searchable, but semantic indexing failed: {library.embed_worker.error}",
+              file=sys.stderr)
+        return EXIT_ERROR
     return EXIT_OK
 
 

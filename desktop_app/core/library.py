@@ -306,7 +306,7 @@ class Library:
             "chunks": chunks,
             "chunks_embedded": embedded,
             "embedding_model": self.embedder.model_id,
-            "embedding_error": self.embed_worker.error,
+            "embedding_error": self.embed_worker.error or store.get_meta(conn, "embed_error"),
             "folders": [f.__dict__ for f in self.folders()],
             "failures": failures,
             "database_bytes": size,

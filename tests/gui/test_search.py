@@ -110,13 +110,14 @@ def test_double_click_opens_a_result(qtbot, indexed, opened):
     assert opened.calls and opened.calls[-1] == (panel.model.result(0).source, None)
 
 
-@pytest.mark.parametrize("shortcut", ["Ctrl+F", "Ctrl+K"])
-def test_shortcuts_focus_the_search_box(qtbot, indexed, shortcut):
+@pytest.mark.parametrize("key", [Qt.Key.Key_F, Qt.Key.Key_K])
+def test_shortcuts_focus_the_search_box(qtbot, indexed, key):
+    indexed.activateWindow()
+    qtbot.waitUntil(indexed.isActiveWindow, timeout=2000)  # shortcuts go to the active window only
     chat_input = indexed.chat_pane.input
     chat_input.setFocus()
-    assert indexed.find_action.shortcuts()[0].toString() in ("Ctrl+F",)
-    assert any(k.toString() == shortcut for k in indexed.find_action.shortcuts())
-    indexed.find_action.trigger()
+    assert not indexed.search_panel.query.hasFocus()
+    qtbot.keyClick(chat_input, key, Qt.KeyboardModifier.ControlModifier)
     assert indexed.search_panel.query.hasFocus()
 
 

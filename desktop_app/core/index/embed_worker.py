@@ -82,6 +82,18 @@ class EmbedWorker:
         if self.error != message:
             self.notify(Notice("error", f"Semantic indexing stopped: {message}"))
         self.error = message
+        self._record_error(message)
+
+    def _record_error(self, message: str | None) -> None:
+        """Keep the last failure in the database, so `trove stats` in another process can show it."""
+        try:
+            with self.writer.tx() as conn:
+                if message is None:
+                    conn.execute("DELETE FROM meta WHERE key = 'embed_error'")
+                else:
+                    store.set_meta(conn, "embed_error", message)
+        except KnownError as exc:  # a locked or full database must not hide the original failure
+            log.warning("could not record the embedding error: %s", exc)
 
     def run_pending(self, conn) -> int:
         """Embed every pending chunk, batch by batch. Returns how many vectors were stored."""
@@ -99,5 +111,7 @@ class EmbedWorker:
             rate = done / elapsed if elapsed > 0 else 0.0
             self.emit(IndexProgress("semantic", chunks_embedded=done, chunks_total=max(total, done), rate=rate,
                                     eta_seconds=(max(total - done, 0) / rate) if rate else None))
+        if self.error is not None or done:
+            self._record_error(None)
         self.error = None
         return done

@@ -59,8 +59,14 @@ def search_chunks(conn, query: str, *, embedder: Embedder | None, mode: str = "h
             if mode == "semantic":
                 raise UnavailableError("Semantic search is not available: no embedding model is loaded.")
         else:
-            qvec = embedder.embed([query])[0]
-            dense = [h for h in dense_candidates(conn, qvec, n, filters=filters) if h[1] >= params.min_similarity]
+            try:
+                qvec = embedder.embed([query])[0]
+            except UnavailableError:
+                if mode == "semantic":
+                    raise
+                log.warning("embedding model unavailable: hybrid search falls back to keywords")
+                qvec = None
+            dense = [] if qvec is None else [h for h in dense_candidates(conn, qvec, n, filters=filters) if h[1] >= params.min_similarity]
     if mode == "keyword":
         ranked = keyword
     elif mode == "semantic":

@@ -109,3 +109,24 @@ def test_help_is_fast_and_does_not_import_torch():
             "print('torch' in sys.modules, 'PySide6' in sys.modules, 'llama_cpp' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "False False False"
+
+
+def test_broken_embedding_model_is_reported_not_hidden(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("still keyword searchable", encoding="utf-8")
+    home = tmp_path / "home"
+    broken = tmp_path / "no-model-here"
+    broken.mkdir()
+    env = {"TROVE_EMBEDDER": "minilm", "TROVE_EMBED_MODEL_DIR": str(broken)}
+    result = trove(home, "index", str(docs), env_extra=env)
+    assert result.returncode == 1
+    assert "semantic indexing failed" in result.stderr and "embedding model files are missing" in result.stderr
+    stats = json.loads(trove(home, "stats", "--json", env_extra=env).stdout)
+    assert "missing" in stats["embedding_error"] and stats["documents"] == 1
+    hits = json.loads(trove(home, "search", "keyword", "--mode", "keyword", "--json", env_extra=env).stdout)
+    assert [Path(h["source"]).name for h in hits] == ["a.txt"]
+    hybrid = json.loads(trove(home, "search", "keyword", "--json", env_extra=env).stdout)
+    assert [Path(h["source"]).name for h in hybrid] == ["a.txt"]  # falls back to keywords, no crash
+    semantic = trove(home, "search", "keyword", "--mode", "semantic", env_extra=env)
+    assert semantic.returncode == 1 and "missing" in semantic.stderr and "Traceback" not in semantic.stderr
