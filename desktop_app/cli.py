@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("gui", help="open the Trove window")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="folders (or files) to add to the library first")
     p.add_argument("--sample", action="store_true", help="open a library of the bundled sample documents")
     p.add_argument("--screenshot", metavar="PNG", help="render the window to a PNG and exit")
     p.add_argument("--query", help="with --screenshot: type this search first")
@@ -94,17 +95,7 @@ def cmd_index(args, library) -> int:
         changes["chunk_overlap"] = args.chunk_overlap
     if changes:
         library.update_settings(**changes)
-    from pathlib import Path
-
-    files = []
-    for raw in args.paths:
-        path = Path(raw).expanduser().resolve()
-        if path.is_file():
-            files.append(path)
-            if library.folder_for_path(path) is None:
-                library.add_folder(path.parent)
-        else:
-            library.add_folder(path)
+    _add_paths(library, args.paths)
     from desktop_app.cli_watch import ProgressPrinter
 
     printer = ProgressPrinter(sys.stderr, plain=False)  # a bar on a terminal for long runs; quiet otherwise
@@ -130,6 +121,19 @@ def cmd_index(args, library) -> int:
               file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK
+
+
+def _add_paths(library, paths: Sequence[str]) -> None:
+    """Add folders; a file adds the folder it is in (unless a library folder holds it already)."""
+    from pathlib import Path
+
+    for raw in paths:
+        path = Path(raw).expanduser().resolve()
+        if path.is_file():
+            if library.folder_for_path(path) is None:
+                library.add_folder(path.parent)
+        else:
+            library.add_folder(path)
 
 
 def cmd_search(args, library) -> int:
@@ -185,6 +189,12 @@ def cmd_remove(args, library) -> int:
 
 def cmd_gui(args, _library) -> int:
     from desktop_app.ui.app import run_gui
+
+    if args.paths:  # "Open with Trove" from a file manager: add, then the window syncs and watches them
+        from desktop_app.core.library import Library
+
+        with Library(home=args.home) as library:
+            _add_paths(library, args.paths)
 
     return run_gui(home=args.home, sample=args.sample, screenshot=args.screenshot, query=args.query, ask=args.ask)
 

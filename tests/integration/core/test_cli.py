@@ -130,3 +130,17 @@ def test_broken_embedding_model_is_reported_not_hidden(tmp_path):
     assert [Path(h["source"]).name for h in hybrid] == ["a.txt"]  # falls back to keywords, no crash
     semantic = trove(home, "search", "keyword", "--mode", "semantic", env_extra=env)
     assert semantic.returncode == 1 and "missing" in semantic.stderr and "Traceback" not in semantic.stderr
+
+
+def test_gui_paths_are_added_before_the_window_opens(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("dropped on the launcher", encoding="utf-8")
+    home = tmp_path / "home"
+    shot = tmp_path / "shot.png"
+    result = trove(home, "gui", str(docs / "a.txt"), "--screenshot", str(shot),
+                   env_extra={"QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 0, result.stderr
+    assert shot.stat().st_size > 10_000
+    folders = json.loads(trove(home, "folders", "--json").stdout)
+    assert [f["path"] for f in folders] == [str(docs.resolve())]
