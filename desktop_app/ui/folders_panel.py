@@ -7,22 +7,17 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMenu, QMessageBox,
                                QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from desktop_app.core.events import IndexProgress
 from desktop_app.ui import open_file
+from desktop_app.ui.drops import FolderDropTarget
 from desktop_app.ui.folder_row import FolderRow
 from desktop_app.ui.tasks import TaskRunner
 
 log = logging.getLogger("trove.ui")
-
-
-def local_paths(mime: QMimeData) -> list[str]:
-    """The local files and folders a drag carries (web URLs are ignored)."""
-    return [url.toLocalFile() for url in mime.urls() if url.isLocalFile() and url.toLocalFile()]
 
 
 def folders_to_add(paths: Iterable[str]) -> list[str]:
@@ -37,7 +32,7 @@ def folders_to_add(paths: Iterable[str]) -> list[str]:
     return list(out)
 
 
-class FoldersPanel(QWidget):
+class FoldersPanel(FolderDropTarget, QWidget):
     """Library folders (drop targets too) and the files that failed, with reasons.
 
     Signals:
@@ -172,17 +167,8 @@ class FoldersPanel(QWidget):
         if path:
             self.add_paths([path])
 
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if local_paths(event.mimeData()):
-            event.acceptProposedAction()
-
-    def dragMoveEvent(self, event) -> None:
-        if local_paths(event.mimeData()):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        if self.add_paths(local_paths(event.mimeData())):
-            event.acceptProposedAction()
+    def accept_dropped_paths(self, paths: Sequence[str]) -> bool:
+        return bool(self.add_paths(paths))
 
     # ---- folder actions ------------------------------------------------------------------------
 

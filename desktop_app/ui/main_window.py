@@ -5,13 +5,14 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QStackedWidget, QWidget
 
 from desktop_app.core.events import Notice
 from desktop_app.ui.chat_pane import ChatPane
 from desktop_app.ui.empty_state import EmptyState
-from desktop_app.ui.folders_panel import FoldersPanel, local_paths
+from desktop_app.ui.drops import FolderDropTarget
+from desktop_app.ui.folders_panel import FoldersPanel
 from desktop_app.ui.library_events import LibraryEvents
 from desktop_app.ui.notices_view import NoticesView
 from desktop_app.ui.sample import install_sample_docs
@@ -26,7 +27,7 @@ log = logging.getLogger("trove.ui")
 REFRESH_MS = 300  # folder counts and stats follow indexing at most ~3 times a second
 
 
-class MainWindow(QMainWindow):
+class MainWindow(FolderDropTarget, QMainWindow):
     """The Trove window. Every library call runs on the task runner; widgets only get results via signals.
 
     Signals:
@@ -273,17 +274,8 @@ class MainWindow(QMainWindow):
 
     # ---- drops ---------------------------------------------------------------------------------
 
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if local_paths(event.mimeData()):
-            event.acceptProposedAction()
-
-    def dragMoveEvent(self, event) -> None:
-        if local_paths(event.mimeData()):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        if self.folders_panel.add_paths(local_paths(event.mimeData())):
-            event.acceptProposedAction()
+    def accept_dropped_paths(self, paths) -> bool:
+        return bool(self.folders_panel.add_paths(paths))
 
     # ---- layout memory -------------------------------------------------------------------------
 
