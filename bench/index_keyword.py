@@ -114,7 +114,7 @@ def bare_baselines(folder: Path, work: Path) -> dict:
         conn.close()
         return elapsed
 
-    insert_s = insert(work / "bare.db")
+    insert_s = insert(work / f"bare-{folder.name}.db")
     return {"insert_only_s": insert_s, "extract_plus_insert_s": extract_s + insert_s, "texts": len(texts)}
 
 

@@ -42,6 +42,12 @@ class Span:
 def chunk_spans(text: str, config: ChunkConfig | None = None, offset: int = 0) -> list[Span]:
     """Cut `text` into chunks; spans are shifted by `offset` (for text that is part of a larger one)."""
     cfg = config or ChunkConfig()
+    if len(text.split()) <= cfg.chunk_size:  # the common short document: one chunk, no per-word spans needed
+        first = _WORD.search(text)
+        if first is None:
+            return []
+        end = len(text.rstrip())
+        return [Span(offset + first.start(), offset + end, text[first.start():end])]
     words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     if not words:
         return []

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +27,15 @@ class Found:
 
 def is_excluded(name: str, patterns: tuple[str, ...]) -> bool:
     """Hidden names and names matching a user pattern are skipped."""
-    return name.startswith(".") or any(fnmatch.fnmatch(name, pat) for pat in patterns)
+    return name.startswith(".") or _pattern_regex(patterns).match(name) is not None
+
+
+@functools.lru_cache(maxsize=16)
+def _pattern_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """All exclude patterns as one compiled regex (matched once per name, not once per pattern)."""
+    if not patterns:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
 
 
 def wants_file(path: Path, patterns: tuple[str, ...]) -> bool:
