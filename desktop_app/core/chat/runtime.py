@@ -52,8 +52,9 @@ class ChatRuntime(Protocol):
     def close(self) -> None: ...
 
 
-# Tiny models (SmolLM2-135M) loop without it; 1.15 is a little above llama.cpp's default of 1.1.
-REPEAT_PENALTY = 1.15
+# llama.cpp's own default (llama-cpp-python passes 1.0): tiny models loop without it, and more than this
+# penalises copying words from the passages, which grounded answers need.
+REPEAT_PENALTY = 1.1
 
 
 def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None) -> tuple[list[str], float | None, bool, str | None]:
