@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -245,7 +245,3 @@ def _dir_has_entries(root: Path) -> bool:
         return any(True for _ in os.scandir(root))
     except OSError:
         return False
-
-
-def iter_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    return [Path(p).expanduser().resolve() for p in paths]
