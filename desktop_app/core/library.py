@@ -380,8 +380,11 @@ class Library:
         if self._closed:
             return
         self._closed = True
+        self.indexer.stopping.set()  # a sync running on another thread ends after its current file
         self.stop_watching()  # before the writer closes: the watcher's sync thread writes through it
         self.embed_worker.stop()
+        with self._sync_lock:  # wait for that file, so no thread is mid-transaction when the writer closes
+            pass
         if self._chat is not None:
             self._chat.close()
         with self._readers_lock:

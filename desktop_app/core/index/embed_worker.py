@@ -40,6 +40,8 @@ class EmbedWorker:
     def wake(self) -> None:
         """There may be new chunks without vectors: start (or continue) embedding."""
         with self._state:
+            if self._stop.is_set():
+                return  # stopped for good (the library is closing)
             self._idle.clear()
             self._wake.set()
             if self._thread is None or not self._thread.is_alive():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,6 +68,8 @@ class Indexer:
         self.writer = writer
         self.settings = settings
         self.emit = emit or (lambda _p: None)
+        # Set when the library closes: a long reconcile stops after the file in flight instead of running on.
+        self.stopping = threading.Event()
 
     @property
     def chunk_config(self) -> ChunkConfig:
@@ -98,6 +101,9 @@ class Indexer:
         report.unchanged = len(found) - len(todo)
         self._emit_scan(len(todo))
         for n, item in enumerate(todo, start=1):
+            if self.stopping.is_set():
+                report.seconds = time.monotonic() - started
+                return report  # the rest is picked up by the next sync; nothing half-done is left
             self._index_found(folder_id, item, known.get(str(item.path)), by_hash, report)
             self.emit(IndexProgress("keyword", files_queued=len(todo), files_done=n - report.failed,
                                     files_failed=report.failed, current_file=str(item.path), bytes_done=report.bytes,

@@ -220,3 +220,36 @@ def test_group_by_document_and_filters(make_library, tmp_path):
     assert len(chunks) > len(docs) == 2
     assert sources(lib.search("heron", mode="keyword", folders=[b])) == ["short.md"]
     assert set(sources(lib.search("heron", mode="keyword", types=["text"]))) == {"long.txt"}
+
+
+def test_close_stops_a_long_sync_after_the_file_in_flight(make_library, tmp_path):
+    import threading
+
+    from tests.helpers import assert_consistent
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(300):
+        (docs / f"f{i:03}.txt").write_text(f"file {i} about ibex{i}", encoding="utf-8")
+    lib = make_library()
+    lib.add_folder(docs)
+    started = threading.Event()
+    real = lib.indexer._index_found
+
+    def slow_index_found(*args, **kwargs):  # a slow disk: each file takes 20 ms
+        started.set()
+        time.sleep(0.02)
+        return real(*args, **kwargs)
+
+    lib.indexer._index_found = slow_index_found
+    worker = threading.Thread(target=lambda: lib.sync(wait=False))
+    worker.start()
+    assert started.wait(10)
+    lib.close()
+    worker.join(30)
+    assert not worker.is_alive()
+    c = assert_consistent(lib.db_path)
+    assert 0 < c["chunks"] < 300  # stopped part-way, every indexed file whole
+    again = make_library(home=lib.home)
+    report = again.sync(wait=False)
+    assert report.indexed == 300 - c["chunks"] and report.unchanged == c["chunks"]
