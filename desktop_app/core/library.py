@@ -360,9 +360,18 @@ class Library:
         return self._watcher
 
     def stop_watching(self) -> None:
-        """Stop live sync; joins the watcher's threads. Safe to call when not watching."""
+        """Stop live sync; joins the watcher's threads. Safe to call when not watching.
+
+        A reconcile in progress ends after its current file (the next sync finishes it), so this never waits
+        for a whole folder to be indexed.
+        """
         if self._watcher is not None:
-            self._watcher.stop()
+            self.indexer.stopping.set()
+            try:
+                self._watcher.stop()
+            finally:
+                if not self._closed:
+                    self.indexer.stopping.clear()
 
     @property
     def watcher(self):
