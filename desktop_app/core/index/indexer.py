@@ -226,6 +226,9 @@ class Indexer:
             self._fail(folder_id, item, title, type_, digest, f"could not be read ({type(exc).__name__}: {exc})", report)
             return
         chunks = chunk_extracted(doc, self.chunk_config)
+        if not chunks:
+            self._fail(folder_id, item, title, type_, digest, "empty: no text to index", report)
+            return
         with self.writer.tx() as conn:
             store.write_document(conn, folder_id=folder_id, path=str(path), title=doc.title, type_=doc.type,
                                  size=item.size, mtime_ns=item.mtime_ns, digest=digest, pages=doc.page_count,

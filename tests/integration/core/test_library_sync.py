@@ -44,13 +44,18 @@ def test_bad_files_are_recorded_and_the_rest_indexed(make_library, tmp_path):
     reasons = {Path(f["path"]).name: f["reason"] for f in lib.stats()["failures"]}
     assert "encrypted" in reasons["secret.pdf"]
     assert "corrupt" in reasons["truncated.pdf"] or "unreadable" in reasons["truncated.pdf"]
-    assert report.failed == 2
+    assert reasons["empty.txt"] == "empty: no text to index"
+    assert report.failed == 3
     assert sources(lib.search("wombat", mode="keyword")) == ["good.pdf"]
     assert sources(lib.search("platypus", mode="keyword")) == ["notes.txt"]
     assert lib.search("kangaroo", mode="keyword") == []
     # failed files are not retried while unchanged
     again = lib.sync()
     assert again.failed == 0 and again.indexed == 0 and again.unchanged == 5
+    (tmp_path / "docs" / "empty.txt").write_text("no longer empty: echidna", encoding="utf-8")
+    fixed = lib.sync()
+    assert fixed.indexed == 1 and sources(lib.search("echidna", mode="keyword")) == ["empty.txt"]
+    assert "empty.txt" not in {Path(f["path"]).name for f in lib.stats()["failures"]}
 
 
 def test_incremental_sync_edit_and_delete(make_library, tmp_path):
@@ -253,3 +258,25 @@ def test_close_stops_a_long_sync_after_the_file_in_flight(make_library, tmp_path
     again = make_library(home=lib.home)
     report = again.sync(wait=False)
     assert report.indexed == 300 - c["chunks"] and report.unchanged == c["chunks"]
+
+
+def test_unreadable_file_is_recorded_with_permission_denied(make_library, tmp_path, monkeypatch):
+    # Tests run as root, which reads any file; the OS error is raised by hand for one path instead.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    locked = docs / "locked.txt"
+    locked.write_text("private", encoding="utf-8")
+    (docs / "open.txt").write_text("public gazelle", encoding="utf-8")
+    real_read = Path.read_bytes
+
+    def read_bytes(self):
+        if self == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    lib = make_library()
+    lib.add_folder(docs)
+    report = lib.sync()
+    assert report.errors == [(str(locked.resolve()), "permission denied")]
+    assert sources(lib.search("gazelle", mode="keyword")) == ["open.txt"]
