@@ -35,6 +35,7 @@ def write_docx(path: Path, paragraphs: list[str], title: str = "") -> Path:
 def index_consistency(db_path: Path) -> dict:
     """Cross-table counts that must agree in a consistent index."""
     from desktop_app.core.db import connect
+    from desktop_app.core.db.migrations import VECTORS_PER_CHUNK
 
     conn = connect(db_path, readonly=True)
     try:
@@ -43,9 +44,12 @@ def index_consistency(db_path: Path) -> dict:
             "chunks": conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
             "declared_chunks": conn.execute("SELECT COALESCE(SUM(chunk_count), 0) FROM documents").fetchone()[0],
             "fts_rows": conn.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0],
-            "vectors": conn.execute("SELECT COUNT(*) FROM chunks_vec").fetchone()[0],
+            # vector rowid = chunk id * VECTORS_PER_CHUNK + window: count the chunks that have vectors
+            "vectors": conn.execute(f"SELECT COUNT(DISTINCT rowid / {VECTORS_PER_CHUNK}) FROM chunks_vec").fetchone()[0],
+            "vector_rows": conn.execute("SELECT COUNT(*) FROM chunks_vec").fetchone()[0],
             "orphan_vectors": conn.execute(
-                "SELECT COUNT(*) FROM chunks_vec WHERE rowid NOT IN (SELECT id FROM chunks)").fetchone()[0],
+                f"SELECT COUNT(*) FROM chunks_vec WHERE rowid / {VECTORS_PER_CHUNK} NOT IN (SELECT id FROM chunks)"
+            ).fetchone()[0],
             "embedded_flags": conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 1").fetchone()[0],
             "orphan_chunks": conn.execute(
                 "SELECT COUNT(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)").fetchone()[0],

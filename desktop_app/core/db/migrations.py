@@ -110,14 +110,30 @@ def run_script(conn, sql: str) -> None:
         conn.execute(buf)
 
 
+# A chunk longer than the embedding model's window gets one vector per window (up to this many); vector
+# rowid = chunk id * VECTORS_PER_CHUNK + window. Search keeps a chunk's best window (max-sim).
+VECTORS_PER_CHUNK = 8
+
+
+def vector_rowid(chunk_id: int, window: int) -> int:
+    """The chunks_vec rowid of one window of a chunk."""
+    return chunk_id * VECTORS_PER_CHUNK + window
+
+
 def create_vector_table(conn, dim: int) -> None:
-    """(Re)create chunks_vec for `dim`-sized vectors, with the trigger that keeps it free of stale rows."""
+    """(Re)create chunks_vec for `dim`-sized vectors, with the trigger that keeps it free of stale rows.
+
+    The trigger deletes by rowid equality, one statement per window slot: vec0 answers `rowid = ?` directly
+    but scans the whole table for a range or IN.
+    """
+    deletes = "\n".join(f"        DELETE FROM chunks_vec WHERE rowid = old.id * {VECTORS_PER_CHUNK} + {w};"
+                         for w in range(VECTORS_PER_CHUNK))
     run_script(conn, f"""
     DROP TRIGGER IF EXISTS chunks_vec_delete;
     DROP TABLE IF EXISTS chunks_vec;
     CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[{int(dim)}]);
-    CREATE TRIGGER chunks_vec_delete AFTER DELETE ON chunks BEGIN
-        DELETE FROM chunks_vec WHERE rowid = old.id;
+    CREATE TRIGGER chunks_vec_delete AFTER DELETE ON chunks WHEN old.embedded = 1 BEGIN
+{deletes}
     END;
     UPDATE chunks SET embedded = 0;
     """)

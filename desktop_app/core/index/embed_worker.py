@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from desktop_app.core.db import connect
-from desktop_app.core.embed.base import Embedder
+from desktop_app.core.db.migrations import VECTORS_PER_CHUNK
+from desktop_app.core.embed.base import Embedder, embed_passages
 from desktop_app.core.errors import KnownError
 from desktop_app.core.events import IndexProgress, Notice
 from desktop_app.core.index import store
@@ -106,7 +107,7 @@ class EmbedWorker:
             if not rows:
                 break
             after = rows[-1][0]
-            vectors = self.embedder.embed([text for _, _, text in rows])
+            vectors = embed_passages(self.embedder, [text for _, _, text in rows], VECTORS_PER_CHUNK)
             with self.writer.tx() as wconn:
                 done += store.store_vectors(wconn, ((cid, h, vec) for (cid, h, _), vec in zip(rows, vectors)))
             elapsed = time.monotonic() - started

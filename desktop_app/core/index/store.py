@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from desktop_app.core.db.migrations import EMBED_DIM_DEFAULT, create_vector_table
+from desktop_app.core.db.migrations import EMBED_DIM_DEFAULT, VECTORS_PER_CHUNK, create_vector_table, vector_rowid
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.ingest.extract import index_title, title_from_path
 
@@ -90,14 +90,21 @@ def touch_document(conn, doc_id: int, size: int, mtime_ns: int) -> None:
     conn.execute("UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, doc_id))
 
 
-def _old_vectors(conn, doc_id: int) -> dict[str, bytes]:
+def chunk_vectors(conn, chunk_id: int) -> list[bytes]:
+    """The stored window vectors of one chunk, in window order (point lookups: vec0 scans for ranges)."""
+    out = []
+    for w in range(VECTORS_PER_CHUNK):
+        row = conn.execute("SELECT embedding FROM chunks_vec WHERE rowid = ?", (vector_rowid(chunk_id, w),)).fetchone()
+        if row is None:
+            break
+        out.append(row[0])
+    return out
+
+
+def _old_vectors(conn, doc_id: int) -> dict[str, list[bytes]]:
     """Vectors of a document's current chunks, by chunk text hash (to reuse after an edit)."""
-    rows = conn.execute(
-        "SELECT c.text_hash, v.embedding FROM chunks c JOIN chunks_vec v ON v.rowid = c.id "
-        "WHERE c.document_id = ? AND c.embedded = 1",
-        (doc_id,),
-    ).fetchall()
-    return {h: blob for h, blob in rows}
+    rows = conn.execute("SELECT id, text_hash FROM chunks WHERE document_id = ? AND embedded = 1", (doc_id,)).fetchall()
+    return {h: vecs for cid, h in rows if (vecs := chunk_vectors(conn, cid))}
 
 
 def write_document(conn, *, folder_id: int, path: str, title: str, type_: str, size: int, mtime_ns: int,
@@ -125,18 +132,22 @@ def write_document(conn, *, folder_id: int, path: str, title: str, type_: str, s
     return doc_id
 
 
-def insert_chunks(conn, doc_id: int, fts_title: str, chunks: Sequence[NewChunk], reuse: dict[str, bytes]) -> None:
-    """Insert chunks with their FTS rows; a chunk whose text has a known vector gets it back at once."""
+def insert_chunks(conn, doc_id: int, fts_title: str, chunks: Sequence[NewChunk], reuse: dict[str, list[bytes]]) -> None:
+    """Insert chunks with their FTS rows; a chunk whose text has known vectors gets them back at once."""
     for ordinal, chunk in enumerate(chunks):
         h = text_hash(chunk.span.text)
-        blob = reuse.get(h)
+        blobs = reuse.get(h)
         cid = conn.execute(
             "INSERT INTO chunks (document_id, ordinal, page, start, end, text, text_hash, embedded) VALUES (?,?,?,?,?,?,?,?)",
-            (doc_id, ordinal, chunk.page, chunk.span.start, chunk.span.end, chunk.span.text, h, 1 if blob else 0),
+            (doc_id, ordinal, chunk.page, chunk.span.start, chunk.span.end, chunk.span.text, h, 1 if blobs else 0),
         ).lastrowid
         conn.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)", (cid, fts_title, chunk.span.text))
-        if blob:
-            conn.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)", (cid, blob))
+        _insert_windows(conn, cid, blobs or [])
+
+
+def _insert_windows(conn, chunk_id: int, blobs: Sequence[bytes]) -> None:
+    for w, blob in enumerate(blobs[:VECTORS_PER_CHUNK]):
+        conn.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)", (vector_rowid(chunk_id, w), blob))
 
 
 def record_failure(conn, *, folder_id: int, path: str, title: str, type_: str, size: int, mtime_ns: int,
@@ -185,15 +196,20 @@ def pending_chunks(conn, limit: int, after_id: int = 0) -> list[tuple[int, str, 
 
 
 def store_vectors(conn, items: Iterable[tuple[int, str, np.ndarray]]) -> int:
-    """Write vectors for chunks that still exist with the same text. Returns how many were stored."""
+    """Write each chunk's window vectors ((windows, dim) arrays) for chunks that still exist with the same text.
+
+    Returns how many chunks got vectors.
+    """
     stored = 0
-    for cid, h, vec in items:
-        row = conn.execute("SELECT text_hash FROM chunks WHERE id = ?", (cid,)).fetchone()
+    for cid, h, vecs in items:
+        row = conn.execute("SELECT text_hash, embedded FROM chunks WHERE id = ?", (cid,)).fetchone()
         if row is None or row[0] != h:
             continue  # the chunk was replaced while it was being embedded
-        blob = np.asarray(vec, dtype=np.float32).tobytes()
-        conn.execute("DELETE FROM chunks_vec WHERE rowid = ?", (cid,))
-        conn.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)", (cid, blob))
+        if row[1]:
+            for w in range(VECTORS_PER_CHUNK):
+                conn.execute("DELETE FROM chunks_vec WHERE rowid = ?", (vector_rowid(cid, w),))
+        matrix = np.asarray(vecs, dtype=np.float32).reshape(-1, np.shape(vecs)[-1])
+        _insert_windows(conn, cid, [v.tobytes() for v in matrix])
         conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (cid,))
         stored += 1
     return stored

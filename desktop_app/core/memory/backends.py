@@ -11,7 +11,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.embed.base import Embedder, make_embedder
+from desktop_app.core.db.migrations import VECTORS_PER_CHUNK
+from desktop_app.core.embed.base import Embedder, embed_passages, make_embedder
 from desktop_app.core.index import store as db_store
 from desktop_app.core.index.writer import Writer
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
@@ -55,7 +56,7 @@ class IndexedMemory(MemoryBackend):
             if self.embedder is not None:
                 rows = conn.execute("SELECT id, text_hash, text FROM chunks WHERE document_id = ? AND embedded = 0",
                                     (new_id,)).fetchall()
-                vectors = self.embedder.embed([r[2] for r in rows]) if rows else []
+                vectors = embed_passages(self.embedder, [r[2] for r in rows], VECTORS_PER_CHUNK) if rows else []
                 db_store.store_vectors(conn, ((cid, h, v) for (cid, h, _), v in zip(rows, vectors)))
         return doc_id
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from desktop_app.core.db.migrations import VECTORS_PER_CHUNK
+
 
 @dataclass(frozen=True)
 class Filters:
@@ -44,11 +46,14 @@ def keyword_candidates(conn, match: str, limit: int, *, title_weight: float = 2.
 def dense_candidates(conn, query_vec: np.ndarray, limit: int, *, filters: Filters | None = None) -> list[tuple[int, float]]:
     """Nearest chunks by vec0 KNN (`MATCH ? AND k = ?`); score = cosine similarity of normalised vectors."""
     blob = np.asarray(query_vec, dtype=np.float32).tobytes()
-    k = int(limit) * (4 if filters else 1)
+    k = int(limit) * (8 if filters else 2)  # windows of one chunk take several of the k places
     rows = conn.execute(
         "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, k)
     ).fetchall()
-    hits = [(int(cid), 1.0 - float(dist) ** 2 / 2.0) for cid, dist in rows]
+    best: dict[int, float] = {}
+    for rowid, dist in rows:  # nearest first: a chunk's first window here is its best (max-sim)
+        best.setdefault(int(rowid) // VECTORS_PER_CHUNK, 1.0 - float(dist) ** 2 / 2.0)
+    hits = list(best.items())
     if filters:
         hits = _filter(conn, hits, filters)
     return hits[: int(limit)]

@@ -153,3 +153,37 @@ def test_search_never_waits_for_the_writer(make_library, tmp_path):
     finally:
         release.set()
         t.join(10)
+
+
+def long_chunk_text() -> str:
+    filler = " ".join(f"The quarterly budget review covered spreadsheet line {i} and accounting totals." for i in range(40))
+    return filler + "\n\nAt the very end: molten lava poured from the erupting volcano down the mountainside."
+
+
+def test_minilm_embeds_long_texts_window_by_window(minilm):
+    text = long_chunk_text()
+    windows = minilm.windows(text)
+    assert len(windows) >= 2 and "volcano" in windows[-1] and "volcano" not in windows[0]
+    (vecs,) = minilm.embed_passages([text])
+    assert vecs.shape == (len(windows), 384)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    assert minilm.embed_passages(["short"])[0].shape == (1, 384)
+
+
+def test_the_tail_of_a_long_chunk_is_semantically_searchable(tmp_path, minilm):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "report.txt").write_text(long_chunk_text(), encoding="utf-8")
+    (docs / "other.txt").write_text("Notes about gardening, tomatoes and watering the lawn.", encoding="utf-8")
+    with Library(tmp_path / "home", settings=Settings(), embedder=minilm) as lib:
+        lib.add_folder(docs)
+        lib.sync()
+        assert lib.stats()["chunks"] == 2  # the report is one chunk, longer than MiniLM's 256-token window
+        c = assert_consistent(lib.db_path)
+        assert c["vector_rows"] > c["vectors"] == 2
+        hit = lib.search("magma flowing out of a mountain eruption", mode="semantic", top_k=1)[0]
+        assert Path(hit.source).name == "report.txt"
+        # re-chunking the same text keeps every window's vector: nothing is embedded again
+        lib.reindex(wait=False)
+        assert assert_consistent(lib.db_path)["vector_rows"] == c["vector_rows"]
+        assert lib.stats()["chunks_embedded"] == 2

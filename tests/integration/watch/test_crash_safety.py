@@ -73,9 +73,9 @@ def check_consistent(db: Path) -> dict:
         assert conn.execute("SELECT COUNT(*) FROM documents WHERE status = 'indexed' AND chunk_count = 0").fetchone()[0] == 0
         chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         assert conn.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0] == chunks
-        assert conn.execute("SELECT COUNT(*) FROM chunks_vec WHERE rowid NOT IN (SELECT id FROM chunks)").fetchone()[0] == 0
+        assert conn.execute("SELECT COUNT(*) FROM chunks_vec WHERE rowid / 8 NOT IN (SELECT id FROM chunks)").fetchone()[0] == 0
         embedded = conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 1").fetchone()[0]
-        assert conn.execute("SELECT COUNT(*) FROM chunks_vec").fetchone()[0] == embedded
+        assert conn.execute("SELECT COUNT(DISTINCT rowid / 8) FROM chunks_vec").fetchone()[0] == embedded
         docs = conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
         return {"documents": docs, "chunks": chunks, "embedded": embedded}
     finally:
