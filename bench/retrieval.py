@@ -206,7 +206,7 @@ def main() -> None:
               f"{e['pipeline_windows_per_s']:.1f} windows/s ({e['pipeline_chunks_per_s']:.1f} chunks/s) vs bare "
               f"encode of the same windows {e['bare_encode_windows_per_s']:.1f} windows/s -> ratio {e['ratio']:.2f}")
     previous = (RESULTS / f"retrieval_{args.dataset.name}_{args.split}.json")
-    if not report.indexed and previous.exists() and not args.json:
+    if not report.indexed and semantic_s < 1.0 and previous.exists() and not args.json:
         old = json.loads(previous.read_text(encoding="utf-8"))  # an index reused: keep the indexing figures
         for key in ("keyword_phase_s", "semantic_phase_s", "embedding"):
             if key in old:
