@@ -3,6 +3,7 @@ tables, chunker and search as Library); `bm25` is rank-bm25 in memory."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -32,7 +33,8 @@ class IndexedMemory(MemoryBackend):
     mode = "keyword"
 
     def __init__(self, db_path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None,
-                 chunk_config: ChunkConfig | None = None) -> None:
+                 chunk_config: ChunkConfig | None = None, mode: str | None = None) -> None:
+        self.mode = mode or self.mode
         self.writer = Writer(Path(db_path) if db_path else Path(":memory:"))
         self.embedder = embedder if embedder is not None or self.mode == "keyword" else make_embedder("minilm")
         self.chunk_config = chunk_config or ChunkConfig()
@@ -113,8 +115,7 @@ class HybridMemory(MemoryBackend):
                  embedder: Embedder | None = None) -> None:
         self.k, self.weights = k, (sparse_weight, dense_weight)
         if sparse is None and dense is None:
-            shared = DenseMemory(db_path, embedder=embedder)
-            shared.mode = "hybrid"
+            shared = DenseMemory(db_path, embedder=embedder, mode="hybrid")
             self.shared, self.sparse, self.dense = shared, None, None
         else:
             self.shared = None
@@ -158,10 +159,13 @@ class HybridMemory(MemoryBackend):
 
 
 def _store_with_id(part: MemoryBackend, content: str, source: str, metadata: dict[str, Any] | None, doc_id: str) -> None:
-    """Store in a part under a shared id when it supports one (built-ins do); otherwise under its own."""
-    try:
+    """Store in a part under a shared id when it takes one (built-ins do); otherwise under its own.
+
+    Decided from the signature, not by catching TypeError, which would also swallow errors raised inside store().
+    """
+    if "doc_id" in inspect.signature(part.store).parameters:
         part.store(content, source=source, metadata=metadata, doc_id=doc_id)  # type: ignore[call-arg]
-    except TypeError:
+    else:
         part.store(content, source=source, metadata={**(metadata or {}), "doc_id": doc_id})
 
 
