@@ -23,6 +23,7 @@ from desktop_app.core.chat.model_files import resolve_model_path  # noqa: E402
 from desktop_app.core.chat.runtime import LlamaCppRuntime  # noqa: E402
 from desktop_app.core.chat.service import ChatService  # noqa: E402
 from desktop_app.core.settings import Settings  # noqa: E402
+from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult  # noqa: E402
 
 PASSAGES = [RetrievalResult(text, 1.0, f"/bench/{name}", {"chunk_id": i, "page": None}) for i, (name, text) in enumerate([
@@ -78,7 +79,7 @@ def main() -> int:
                         max_context_tokens=600, answer_reserve_tokens=args.max_tokens)
     runtime = LlamaCppRuntime(gguf, n_ctx=settings.n_ctx, n_threads=settings.n_threads)
     tmp = tempfile.TemporaryDirectory()
-    service = ChatService(Path(tmp.name) / "library.db", lambda q, k: PASSAGES[:k], lambda: settings,
+    service = ChatService(SQLiteStore(Path(tmp.name) / "library.db"), lambda q, k: PASSAGES[:k], lambda: settings,
                           runtime_factory=lambda s, p: runtime)
     raw = Llama(model_path=str(gguf), n_ctx=settings.n_ctx, n_threads=args.threads or None, seed=0, verbose=False)
 

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _common import save
 from retrieval import evaluate, load_dataset
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 from _common import save
 
-from desktop_app.core.db import connect
 from desktop_app.core.ingest.discover import discover
 from desktop_app.core.ingest.extract import extract
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
+from desktop_app.core.store.sqlite.connect import connect
 
 WORDS = ("retrieval index semantic keyword folder document chunk vector sqlite query ranking fusion window "
          "citation page model local desktop search answer passage token budget latency watcher event sync "
@@ -38,8 +38,8 @@ def sentence(rng: random.Random, n: int) -> str:
 
 def make_mixed(folder: Path, files: int, seed: int = 7) -> None:
     """A mixed folder: mostly text formats, ~4% PDFs and ~2% DOCX, in nested sub-folders."""
-    from fpdf import FPDF
     import docx
+    from fpdf import FPDF
 
     rng = random.Random(seed)
     for i in range(files):

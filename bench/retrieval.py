@@ -23,7 +23,7 @@ from pathlib import Path
 
 from _common import RESULTS, percentile, save
 
-from desktop_app.core.db.migrations import VECTORS_PER_CHUNK
+from desktop_app.core.embed.base import MAX_WINDOWS as VECTORS_PER_CHUNK
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 
@@ -100,7 +100,7 @@ def bm25_baseline(corpus: dict, queries: dict) -> dict[str, list[str]]:
 
 def fts5_baseline(corpus: dict, queries: dict) -> dict[str, list[str]]:
     """A plain FTS5 table (default tokenizer, title + text in one column), OR of the query's words, bm25 order."""
-    from desktop_app.core.db import connect
+    from desktop_app.core.store.sqlite.connect import connect
 
     conn = connect(":memory:")
     conn.execute("CREATE VIRTUAL TABLE plain USING fts5(doc_id UNINDEXED, body)")

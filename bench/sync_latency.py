@@ -23,9 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, median, percentile, save  # noqa: E402
 
-from desktop_app.core.db import connect  # noqa: E402
 from desktop_app.core.library import Library  # noqa: E402
 from desktop_app.core.settings import Settings  # noqa: E402
+from desktop_app.core.store.sqlite.connect import connect  # noqa: E402
 
 TEXT = ("Field notes {i}: the {animal} was seen near the river at dawn, feeding quietly while the mist lifted. "
         "Observers logged its behaviour, the weather and the water level for the survey. ") * 6

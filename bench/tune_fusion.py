@@ -18,8 +18,8 @@ from retrieval import doc_id_of, evaluate, load_dataset
 
 from desktop_app.core.library import Library
 from desktop_app.core.search.candidates import dense_candidates, keyword_candidates
-from desktop_app.core.search.fts_query import build_fts_query
 from desktop_app.core.search.engine import SearchParams
+from desktop_app.core.search.fts_query import build_fts_query
 from desktop_app.core.search.fusion import rrf_fuse
 from desktop_app.core.settings import Settings
 

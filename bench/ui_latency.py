@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import threading
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 

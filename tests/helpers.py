@@ -34,8 +34,8 @@ def write_docx(path: Path, paragraphs: list[str], title: str = "") -> Path:
 
 def index_consistency(db_path: Path) -> dict:
     """Cross-table counts that must agree in a consistent index."""
-    from desktop_app.core.db import connect
-    from desktop_app.core.db.migrations import VECTORS_PER_CHUNK
+    from desktop_app.core.embed.base import MAX_WINDOWS as VECTORS_PER_CHUNK
+    from desktop_app.core.store.sqlite.connect import connect
 
     conn = connect(db_path, readonly=True)
     try:
@@ -66,3 +66,14 @@ def assert_consistent(db_path: Path) -> dict:
     assert c["orphan_vectors"] == 0 and c["orphan_chunks"] == 0
     assert c["vectors"] == c["embedded_flags"]
     return c
+
+
+def query_db(db_path: Path, sql: str, args: tuple = ()) -> list[tuple]:
+    """Rows of one read-only query against a library database (tests look inside; the app never does)."""
+    from desktop_app.core.store.sqlite.connect import connect
+
+    conn = connect(db_path, readonly=True)
+    try:
+        return [tuple(r) for r in conn.execute(sql, args)]
+    finally:
+        conn.close()

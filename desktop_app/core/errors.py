@@ -25,6 +25,18 @@ class DiskFullError(KnownError):
     """The disk that holds the library is full."""
 
 
+class CorruptDatabaseError(KnownError):
+    """The library database is damaged; it is never deleted, only moved aside when the person asks."""
+
+
+class ReadOnlyDatabaseError(KnownError):
+    """The library database (or its folder) cannot be written."""
+
+
+class ServerUnavailableError(KnownError):
+    """The database server cannot be reached (down, restarting, wrong address or password)."""
+
+
 class FolderNotFoundError(KnownError):
     """A folder named by the user does not exist or is not a folder."""
 

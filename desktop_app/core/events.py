@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from desktop_app.core.log import get_logger
+
+log = get_logger("index")
 
 
 @dataclass(frozen=True)
@@ -39,3 +45,36 @@ class Notice:
     message: str
     path: str = ""
     at: float = field(default_factory=time.time)
+
+
+Event = IndexProgress | Notice
+Listener = Callable[[Event], None]
+
+
+class EventBus:
+    """Hands every IndexProgress and Notice to its subscribers (called on the publishing thread)."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener` with every event from now on. Returns an unsubscribe function."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+        return unsubscribe
+
+    def publish(self, event: Event) -> None:
+        """Send an event to every subscriber; a broken subscriber never stops the work that published it."""
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(event)
+            except Exception:
+                log.exception("event listener failed")

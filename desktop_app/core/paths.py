@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import platformdirs
@@ -23,3 +25,24 @@ def resolve_home(home: str | os.PathLike[str] | None) -> Path:
     path = Path(home).expanduser() if home is not None else default_home()
     path.mkdir(parents=True, exist_ok=True)
     return path.resolve()
+
+
+def frozen_root() -> Path | None:
+    """The data folder of a frozen (PyInstaller) app, or None when running from source."""
+    root = getattr(sys, "_MEIPASS", None)
+    return Path(root) if root else None
+
+
+def package_dir(package: str) -> Path | None:
+    """Where an installed package's files are, found without importing it (model packages import heavy things):
+    `<frozen root>/<package>` in a frozen app, else the package's folder in site-packages. None when absent."""
+    root = frozen_root()
+    if root is not None and (root / package).is_dir():
+        return root / package
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])

@@ -57,7 +57,7 @@ class Settings:
     temperature: float = 0.2
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def with_changes(self, **changes: Any) -> "Settings":
+    def with_changes(self, **changes: Any) -> Settings:
         """A copy with some fields changed."""
         return replace(self, **changes)
 

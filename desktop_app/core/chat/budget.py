@@ -15,7 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from desktop_app.core.chat.context import CountTokens, Message, Passage, format_context, select_passages, truncate_to_tokens
+from desktop_app.core.chat.context import (
+    CountTokens,
+    Message,
+    Passage,
+    format_context,
+    select_passages,
+    truncate_to_tokens,
+)
 from desktop_app.core.errors import KnownError
 from desktop_app.core.types import RetrievalResult
 

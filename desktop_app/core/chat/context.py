@@ -61,7 +61,7 @@ class Passage:
                 "chunk_id": self.chunk_id, "score": self.score, "truncated": self.truncated}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Passage":
+    def from_dict(cls, d: dict[str, Any]) -> Passage:
         """The inverse of to_dict."""
         return cls(n=int(d["n"]), content=d["content"], source=d.get("source", ""), page=d.get("page"),
                    chunk_id=d.get("chunk_id"), score=float(d.get("score", 0.0)), truncated=bool(d.get("truncated")))

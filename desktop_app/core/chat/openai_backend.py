@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import threading
 import time
 import urllib.error
@@ -104,7 +103,7 @@ class OpenAICompatibleRuntime:
         except urllib.error.HTTPError as exc:
             detail = exc.read(300).decode("utf-8", "replace").strip()
             raise UnavailableError(f"The chat server at {self.base_url} answered {exc.code}: {detail or exc.reason}") from exc
-        except (urllib.error.URLError, socket.timeout, ConnectionError) as exc:
+        except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
             raise UnavailableError(f"The chat server at {self.base_url} is unreachable ({reason}).") from exc
 
@@ -123,7 +122,7 @@ class OpenAICompatibleRuntime:
             resp = self._open(self._request("/chat/completions", body))
             try:
                 pieces, first, cancelled, finish = stream_pieces(iter_stream_chunks(resp), on_text, cancel)
-            except (OSError, socket.timeout) as exc:
+            except (TimeoutError, OSError) as exc:
                 raise UnavailableError(f"The chat server at {self.base_url} dropped the connection ({exc}).") from exc
             finally:
                 resp.close()

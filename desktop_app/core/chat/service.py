@@ -7,13 +7,19 @@ threading.Event stops an answer mid-stream. Everything handed back is frozen.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from desktop_app.core.chat.budget import (GROUNDED_SYSTEM_PROMPT, NOT_COVERED, PLAIN_SYSTEM_PROMPT, BudgetConfig,
-                                          PromptPlan, Turn, plan_prompt, retrieval_query)
+from desktop_app.core.chat.budget import (
+    GROUNDED_SYSTEM_PROMPT,
+    NOT_COVERED,
+    PLAIN_SYSTEM_PROMPT,
+    BudgetConfig,
+    PromptPlan,
+    Turn,
+    plan_prompt,
+    retrieval_query,
+)
 from desktop_app.core.chat.citations import Citation, drop_dangling_markers, resolve_citations
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_model_path
@@ -22,6 +28,7 @@ from desktop_app.core.chat.sessions import ChatMessage, ChatStore, ChatSummary, 
 from desktop_app.core.errors import BugError, KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
+from desktop_app.core.store.base import Store
 from desktop_app.core.types import RetrievalResult
 
 log = get_logger("chat")
@@ -87,9 +94,9 @@ def relevant(results: list[RetrievalResult], min_score: float) -> bool:
 class ChatService:
     """Grounded chat over one library. One model stays loaded so follow-ups reuse its KV cache."""
 
-    def __init__(self, db_path: Path, retrieve: Retrieve, get_settings: Callable[[], Settings], *,
+    def __init__(self, store: Store, retrieve: Retrieve, get_settings: Callable[[], Settings], *,
                  runtime_factory: RuntimeFactory = default_runtime) -> None:
-        self.store = ChatStore(Path(db_path))
+        self.store = ChatStore(store)
         self._retrieve = retrieve
         self._get_settings = get_settings
         self._factory = runtime_factory
@@ -222,9 +229,8 @@ class ChatService:
                           raw_text=NOT_COVERED, history_turns=history_turns, model=runtime.info().name)
 
     def close(self) -> None:
-        """Free the model and close the database connection."""
+        """Free the model (the store belongs to the library)."""
         with self._lock:
             if self._runtime is not None:
                 self._runtime.close()
                 self._runtime = None
-            self.store.close()

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from desktop_app.core.chat.budget import Turn
 from desktop_app.core.chat.citations import Citation
 from desktop_app.core.chat.context import Passage
-from desktop_app.core.db import connect, migrate, transaction
 from desktop_app.core.errors import KnownError
+from desktop_app.core.store.base import Store
+from desktop_app.core.store.rows import MessageRow
 
 TITLE_CHARS = 60
 
@@ -56,52 +54,30 @@ def title_for(question: str) -> str:
 
 
 class ChatStore:
-    """Reads and writes chats on its own connection; safe to call from any one thread at a time (a lock serialises)."""
+    """Chats of one library, as ChatSummary/ChatMessage values, over the library's Store."""
 
-    def __init__(self, db_path: Path) -> None:
-        self.db_path = Path(db_path)
-        self._conn = None
-        self._lock = threading.RLock()
-
-    def _db(self):
-        # Opened lazily and shareable across threads: the UI creates the service on its thread and asks on a worker.
-        if self._conn is None:
-            self._conn = connect(self.db_path, check_same_thread=False)
-            migrate(self._conn)
-        return self._conn
+    def __init__(self, store: Store) -> None:
+        self.store = store
 
     def create_chat(self, title: str = "") -> int:
         """A new, empty chat; returns its id."""
-        now = time.time()
-        with self._lock, transaction(self._db()) as conn:
-            cur = conn.execute("INSERT INTO chats (title, created_at, updated_at) VALUES (?, ?, ?)", (title, now, now))
-            return int(cur.lastrowid)
+        return self.store.create_chat(title, time.time())
 
     def require(self, chat_id: int) -> None:
         """Raise ChatNotFoundError unless the chat exists."""
-        with self._lock:
-            row = self._db().execute("SELECT 1 FROM chats WHERE id = ?", (chat_id,)).fetchone()
-        if row is None:
+        if not self.store.chat_exists(chat_id):
             raise ChatNotFoundError(f"No chat with id {chat_id}.")
 
     def list_chats(self) -> list[ChatSummary]:
         """Every chat, most recently used first."""
-        sql = ("SELECT c.id, c.title, c.created_at, c.updated_at, COUNT(m.id) FROM chats c "
-               "LEFT JOIN messages m ON m.chat_id = c.id GROUP BY c.id ORDER BY c.updated_at DESC, c.id DESC")
-        with self._lock:
-            rows = self._db().execute(sql).fetchall()
-        return [ChatSummary(int(r[0]), r[1], r[2], r[3], int(r[4])) for r in rows]
+        return [ChatSummary(r.id, r.title, r.created_at, r.updated_at, r.message_count) for r in self.store.list_chats()]
 
     def messages(self, chat_id: int) -> list[ChatMessage]:
         """The chat's messages, oldest first."""
         self.require(chat_id)
-        with self._lock:
-            rows = self._db().execute(
-                "SELECT id, chat_id, role, content, citations, passages, created_at FROM messages "
-                "WHERE chat_id = ? ORDER BY id", (chat_id,)).fetchall()
-        return [ChatMessage(int(r[0]), int(r[1]), r[2], r[3],
-                            tuple(Citation.from_dict(d) for d in json.loads(r[4] or "[]")),
-                            tuple(Passage.from_dict(d) for d in json.loads(r[5] or "[]")), r[6]) for r in rows]
+        return [ChatMessage(m.id, m.chat_id, m.role, m.content, tuple(Citation.from_dict(d) for d in m.citations),
+                            tuple(Passage.from_dict(d) for d in m.passages), m.created_at)
+                for m in self.store.chat_messages(chat_id)]
 
     def turns(self, chat_id: int) -> list[Turn]:
         """Completed question/answer pairs, oldest first (what later prompts replay)."""
@@ -118,24 +94,12 @@ class ChatStore:
                      passages: Sequence[Passage]) -> None:
         """Store a question and its answer together (one transaction) and touch the chat."""
         now = time.time()
-        with self._lock, transaction(self._db()) as conn:
-            conn.execute("INSERT INTO messages (chat_id, role, content, created_at) VALUES (?, 'user', ?, ?)",
-                         (chat_id, question, now))
-            conn.execute("INSERT INTO messages (chat_id, role, content, citations, passages, created_at) "
-                         "VALUES (?, 'assistant', ?, ?, ?, ?)",
-                         (chat_id, answer, json.dumps([c.to_dict() for c in citations]),
-                          json.dumps([p.to_dict() for p in passages]), now))
-            conn.execute("UPDATE chats SET updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END "
-                         "WHERE id = ?", (now, title_for(question), chat_id))
+        self.store.add_messages(chat_id, [
+            MessageRow(0, chat_id, "user", question, created_at=now),
+            MessageRow(0, chat_id, "assistant", answer, tuple(c.to_dict() for c in citations),
+                       tuple(p.to_dict() for p in passages), now),
+        ], title_for(question), now)
 
     def delete_chat(self, chat_id: int) -> bool:
         """Delete a chat and its messages; False when there was no such chat."""
-        with self._lock, transaction(self._db()) as conn:
-            return conn.execute("DELETE FROM chats WHERE id = ?", (chat_id,)).rowcount > 0
-
-    def close(self) -> None:
-        """Close the connection (a later call reopens it)."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        return self.store.delete_chat(chat_id)

@@ -9,6 +9,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+# A chunk longer than the model's window gets one vector per window, up to this many; search keeps its best.
+MAX_WINDOWS = 8
+
 
 @runtime_checkable
 class Embedder(Protocol):
@@ -43,7 +46,7 @@ class HashEmbedder:
         return out / norms
 
 
-def embed_passages(embedder: Embedder, texts: Sequence[str], max_windows: int) -> list[np.ndarray]:
+def embed_passages(embedder: Embedder, texts: Sequence[str], max_windows: int = MAX_WINDOWS) -> list[np.ndarray]:
     """One (windows, dim) array per text. Embedders that read a bounded window (MiniLM) embed long texts
     window by window; the others give one vector per text."""
     own = getattr(embedder, "embed_passages", None)

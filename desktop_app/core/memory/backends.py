@@ -4,22 +4,19 @@ tables, chunker and search as Library); `bm25` is rank-bm25 in memory."""
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import re
-import threading
 import uuid
-from pathlib import Path
 from typing import Any
 
-from desktop_app.core.db.migrations import VECTORS_PER_CHUNK
 from desktop_app.core.embed.base import Embedder, embed_passages, make_embedder
-from desktop_app.core.index import store as db_store
-from desktop_app.core.index.writer import Writer
+from desktop_app.core.index.indexer import content_hash
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.memory.base import MemoryBackend, MemoryRegistry
-from desktop_app.core.search.engine import SearchParams, search_chunks
 from desktop_app.core.search.fusion import rrf_fuse
+from desktop_app.core.search.service import SearchParams, search_store
+from desktop_app.core.store.rows import ChunkVectors, NewChunk, NewDocument
+from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult
 
 MEMORY_FOLDER = "memory:"
@@ -35,54 +32,42 @@ class IndexedMemory(MemoryBackend):
     def __init__(self, db_path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None,
                  chunk_config: ChunkConfig | None = None, mode: str | None = None) -> None:
         self.mode = mode or self.mode
-        self.writer = Writer(Path(db_path) if db_path else Path(":memory:"))
+        self.db = SQLiteStore(os.fspath(db_path) if db_path else ":memory:")
         self.embedder = embedder if embedder is not None or self.mode == "keyword" else make_embedder("minilm")
         self.chunk_config = chunk_config or ChunkConfig()
-        self._lock = threading.Lock()
-        with self.writer.tx() as conn:
-            self.folder_id = db_store.add_folder(conn, MEMORY_FOLDER)
-            if self.embedder is not None:
-                db_store.ensure_embedding_model(conn, self.embedder.model_id, self.embedder.dim)
+        self.folder_id = self.db.add_folder(MEMORY_FOLDER).id
+        if self.embedder is not None:
+            self.db.ensure_embedding_model(self.embedder.model_id, self.embedder.dim)
 
     def store(self, content: str, *, source: str = "", metadata: dict[str, Any] | None = None,
               doc_id: str | None = None) -> str:
         doc_id = doc_id or uuid.uuid4().hex
-        chunks = [db_store.NewChunk(span, None) for span in chunk_spans(content, self.chunk_config)]
-        with self.writer.tx() as conn:
-            new_id = db_store.write_document(
-                conn, folder_id=self.folder_id, path=PREFIX + doc_id, title="", type_="memory", size=len(content),
-                mtime_ns=0, digest=db_store.content_hash(content.encode("utf-8", "surrogatepass")),
-                pages=None, chunks=chunks)
-            conn.execute("UPDATE documents SET metadata = ? WHERE id = ?",
-                         (json.dumps({"doc_id": doc_id, "source": source, "metadata": metadata or {}}), new_id))
-            if self.embedder is not None:
-                rows = conn.execute("SELECT id, text_hash, text FROM chunks WHERE document_id = ? AND embedded = 0",
-                                    (new_id,)).fetchall()
-                vectors = embed_passages(self.embedder, [r[2] for r in rows], VECTORS_PER_CHUNK) if rows else []
-                db_store.store_vectors(conn, ((cid, h, v) for (cid, h, _), v in zip(rows, vectors)))
+        chunks = [NewChunk(span, None) for span in chunk_spans(content, self.chunk_config)]
+        new_id = self.db.write_document(NewDocument(
+            self.folder_id, PREFIX + doc_id, "", "memory", len(content), 0,
+            content_hash(content.encode("utf-8", "surrogatepass")),
+            metadata={"doc_id": doc_id, "source": source, "metadata": metadata or {}}), chunks)
+        if self.embedder is not None:
+            rows = self.db.pending_chunks(len(chunks) + 1, document_id=new_id)
+            vectors = embed_passages(self.embedder, [r.text for r in rows]) if rows else []
+            self.db.store_vectors(ChunkVectors(r.id, r.text_hash, v) for r, v in zip(rows, vectors, strict=True))
         return doc_id
 
     def retrieve(self, query: str, *, top_k: int = 5, **kwargs: Any) -> list[RetrievalResult]:
-        with self.writer.locked() as conn:
-            hits = search_chunks(conn, query, embedder=self.embedder, mode=self.mode, top_k=top_k,
-                                 params=kwargs.get("params", SearchParams()), group_by_document=True)
+        hits = search_store(self.db, query, embedder=self.embedder, mode=self.mode, top_k=top_k,
+                            params=kwargs.get("params", SearchParams()), group_by_document=True)
         return [_as_memory_result(hit) for hit in hits]
 
     def delete(self, doc_id: str) -> bool:
-        with self.writer.tx() as conn:
-            row = db_store.document_by_path(conn, PREFIX + doc_id)
-            if row is None:
-                return False
-            db_store.delete_document(conn, row.id)
-            return True
+        row = self.db.document_by_path(PREFIX + doc_id)
+        return row is not None and self.db.delete_document(row.id)
 
     def clear(self) -> None:
-        with self.writer.tx() as conn:
-            for (doc_id,) in conn.execute("SELECT id FROM documents WHERE folder_id = ?", (self.folder_id,)).fetchall():
-                db_store.delete_document(conn, doc_id)
+        for doc in self.db.documents_under(self.folder_id).values():
+            self.db.delete_document(doc.id)
 
     def close(self) -> None:
-        self.writer.close()
+        self.db.close()
 
 
 def _as_memory_result(hit: RetrievalResult) -> RetrievalResult:
@@ -148,7 +133,8 @@ class HybridMemory(MemoryBackend):
                 keys.append(key)
             rankings.append(keys)
         fused = rrf_fuse(rankings, list(self.weights), k=self.k)[:top_k]
-        return [RetrievalResult(by_key[key].content, score, by_key[key].source, by_key[key].metadata) for key, score in fused]
+        return [RetrievalResult(by_key[key].content, score, by_key[key].source, by_key[key].metadata)
+                for key, score in fused]
 
     def delete(self, doc_id: str) -> bool:
         return any([part.delete(doc_id) for part in self._parts()])
@@ -158,7 +144,8 @@ class HybridMemory(MemoryBackend):
             part.clear()
 
 
-def _store_with_id(part: MemoryBackend, content: str, source: str, metadata: dict[str, Any] | None, doc_id: str) -> None:
+def _store_with_id(part: MemoryBackend, content: str, source: str, metadata: dict[str, Any] | None,
+                   doc_id: str) -> None:
     """Store in a part under a shared id when it takes one (built-ins do); otherwise under its own.
 
     Decided from the signature, not by catching TypeError, which would also swallow errors raised inside store().

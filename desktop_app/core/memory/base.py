@@ -32,7 +32,7 @@ class MemoryBackend(ABC):
 
 
 class MemoryRegistry:
-    """Backends by key: `MemoryRegistry.create("sqlite", db_path=...)`; add one with `@MemoryRegistry.register("key")`."""
+    """Backends by key: `MemoryRegistry.create("sqlite", db_path=...)`; add one with `@MemoryRegistry.register(key)`."""
 
     _backends: dict[str, type[MemoryBackend]] = {}
 

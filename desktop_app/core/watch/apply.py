@@ -11,6 +11,7 @@ from desktop_app.core.events import IndexProgress, Notice
 from desktop_app.core.index.indexer import SyncReport
 from desktop_app.core.log import get_logger
 from desktop_app.core.watch.debounce import Change, Move, Op
+from desktop_app.core.watch.target import WatchTarget
 
 log = get_logger("watch")
 
@@ -20,7 +21,7 @@ BATCH = 50  # changed paths per sync_paths call: small enough to report progress
 class OpRunner:
     """Runs changes and moves through the Library facade on the watcher's sync thread."""
 
-    def __init__(self, library, *, should_stop: Callable[[], bool] = lambda: False,
+    def __init__(self, library: WatchTarget, *, should_stop: Callable[[], bool] = lambda: False,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.library = library
         self.should_stop = should_stop

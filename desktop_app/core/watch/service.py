@@ -11,22 +11,21 @@ root returns the folder is reconciled and watched again). Removing a folder purg
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from watchdog.observers import Observer
 
-from desktop_app.core.db import connect
 from desktop_app.core.events import Notice
-from desktop_app.core.library import root_available
+from desktop_app.core.folders import deepest_folder
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.rows import FolderRow, FolderState
 from desktop_app.core.watch.apply import OpRunner
 from desktop_app.core.watch.debounce import Debouncer, Move, Op
 from desktop_app.core.watch.observer import FolderEventHandler, FolderObserver, ObserverFactory, PathFilter
+from desktop_app.core.watch.target import WatchTarget
 
 log = get_logger("watch")
 
@@ -39,12 +38,15 @@ class _Folder:
 
     id: int
     path: str
-    state: str
+    state: FolderState
     observer: FolderObserver | None = None
     held: list[Op] = field(default_factory=list)
     held_overflow: bool = False
     fresh: bool = True  # not yet watched or reconciled by us
-    was_mount: bool | None = None  # the root was a mount point when we last saw it available
+
+    def row(self) -> FolderRow:
+        """The folder as the store and the monitor know it."""
+        return FolderRow(self.id, self.path, self.state)
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class FolderWatchStatus:
     """How one folder is watched, for the UI and `trove watch`."""
 
     path: str
-    state: str
+    state: FolderState
     watching: bool
     polling: bool
     held: int
@@ -61,9 +63,10 @@ class FolderWatchStatus:
 class LibraryWatcher:
     """Live sync for a Library: `start()`, `stop()`; progress and notices go to `library.subscribe` listeners."""
 
-    def __init__(self, library, *, native_factory: ObserverFactory = Observer, poll_seconds: float = 2.0,
+    def __init__(self, library: WatchTarget, *, native_factory: ObserverFactory = Observer, poll_seconds: float = 2.0,
                  check_seconds: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.library = library
+        self.monitor = library.monitor
         self.check_seconds = check_seconds
         self.poll_seconds = poll_seconds
         self._native_factory = native_factory
@@ -116,19 +119,13 @@ class LibraryWatcher:
         self._idle.clear()
         self._wake.set()
 
-    def rescan(self) -> None:
-        """Reconcile every folder now (as the periodic safety rescan does)."""
-        self._rescan_due = True
-        self._idle.clear()
-        self._wake.set()
-
     def pause(self, path) -> None:
         """Pause a folder: changes are remembered, not applied, until resume()."""
-        self.library.set_folder_state(path, "paused")
+        self.library.set_folder_state(path, FolderState.PAUSED)
 
     def resume(self, path) -> None:
         """Resume a paused folder: what happened meanwhile is applied now."""
-        self.library.set_folder_state(path, "active")
+        self.library.set_folder_state(path, FolderState.ACTIVE)
 
     def status(self) -> tuple[FolderWatchStatus, ...]:
         """A snapshot of how each folder is watched."""
@@ -145,9 +142,8 @@ class LibraryWatcher:
     # ---- the sync thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
-        conn = self._conn = connect(self.library.db_path, readonly=True)
         try:
-            self._refresh_folders(conn)
+            self._refresh_folders()
             for folder in list(self._folders.values()):
                 folder.fresh = False
                 self._check_folder(folder)  # observers first, so nothing changed during the reconcile is missed
@@ -160,16 +156,15 @@ class LibraryWatcher:
                 self._wake.wait(self._wait_timeout())
                 self._wake.clear()
                 if not self._stop.is_set():
-                    self._step_safely(conn)
+                    self._step_safely()
         finally:
             for folder in self._folders.values():
                 self._stop_observer(folder)
-            conn.close()
             self._idle.set()
 
-    def _step_safely(self, conn) -> None:
+    def _step_safely(self) -> None:
         try:
-            self._step(conn)
+            self._step()
         except Exception as exc:  # keep watching; the next rescan repairs whatever this step missed
             log.exception("live sync step failed")
             message = f"Live sync hit an error and will retry: {exc}"
@@ -181,17 +176,17 @@ class LibraryWatcher:
             self._last_error = ""
 
 
-    def _step(self, conn) -> None:
+    def _step(self) -> None:
         now = self._clock()
         if self._refresh_due or now >= self._next_check:
             self._refresh_due = False
             self._next_check = now + self.check_seconds
-            self._refresh_folders(conn)
+            self._refresh_folders()
             for folder in list(self._folders.values()):
                 self._check_folder(folder)
                 if folder.fresh:  # added while we watch: watched above, now indexed
                     folder.fresh = False
-                    if folder.state == "active":
+                    if folder.state == FolderState.ACTIVE:
                         self.runner.reconcile_folder(folder.path)
             self._publish_status()
         if self._rescan_due or now >= self._next_rescan:
@@ -218,8 +213,8 @@ class LibraryWatcher:
 
     # ---- folders -------------------------------------------------------------------------------
 
-    def _refresh_folders(self, conn) -> None:
-        rows = {path: (fid, state) for fid, path, state in conn.execute("SELECT id, path, state FROM folders")}
+    def _refresh_folders(self) -> None:
+        rows = {row.path: (row.id, row.state) for row in self.monitor.store.folders()}
         for path in [p for p in self._folders if p not in rows]:
             folder = self._folders.pop(path)  # removed from the library: Library already purged it
             self._stop_observer(folder)
@@ -233,65 +228,35 @@ class LibraryWatcher:
             elif folder.state != state:
                 self._state_changed(folder, state)
 
-    def _state_changed(self, folder: _Folder, state: str) -> None:
+    def _state_changed(self, folder: _Folder, state: FolderState) -> None:
         previous, folder.state = folder.state, state
         log.info("folder %s: %s -> %s", folder.path, previous, state)
-        if state == "offline":
+        if state == FolderState.OFFLINE:
             self._stop_observer(folder)
-        elif state == "active" and previous == "paused":
+        elif state == FolderState.ACTIVE and previous == FolderState.PAUSED:
             self._replay_held(folder)
 
-    def _gone(self, folder: _Folder) -> bool:
-        """The root vanished: missing, or it was a mount point and is not any more (an unmounted share leaves an
-        empty folder behind, which must not read as "every file deleted")."""
-        if not root_available(Path(folder.path)):
-            return True
-        mounted = os.path.ismount(folder.path)
-        if folder.was_mount is None:
-            folder.was_mount = mounted
-        return folder.was_mount and not mounted
-
-    def _back(self, folder: _Folder) -> bool:
-        """An offline root is usable again: it has entries, or it is an empty folder with nothing indexed."""
-        try:
-            with os.scandir(folder.path) as entries:
-                if any(True for _ in entries):
-                    folder.was_mount = os.path.ismount(folder.path)
-                    return True
-        except OSError:
-            return False
-        return self._conn.execute("SELECT 1 FROM documents WHERE folder_id = ? LIMIT 1", (folder.id,)).fetchone() is None
-
-    def _available(self, folder: _Folder) -> bool:
-        return self._back(folder) if folder.state == "offline" else not self._gone(folder)
-
     def _check_folder(self, folder: _Folder) -> None:
-        available = self._available(folder)
-        if folder.state == "active" and not available:
-            self._go_offline(folder)
-        elif folder.state == "offline" and available:
-            self._come_back(folder)
-        elif folder.state == "paused" and not available:
-            self._stop_observer(folder)  # events from a vanished tree are not worth remembering
+        """Let the monitor bring the folder's state in line with its root, then watch (or stop) accordingly."""
+        if folder.state == FolderState.PAUSED:
+            if self.monitor.available(folder.row()):
+                self._ensure_observer(folder)
+            else:
+                self._stop_observer(folder)  # events from a vanished tree are not worth remembering
+                folder.held.clear()
+            return
+        state = self.monitor.check(folder.row())
+        if state == FolderState.OFFLINE and folder.state != FolderState.OFFLINE:
+            folder.state = state
+            self._stop_observer(folder)
+            self.debouncer.discard_under(folder.path)
             folder.held.clear()
-        elif available and folder.state in ("active", "paused"):
+        elif state == FolderState.ACTIVE and folder.state == FolderState.OFFLINE:
+            folder.state = state
             self._ensure_observer(folder)
-
-    def _go_offline(self, folder: _Folder) -> None:
-        self._stop_observer(folder)
-        self.debouncer.discard_under(folder.path)
-        folder.held.clear()
-        folder.state = "offline"
-        self.library.set_folder_state(folder.path, "offline")
-        self.library.publish(Notice("warning", f"Folder is offline (missing or unmounted): {folder.path}. "
-                                               "Its documents stay searchable.", folder.path))
-
-    def _come_back(self, folder: _Folder) -> None:
-        folder.state = "active"
-        self.library.set_folder_state(folder.path, "active")
-        self.library.publish(Notice("info", f"Folder is back online: {folder.path}", folder.path))
-        self._ensure_observer(folder)
-        self.runner.reconcile_folder(folder.path)
+            self.runner.reconcile_folder(folder.path)
+        elif state == FolderState.ACTIVE:
+            self._ensure_observer(folder)
 
     def _ensure_observer(self, folder: _Folder) -> None:
         if folder.observer is not None and folder.observer.alive():
@@ -310,7 +275,7 @@ class LibraryWatcher:
         folder.observer = observer
         if status.polling:
             self._tell_polling(folder.path, status.reason or "the live watcher stopped")
-        if lost_events and folder.state == "active":
+        if lost_events and folder.state == FolderState.ACTIVE:
             self.runner.reconcile_folder(folder.path)
 
     def _tell_polling(self, path: str, reason: str) -> None:
@@ -336,9 +301,9 @@ class LibraryWatcher:
             folder = self._folder_of(op.dest if isinstance(op, Move) else op.path)
             if folder is None and isinstance(op, Move):
                 folder = self._folder_of(op.src)  # moved out of every folder: still forget the source
-            if folder is None or folder.state == "offline":
+            if folder is None or folder.state == FolderState.OFFLINE:
                 continue  # offline: the reconcile when it returns catches up
-            if folder.state == "paused":
+            if folder.state == FolderState.PAUSED:
                 self._hold(folder, op)
             else:
                 now_ops.append(op)
@@ -354,7 +319,7 @@ class LibraryWatcher:
     def _replay_held(self, folder: _Folder) -> None:
         ops, overflow = folder.held, folder.held_overflow
         folder.held, folder.held_overflow = [], False
-        if not self._available(folder):
+        if not self.monitor.available(folder.row()):
             return  # the next check marks it offline
         if overflow:
             self.runner.reconcile_folder(folder.path)
@@ -362,12 +327,8 @@ class LibraryWatcher:
             self.runner.run(ops)
 
     def _folder_of(self, path: str) -> _Folder | None:
-        best = None
-        for root, folder in self._folders.items():
-            if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
-                if best is None or len(root) > len(best.path):
-                    best = folder
-        return best
+        row = deepest_folder([f.row() for f in self._folders.values()], path)
+        return self._folders.get(row.path) if row else None
 
     def _publish_status(self) -> None:
         self._status = tuple(

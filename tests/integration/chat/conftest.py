@@ -82,6 +82,6 @@ def chat_library(make_library, docs_dir):
 
     from desktop_app.core.chat.service import ChatService
 
-    lib._chat = ChatService(lib.db_path, lib._retrieve_for_chat, lambda: lib.settings, runtime_factory=factory)
+    lib._chat = ChatService(lib.store, lib._retrieve_for_chat, lambda: lib.settings, runtime_factory=factory)
     lib.recorder = recorder
     return lib

@@ -15,6 +15,7 @@ from desktop_app.core.chat.openai_backend import OpenAICompatibleRuntime
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.settings import Settings
+from desktop_app.core.store.sqlite import SQLiteStore
 from tests.integration.chat.conftest import CHAT_SETTINGS, N_THREADS
 
 STARTUP_SECONDS = 90
@@ -83,7 +84,7 @@ def test_cancel_closes_the_stream(server):
 
 def test_a_grounded_chat_through_the_server(server, chat_library):
     chat_library.settings = chat_library.settings.with_changes(chat_backend="openai", openai_base_url=server)
-    service = ChatService(chat_library.db_path, chat_library._retrieve_for_chat, lambda: chat_library.settings)
+    service = ChatService(chat_library.store, chat_library._retrieve_for_chat, lambda: chat_library.settings)
     tokens = []
     answer = service.ask("Who invented the Zorblax reactor?", on_token=tokens.append, max_tokens=32)
     assert len(tokens) >= 2 and "Quell" in answer.text
@@ -96,7 +97,7 @@ def test_an_unreachable_server_is_a_plain_error():
     rt = OpenAICompatibleRuntime(f"http://127.0.0.1:{free_port()}/v1", n_ctx=2048, timeout=5)
     with pytest.raises(UnavailableError, match="unreachable"):
         rt.generate([{"role": "user", "content": "hi"}], max_tokens=4, temperature=0.0)
-    service = ChatService(":memory:", lambda q, k: [], lambda: Settings(**{**CHAT_SETTINGS, "chat_backend": "openai",
+    service = ChatService(SQLiteStore(":memory:"), lambda q, k: [], lambda: Settings(**{**CHAT_SETTINGS, "chat_backend": "openai",
                                                                              "openai_base_url": rt.base_url}))
     with pytest.raises(UnavailableError, match="unreachable"):
         service.ask("hi", use_context=False, max_tokens=4)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from desktop_app.core.chat.budget import CONTEXT_HEADER, NOT_COVERED, Turn
+from desktop_app.core.chat.budget import CONTEXT_HEADER, NOT_COVERED
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
+from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult
 from tests.integration.chat.conftest import CHAT_SETTINGS, N_THREADS, RecordingRuntime
 
@@ -49,7 +50,7 @@ def test_no_context_sends_no_passages(chat_library):
 def test_nothing_relevant_means_no_model_call(make_library, tmp_path):
     lib = make_library(home=tmp_path / "empty", **CHAT_SETTINGS)  # an empty library: retrieval finds nothing
     made = []
-    lib._chat = ChatService(lib.db_path, lib._retrieve_for_chat, lambda: lib.settings,
+    lib._chat = ChatService(lib.store, lib._retrieve_for_chat, lambda: lib.settings,
                             runtime_factory=lambda s, p: made.append(RecordingRuntime(_gguf(s, p), n_ctx=s.n_ctx)) or made[-1])
     answer = lib.ask("What is the airspeed of an unladen swallow?")
     assert answer.refused and answer.text == NOT_COVERED and answer.passages == ()
@@ -97,7 +98,7 @@ def test_fifty_huge_chunks_and_a_hundred_turns_still_fit_the_window(tmp_path, ru
     huge = [RetrievalResult(f"Chunk {i}. " + "The archive holds many long reports about harbours and tides. " * 300,
                             1.0, f"/docs/report{i}.txt", {"chunk_id": i, "page": i % 7 or None}) for i in range(50)]
     settings = Settings(**{**CHAT_SETTINGS, "max_context_tokens": 2048, "answer_reserve_tokens": 256})
-    service = ChatService(tmp_path / "library.db", lambda q, k: huge[:k], lambda: settings,
+    service = ChatService(SQLiteStore(tmp_path / "library.db"), lambda q, k: huge[:k], lambda: settings,
                           runtime_factory=lambda s, p: runtime)
     chat = service.new_chat()
     for i in range(100):
@@ -108,12 +109,12 @@ def test_fifty_huge_chunks_and_a_hundred_turns_still_fit_the_window(tmp_path, ru
     plan = service.plan("What do the reports say about tides?", huge, turns, settings, runtime, True, 256)
     assert runtime.prompt_tokens(plan.messages) + 256 <= runtime.n_ctx  # counted with the model's own tokenizer
     assert plan.passages and plan.passages[-1].truncated and plan.history_start > 0 and plan.history_turns > 0
-    service.store.close()
+    service.store.store.close()
     # And llama.cpp really accepts such a prompt (it raises when a prompt exceeds n_ctx). A 512-token window
     # keeps the evaluation short on this machine; the budget is the same code at any size.
     small = RecordingRuntime(gguf, n_ctx=512, n_threads=N_THREADS)
     tight = settings.with_changes(n_ctx=512, answer_reserve_tokens=48)
-    service = ChatService(tmp_path / "library.db", lambda q, k: huge[:k], lambda: tight,
+    service = ChatService(SQLiteStore(tmp_path / "library.db"), lambda q, k: huge[:k], lambda: tight,
                           runtime_factory=lambda s, p: small)
     answer = service.ask("What do the reports say about tides?", chat_id=chat, top_k=50, max_tokens=8)
     assert answer.completion_tokens >= 1 and answer.prompt_tokens + 48 <= 512 and answer.passages

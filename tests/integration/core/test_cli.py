@@ -72,7 +72,7 @@ def test_stats_folders_remove_and_exit_codes(tmp_path):
 def test_newer_schema_is_refused_untouched(tmp_path):
     home = tmp_path / "home"
     assert trove(home, "stats").returncode == 0
-    from desktop_app.core.db import connect
+    from desktop_app.core.store.sqlite.connect import connect
 
     conn = connect(home / "library.db")
     conn.execute("INSERT INTO migrations (id, name, applied_at) VALUES (999, 'from_the_future', 0)")
@@ -90,7 +90,7 @@ def test_locked_database_is_a_clear_message(tmp_path):
     docs.mkdir()
     (docs / "a.txt").write_text("locked out", encoding="utf-8")
     assert trove(home, "stats").returncode == 0
-    from desktop_app.core.db import connect
+    from desktop_app.core.store.sqlite.connect import connect
 
     holder = connect(home / "library.db")
     holder.execute("BEGIN EXCLUSIVE")

@@ -89,7 +89,7 @@ def test_changing_the_model_reembeds_and_never_mixes(tmp_path):
         assert report.indexed == 0  # nothing re-extracted: only re-embedded
         c = assert_consistent(lib.db_path)
         assert c["vectors"] == 3
-        from desktop_app.core.db import connect
+        from desktop_app.core.store.sqlite.connect import connect
         conn = connect(lib.db_path, readonly=True)
         dims = {len(blob) // 4 for (blob,) in conn.execute("SELECT embedding FROM chunks_vec")}
         model = conn.execute("SELECT value FROM meta WHERE key = 'embed_model'").fetchone()[0]
@@ -136,7 +136,7 @@ def test_search_never_waits_for_the_writer(make_library, tmp_path):
 
     def hold_write_transaction():
         try:
-            with lib.writer.tx() as conn:  # an open IMMEDIATE transaction with uncommitted deletes
+            with lib.store._tx() as conn:  # an open IMMEDIATE transaction with uncommitted deletes
                 conn.execute("DELETE FROM chunks")
                 holding.set()
                 release.wait(30)

@@ -9,6 +9,7 @@ import pytest
 
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
+from tests.helpers import query_db
 
 TIMEOUT = 15.0  # generous: other test runs share the two cores
 
@@ -31,8 +32,7 @@ def names(results) -> list[str]:
 
 def doc_paths(lib: Library) -> list[str]:
     """Every document path in the index (duplicates would show twice)."""
-    conn = lib._reader()
-    return [r[0] for r in conn.execute("SELECT path FROM documents ORDER BY path")]
+    return [r[0] for r in query_db(lib.db_path, "SELECT path FROM documents ORDER BY path")]
 
 
 class Watched:

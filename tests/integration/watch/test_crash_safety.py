@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from desktop_app.core.db import connect
+from desktop_app.core.store.sqlite.connect import connect
 from tests.integration.watch.conftest import wait_until
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from tests.helpers import query_db
 from tests.integration.watch.conftest import doc_paths, wait_until
 
 # watchdog warns when it re-adds a watch for a folder created inside a just-created folder (mkdir -p races)
@@ -38,7 +39,8 @@ def test_delete_removes_it(watched):
 
 
 def _chunk_ids(lib, path):
-    return [r[0] for r in lib._reader().execute(
+    return [r[0] for r in query_db(
+        lib.db_path,
         "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ? ORDER BY c.ordinal",
         (str(path),))]
 

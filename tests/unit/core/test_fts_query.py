@@ -1,21 +1,25 @@
 """The FTS query builder never raises, on any input, against the real FTS5 index."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from desktop_app.core.db import connect, migrate
-from desktop_app.core.search.candidates import keyword_candidates
 from desktop_app.core.search.fts_query import build_fts_query, highlight_spans, query_terms
+from desktop_app.core.store.sqlite import SQLiteStore
 
 
 @pytest.fixture(scope="module")
-def conn():
-    c = connect(":memory:")
-    migrate(c)
-    c.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (1, 'notes', 'retrieval augmented generation with sqlite')")
-    c.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (2, 'and or not', 'NEAR the column: value')")
-    yield c
-    c.close()
+def store():
+    s = SQLiteStore(":memory:")
+    with s._tx() as c:  # raw FTS rows: this tests the query side alone
+        c.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (1, 'notes', 'retrieval augmented generation with sqlite')")
+        c.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (2, 'and or not', 'NEAR the column: value')")
+    yield s
+    s.close()
+
+
+def keyword_candidates(store, query, limit):
+    return store.keyword_candidates(query, limit)
 
 
 NASTY = ['"', '""', "'", "AND", "OR", "NOT", "NEAR", "NEAR(a b)", "a AND", "*", "^", "^a", "a*", "(", ")", "(a OR",
@@ -24,30 +28,26 @@ NASTY = ['"', '""', "'", "AND", "OR", "NOT", "NEAR", "NEAR(a b)", "a AND", "*", 
 
 
 @pytest.mark.parametrize("query", NASTY)
-def test_nasty_queries_never_raise(conn, query):
-    match = build_fts_query(query)
-    if match is not None:
-        keyword_candidates(conn, match, 10)
+def test_nasty_queries_never_raise(store, query):
+    keyword_candidates(store, query, 10)
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.text())
-def test_any_text_never_raises(conn, text):
-    match = build_fts_query(text)
-    if match is not None:
-        keyword_candidates(conn, match, 10)
+def test_any_text_never_raises(store, text):
+    keyword_candidates(store, text, 10)
 
 
-def test_operators_are_searched_as_words(conn):
-    hits = keyword_candidates(conn, build_fts_query("NEAR"), 10)
+def test_operators_are_searched_as_words(store):
+    hits = keyword_candidates(store, "NEAR", 10)
     assert [cid for cid, _ in hits] == [2]
 
 
-def test_last_token_is_a_prefix_while_typing(conn):
-    assert [c for c, _ in keyword_candidates(conn, build_fts_query('"retriev'), 10)] == [1]
-    assert [c for c, _ in keyword_candidates(conn, build_fts_query("genera"), 10)] == [1]
+def test_last_token_is_a_prefix_while_typing(store):
+    assert [c for c, _ in keyword_candidates(store, '"retriev', 10)] == [1]
+    assert [c for c, _ in keyword_candidates(store, "genera", 10)] == [1]
     # a finished word (trailing space) is not a prefix: "genera " does not match "generation"
-    assert keyword_candidates(conn, build_fts_query("genera "), 10) == []
+    assert keyword_candidates(store, "genera ", 10) == []
 
 
 def test_empty_queries_build_nothing():

@@ -8,24 +8,31 @@ from desktop_app.core.chat.budget import Turn
 from desktop_app.core.chat.citations import Citation
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.sessions import ChatNotFoundError, ChatStore, title_for
-from desktop_app.core.db import connect
+from desktop_app.core.store.sqlite import SQLiteStore
+from desktop_app.core.store.sqlite.connect import connect
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = ChatStore(tmp_path / "library.db")
+def db(tmp_path):
+    s = SQLiteStore(tmp_path / "library.db")
     yield s
     s.close()
 
 
-def test_exchanges_persist_with_citations_and_passages(store, tmp_path):
+@pytest.fixture
+def store(db):
+    return ChatStore(db)
+
+
+def test_exchanges_persist_with_citations_and_passages(store, db, tmp_path):
     chat = store.create_chat()
     passages = [Passage(1, "text one", "/d/a.pdf", page=2, chunk_id=5, score=0.9)]
     cites = [Citation(1, "/d/a.pdf", 2, 5, "text one")]
     store.add_exchange(chat, "What is in a?", "It says text one [1].", cites, passages)
     store.add_exchange(chat, "And b?", "Not covered.", [], [])
-    store.close()  # reopen from disk
-    again = ChatStore(tmp_path / "library.db")
+    db.close()  # reopen from disk
+    reopened = SQLiteStore(tmp_path / "library.db")
+    again = ChatStore(reopened)
     msgs = again.messages(chat)
     assert [(m.role, m.content) for m in msgs] == [("user", "What is in a?"), ("assistant", "It says text one [1]."),
                                                    ("user", "And b?"), ("assistant", "Not covered.")]
@@ -33,7 +40,7 @@ def test_exchanges_persist_with_citations_and_passages(store, tmp_path):
     assert again.turns(chat) == [Turn("What is in a?", "It says text one [1]."), Turn("And b?", "Not covered.")]
     [summary] = again.list_chats()
     assert summary.title == "What is in a?" and summary.message_count == 4
-    again.close()
+    reopened.close()
 
 
 def test_list_is_most_recent_first_and_delete_cascades(store, tmp_path):

@@ -1,6 +1,9 @@
-"""Ordered, named migrations; each runs in one transaction together with its record.
+"""The SQLite engine's schema: ordered, named, append-only migrations, each in one transaction with its record.
 
-A database written by a newer Trove (a migration id we do not know) is refused, never touched.
+Each migration carries its own DDL and never calls runtime code, so what it does is fixed forever; a schema
+change is a new migration at the end of the list. A database written by a newer Trove (a migration id we do
+not know) is refused, never touched. tests/integration/store/test_upgrades.py opens libraries made at every
+earlier schema version.
 """
 
 from __future__ import annotations
@@ -8,21 +11,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-import sqlean as sqlite3
-
-from desktop_app.core.db.connect import transaction
 from desktop_app.core.errors import SchemaTooNewError
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.sqlite.connect import Connection, run_script, transaction
 
 log = get_logger("db")
 
-EMBED_DIM_DEFAULT = 384
-FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
-
-def m001_core(conn) -> None:
+def m001_core(conn: Connection) -> None:
     """Folders, documents, chunks, the FTS5 index and meta."""
-    run_script(conn, f"""
+    run_script(
+        conn,
+        """
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE folders (
         id INTEGER PRIMARY KEY,
@@ -63,22 +63,33 @@ def m001_core(conn) -> None:
     CREATE INDEX chunks_document ON chunks(document_id, ordinal);
     CREATE INDEX chunks_pending ON chunks(id) WHERE embedded = 0;
     CREATE VIRTUAL TABLE chunks_fts USING fts5(
-        title, text, content='', contentless_delete=1, tokenize='{FTS_TOKENIZER}'
+        title, text, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2'
     );
     CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
         DELETE FROM chunks_fts WHERE rowid = old.id;
     END;
-    """)
+    """,
+    )
 
 
-def m002_vectors(conn) -> None:
-    """The sqlite-vec index: one normalised vector per chunk, rowid = chunk id."""
-    create_vector_table(conn, EMBED_DIM_DEFAULT)
+def m002_vectors(conn: Connection) -> None:
+    """The sqlite-vec index as first shipped: one normalised 384-d vector per chunk, rowid = chunk id."""
+    run_script(
+        conn,
+        """
+    CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[384]);
+    CREATE TRIGGER chunks_vec_delete AFTER DELETE ON chunks BEGIN
+        DELETE FROM chunks_vec WHERE rowid = old.id;
+    END;
+    """,
+    )
 
 
-def m003_chats(conn) -> None:
+def m003_chats(conn: Connection) -> None:
     """Chat sessions and their messages (with citations as JSON)."""
-    run_script(conn, """
+    run_script(
+        conn,
+        """
     CREATE TABLE chats (
         id INTEGER PRIMARY KEY,
         title TEXT NOT NULL DEFAULT '',
@@ -94,76 +105,76 @@ def m003_chats(conn) -> None:
         created_at REAL NOT NULL
     );
     CREATE INDEX messages_chat ON messages(chat_id, id);
-    """)
+    """,
+    )
 
 
-def run_script(conn, sql: str) -> None:
-    """Run several statements inside the caller's transaction (executescript would COMMIT it)."""
-    buf = ""
-    for line in sql.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
-                conn.execute(buf)
-            buf = ""
-    if buf.strip():
-        conn.execute(buf)
-
-
-# A chunk longer than the embedding model's window gets one vector per window (up to this many); vector
-# rowid = chunk id * VECTORS_PER_CHUNK + window. Search keeps a chunk's best window (max-sim).
-VECTORS_PER_CHUNK = 8
-
-
-def vector_rowid(chunk_id: int, window: int) -> int:
-    """The chunks_vec rowid of one window of a chunk."""
-    return chunk_id * VECTORS_PER_CHUNK + window
-
-
-def create_vector_table(conn, dim: int) -> None:
-    """(Re)create chunks_vec for `dim`-sized vectors, with the trigger that keeps it free of stale rows.
-
-    The trigger deletes by rowid equality, one statement per window slot: vec0 answers `rowid = ?` directly
-    but scans the whole table for a range or IN.
-    """
-    deletes = "\n".join(f"        DELETE FROM chunks_vec WHERE rowid = old.id * {VECTORS_PER_CHUNK} + {w};"
-                         for w in range(VECTORS_PER_CHUNK))
-    run_script(conn, f"""
-    DROP TRIGGER IF EXISTS chunks_vec_delete;
-    DROP TABLE IF EXISTS chunks_vec;
-    CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[{int(dim)}]);
-    CREATE TRIGGER chunks_vec_delete AFTER DELETE ON chunks WHEN old.embedded = 1 BEGIN
-{deletes}
-    END;
-    UPDATE chunks SET embedded = 0;
-    """)
-
-
-def m004_message_passages(conn) -> None:
+def m004_message_passages(conn: Connection) -> None:
     """Every passage sent with a chat answer (JSON), so a reopened chat still shows what grounded it."""
     conn.execute("ALTER TABLE messages ADD COLUMN passages TEXT NOT NULL DEFAULT '[]'")
 
 
-MIGRATIONS: list[tuple[int, str, Callable]] = [
+# Libraries made between the window layout's release and this migration already have it (an earlier Trove
+# edited migration 002 in place); they keep their vectors. The trigger's text tells the two apart.
+_WINDOW_TRIGGER_MARK = "old.id * 8 + 7"
+
+
+def m005_vector_windows(conn: Connection) -> None:
+    """Up to 8 vectors per chunk (one per 256-token window of a long chunk): rowid = chunk id * 8 + window.
+
+    Vectors in the old layout are dropped and recomputed in the background (the keyword index is untouched).
+    """
+    trigger = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'chunks_vec_delete'"
+    ).fetchone()
+    if trigger is not None and _WINDOW_TRIGGER_MARK in (trigger[0] or ""):
+        return
+    dim_row = conn.execute("SELECT value FROM meta WHERE key = 'embed_dim'").fetchone()
+    dim = int(dim_row[0]) if dim_row else 384
+    run_script(
+        conn,
+        f"""
+    DROP TRIGGER IF EXISTS chunks_vec_delete;
+    DROP TABLE IF EXISTS chunks_vec;
+    CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[{dim}]);
+    CREATE TRIGGER chunks_vec_delete AFTER DELETE ON chunks WHEN old.embedded = 1 BEGIN
+        DELETE FROM chunks_vec WHERE rowid = old.id * 8 + 0;
+        DELETE FROM chunks_vec WHERE rowid = old.id * 8 + 1;
+        DELETE FROM chunks_vec WHERE rowid = old.id * 8 + 2;
+        DELETE FROM chunks_vec WHERE rowid = old.id * 8 + 3;
+        DELETE FROM chunks_vec WHERE rowid = old.id * 8 + 4;
+        DELETE FROM chunks_vec WHERE rowid = old.id * 8 + 5;
+        DELETE FROM chunks_vec WHERE rowid = old.id * 8 + 6;
+        DELETE FROM chunks_vec WHERE rowid = old.id * 8 + 7;
+    END;
+    UPDATE chunks SET embedded = 0;
+    """,
+    )
+
+
+Migration = Callable[[Connection], None]
+MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "core", m001_core),
     (2, "vectors", m002_vectors),
     (3, "chats", m003_chats),
     (4, "message_passages", m004_message_passages),
+    (5, "vector_windows", m005_vector_windows),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
-def applied_migrations(conn) -> set[int]:
+def applied_migrations(conn: Connection) -> set[int]:
     """Ids of the migrations already recorded in this database."""
-    conn.execute("CREATE TABLE IF NOT EXISTS migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+    )
     return {row[0] for row in conn.execute("SELECT id FROM migrations")}
 
 
-def migrate(conn) -> int:
+def migrate(conn: Connection) -> int:
     """Bring the schema up to date; refuse a database from a newer Trove. Returns the schema version."""
     done = applied_migrations(conn)
-    known = {mid for mid, _, _ in MIGRATIONS}
-    unknown = sorted(done - known)
+    unknown = sorted(done - {mid for mid, _, _ in MIGRATIONS})
     if unknown:
         raise SchemaTooNewError(
             f"This library was written by a newer version of Trove (schema {max(unknown)}; "

@@ -1,0 +1,190 @@
+"""One search over a Store: keyword, semantic or hybrid, fused and hydrated into RetrievalResults.
+
+Engine-neutral: the store gives candidate lists (chunk id, score) and rows; fusion, highlights and result
+shapes are the same whichever engine holds the library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_app.core.embed.base import Embedder
+from desktop_app.core.errors import UnavailableError
+from desktop_app.core.folders import normalise
+from desktop_app.core.log import get_logger
+from desktop_app.core.search.fts_query import highlight_spans, query_terms
+from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
+from desktop_app.core.store.base import Store
+from desktop_app.core.store.rows import Filters
+from desktop_app.core.types import RetrievalResult
+
+log = get_logger("search")
+
+MODES = ("hybrid", "keyword", "semantic")
+FUSIONS = ("convex", "rrf")
+MIN_CANDIDATES = 50
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """How a search runs: fusion weights and k, the title weight in BM25, how far each side over-fetches."""
+
+    keyword_weight: float = 1.0
+    semantic_weight: float = 1.0
+    rrf_k: int = 60
+    fusion: str = "convex"  # "convex" | "rrf"
+    title_weight: float = 2.0
+    overfetch: int = 3
+    min_similarity: float = 0.2  # MiniLM cosines of unrelated texts sit below this: noise, not meaning
+
+
+def candidate_count(top_k: int, params: SearchParams) -> int:
+    """Each side fetches overfetch × top_k candidates, at least MIN_CANDIDATES."""
+    return max(params.overfetch * top_k, MIN_CANDIDATES)
+
+
+def search_store(
+    store: Store,
+    query: str,
+    *,
+    embedder: Embedder | None,
+    mode: str = "hybrid",
+    top_k: int = 10,
+    params: SearchParams = SearchParams(),
+    filters: Filters | None = None,
+    group_by_document: bool = False,
+) -> list[RetrievalResult]:
+    """Search a store. Semantic and hybrid need an embedder; hybrid without one is keyword only."""
+    if params.fusion not in FUSIONS:
+        raise ValueError(f"unknown fusion {params.fusion!r}; use one of {', '.join(FUSIONS)}")
+    if mode not in MODES:
+        raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    if top_k <= 0 or not (query or "").strip():
+        return []
+    n = candidate_count(top_k, params)
+    keyword: list[tuple[int, float]] = []
+    dense: list[tuple[int, float]] = []
+    if mode in ("keyword", "hybrid"):
+        keyword = store.keyword_candidates(query, n, title_weight=params.title_weight, filters=filters)
+    if mode in ("semantic", "hybrid"):
+        if embedder is None:
+            if mode == "semantic":
+                raise UnavailableError("Semantic search is not available: no embedding model is loaded.")
+        else:
+            try:
+                qvec = embedder.embed([query])[0]
+            except UnavailableError:
+                if mode == "semantic":
+                    raise
+                log.warning("embedding model unavailable: hybrid search falls back to keywords")
+                qvec = None
+            if qvec is not None:
+                dense = [h for h in store.dense_candidates(qvec, n, filters=filters) if h[1] >= params.min_similarity]
+    if mode == "keyword":
+        ranked = keyword
+    elif mode == "semantic":
+        ranked = dense
+    else:
+        ranked = fuse(keyword, dense, params)
+    return hydrate(store, ranked, top_k, query_terms(query), group_by_document)
+
+
+def fuse(
+    keyword: list[tuple[int, float]], dense: list[tuple[int, float]], params: SearchParams
+) -> list[tuple[int, float]]:
+    """Hybrid ranking, scores in 0..1 (1.0 = best on both sides), so chat's min_score means the same either way.
+
+    "convex" (default) adds min-max normalised BM25 and cosine scores; "rrf" is weighted reciprocal rank fusion.
+    Both were measured on SciFact's train split (bench/tune_fusion.py); convex ranked better there.
+    """
+    weights = [params.keyword_weight, params.semantic_weight]
+    if params.fusion == "convex":
+        return convex_fuse([keyword, dense], weights)
+    best = sum(weights) / (params.rrf_k + 1) or 1.0
+    return [
+        (c, s / best) for c, s in rrf_fuse([[c for c, _ in keyword], [c for c, _ in dense]], weights, k=params.rrf_k)
+    ]
+
+
+def hydrate(
+    store: Store, ranked: list[tuple[int, float]], top_k: int, terms: list[str], group_by_document: bool
+) -> list[RetrievalResult]:
+    """Turn (chunk id, score) pairs into RetrievalResults, best first, optionally one per document."""
+    if not ranked:
+        return []
+    rows = store.chunk_rows([cid for cid, _ in ranked])
+    results: list[RetrievalResult] = []
+    seen_docs: set[int] = set()
+    for cid, score in ranked:
+        r = rows.get(cid)
+        if r is None:
+            continue  # deleted between the candidate query and now
+        if group_by_document:
+            if r.document_id in seen_docs:
+                continue
+            seen_docs.add(r.document_id)
+        metadata: dict[str, Any] = {
+            "chunk_id": cid,
+            "chunk_index": r.ordinal,
+            "page": r.page,
+            "document_id": r.document_id,
+            "title": r.title,
+            "type": r.type,
+            "folder_id": r.folder_id,
+            "start": r.start,
+            "end": r.end,
+            "highlights": highlight_spans(r.text, terms),
+        }
+        if r.metadata:
+            metadata["user"] = r.metadata
+        results.append(RetrievalResult(content=r.text, score=float(score), source=r.path, metadata=metadata))
+        if len(results) >= top_k:
+            break
+    return results
+
+
+class SearchService:
+    """Searches one library: the store, the embedder (when semantic search is usable) and the settings' weights."""
+
+    def __init__(self, store: Store, embedder: Embedder, params: SearchParams) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.params = params
+        self.embedder_broken = False  # set while the semantic phase reports an error: hybrid falls back to keywords
+
+    def search(
+        self,
+        query: str,
+        top_k: int = 10,
+        mode: str = "hybrid",
+        *,
+        group_by_document: bool = False,
+        folders: Iterable[str] | None = None,
+        types: Iterable[str] | None = None,
+    ) -> list[RetrievalResult]:
+        """Search what is indexed now (never waits for the writer). Results are chunks, best first."""
+        filters = self.filters(folders, types)
+        embedder: Embedder | None = None if self.embedder_broken else self.embedder
+        if mode == "hybrid" and not self.store.has_vectors():
+            embedder = None  # nothing embedded yet: don't load the model for an empty dense side
+        return search_store(
+            self.store,
+            query,
+            embedder=embedder,
+            mode=mode,
+            top_k=top_k,
+            params=self.params,
+            filters=filters,
+            group_by_document=group_by_document,
+        )
+
+    def filters(self, folders: Iterable[str] | None, types: Iterable[str] | None) -> Filters | None:
+        """Filters for folder paths and document types (an unknown folder matches nothing)."""
+        if not folders and not types:
+            return None
+        folder_ids: tuple[int, ...] = ()
+        if folders:
+            folder_ids = self.store.folder_ids([normalise(f) for f in folders]) or (-1,)
+        return Filters(folder_ids=folder_ids, types=tuple(types or ()))

@@ -1,0 +1,25 @@
+"""Where a library's index, folders and chats live: the Store protocol and its engines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop_app.core.store.base import Store
+
+__all__ = ["Store", "open_store", "is_server_url"]
+
+
+def is_server_url(target: str | Path | None) -> bool:
+    """Whether `target` names a database server (postgresql://…) rather than a file."""
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+def open_store(target: str | Path) -> Store:
+    """The store for a database file (SQLite) or a server URL (PostgreSQL)."""
+    if is_server_url(target):
+        from desktop_app.core.store.postgres import PostgresStore  # type: ignore[import-not-found]
+
+        return PostgresStore(str(target))
+    from desktop_app.core.store.sqlite import SQLiteStore
+
+    return SQLiteStore(target)

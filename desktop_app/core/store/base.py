@@ -1,0 +1,204 @@
+"""The Store protocol: everything a library keeps, behind typed methods. No SQL above this line.
+
+Two engines implement it: SQLiteStore (the embedded default: one file, FTS5 + sqlite-vec, one writer) and
+PostgresStore (a team library on a server). Every write method is one transaction: a crash leaves the
+document before or after, never half-written. Reads never wait for writers. Safe to call from any thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from desktop_app.core.store.rows import (
+    ChatRow,
+    ChunkRow,
+    ChunkVectors,
+    DocRow,
+    EngineInfo,
+    Failure,
+    Filters,
+    FolderCounts,
+    FolderRow,
+    FolderState,
+    MessageRow,
+    NewChunk,
+    NewDocument,
+    PendingChunk,
+)
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A library's index, folders and chats."""
+
+    # ---- the engine ----------------------------------------------------------------------------
+
+    def info(self) -> EngineInfo:
+        """Engine name, version and where the library lives (no secrets)."""
+        ...
+
+    def close(self) -> None:
+        """Close every connection. Safe to call twice."""
+        ...
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        """A library-wide setting the index depends on (model id, tokenizer version, last error)."""
+        ...
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        """Set (or with None, remove) a meta value."""
+        ...
+
+    def ensure_embedding_model(self, model_id: str, dim: int) -> bool:
+        """Vectors of two models never mix: a different model (or size) drops every vector. True when reset."""
+        ...
+
+    # ---- folders -------------------------------------------------------------------------------
+
+    def add_folder(self, path: str) -> FolderRow:
+        """Insert a folder as active, or return the row it already has."""
+        ...
+
+    def folders(self) -> list[FolderRow]:
+        """Every folder, by path."""
+        ...
+
+    def folder(self, folder_id: int) -> FolderRow | None:
+        """One folder by id."""
+        ...
+
+    def set_folder_state(self, folder_id: int, state: FolderState) -> None:
+        """Record a folder's state (FolderMonitor is the only caller)."""
+        ...
+
+    def delete_folder(self, folder_id: int) -> int:
+        """Purge a folder with its documents, chunks and vectors. Returns the documents removed."""
+        ...
+
+    def mark_scanned(self, folder_id: int, when: float) -> None:
+        """Record the end of a full reconcile."""
+        ...
+
+    def counts(self, folder_id: int | None = None) -> FolderCounts:
+        """Documents, failures, chunks and embedded chunks of one folder (or of the whole library)."""
+        ...
+
+    def folder_has_documents(self, folder_id: int) -> bool:
+        """Whether anything was ever indexed (or failed) from the folder."""
+        ...
+
+    # ---- documents -----------------------------------------------------------------------------
+
+    def documents_under(self, folder_id: int, prefix: str = "") -> dict[str, DocRow]:
+        """A folder's document rows by path, only those whose path starts with `prefix` when given."""
+        ...
+
+    def document_by_path(self, path: str) -> DocRow | None:
+        """The document row for one path."""
+        ...
+
+    def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk]) -> int:
+        """Replace whatever was stored for doc.path with these chunks; unchanged chunk texts keep their vectors."""
+        ...
+
+    def record_failure(self, doc: NewDocument, reason: str) -> None:
+        """Mark a file failed with a reason (its chunks go); it is retried only when it changes."""
+        ...
+
+    def touch_document(self, doc_id: int, size: int, mtime_ns: int) -> None:
+        """New stat data for a file whose content did not change."""
+        ...
+
+    def move_documents(self, moves: Sequence[tuple[int, int, str, int, int]]) -> int:
+        """Move documents (id, folder id, new path, size, mtime_ns) keeping chunks and vectors; a document already
+        at a target path is replaced. One transaction. Returns how many moved."""
+        ...
+
+    def delete_document(self, doc_id: int) -> bool:
+        """Forget one document and everything derived from it. False when it was already gone."""
+        ...
+
+    def delete_under(self, path: str) -> int:
+        """Forget the document at `path` and every document below it. Returns how many."""
+        ...
+
+    def documents_below(self, prefix: str) -> list[DocRow]:
+        """Documents whose path starts with `prefix` (a folder path ending in a separator), in any folder."""
+        ...
+
+    def failures(self) -> list[Failure]:
+        """Every failed file with its reason, by path."""
+        ...
+
+    def forget_content_hashes(self) -> None:
+        """Make every file look changed, so the next sync re-extracts and re-chunks it (reindex)."""
+        ...
+
+    # ---- vectors -------------------------------------------------------------------------------
+
+    def count_pending(self) -> int:
+        """Chunks without vectors."""
+        ...
+
+    def pending_chunks(self, limit: int, after_id: int = 0, document_id: int | None = None) -> list[PendingChunk]:
+        """Chunks without vectors, in id order, after `after_id` (of one document when given)."""
+        ...
+
+    def store_vectors(self, items: Iterable[ChunkVectors]) -> int:
+        """Write window vectors for chunks that still exist with the same text. Returns how many chunks got them."""
+        ...
+
+    def has_vectors(self) -> bool:
+        """Whether any chunk has vectors."""
+        ...
+
+    # ---- search --------------------------------------------------------------------------------
+
+    def keyword_candidates(
+        self, query: str, limit: int, *, title_weight: float = 2.0, filters: Filters | None = None
+    ) -> list[tuple[int, float]]:
+        """Chunk ids matching the words of `query` (never raises on any text), best first; higher score is better."""
+        ...
+
+    def dense_candidates(
+        self, vector: np.ndarray, limit: int, *, filters: Filters | None = None
+    ) -> list[tuple[int, float]]:
+        """Chunk ids nearest to a normalised query vector, best first; score = cosine similarity."""
+        ...
+
+    def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
+        """Chunks with their documents, by id (ids that no longer exist are left out)."""
+        ...
+
+    def folder_ids(self, paths: Sequence[str]) -> tuple[int, ...]:
+        """Ids of the library folders among `paths`."""
+        ...
+
+    # ---- chats ---------------------------------------------------------------------------------
+
+    def create_chat(self, title: str, now: float) -> int:
+        """A new, empty chat."""
+        ...
+
+    def chat_exists(self, chat_id: int) -> bool:
+        """Whether a chat id is in this library."""
+        ...
+
+    def list_chats(self) -> list[ChatRow]:
+        """Every chat, most recently used first."""
+        ...
+
+    def chat_messages(self, chat_id: int) -> list[MessageRow]:
+        """A chat's messages, oldest first."""
+        ...
+
+    def add_messages(self, chat_id: int, messages: Sequence[MessageRow], title_if_empty: str, now: float) -> None:
+        """Append messages (their ids are ignored) and touch the chat, in one transaction."""
+        ...
+
+    def delete_chat(self, chat_id: int) -> bool:
+        """Delete a chat and its messages; False when there was none."""
+        ...

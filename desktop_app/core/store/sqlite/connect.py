@@ -1,0 +1,123 @@
+"""Every SQLite connection is made here: sqlite-vec loaded, WAL, foreign keys, a busy timeout.
+
+The standard library's sqlite3 cannot load extensions on every Python (pyenv and macOS system
+builds lack enable_load_extension), so Trove uses sqlean-py: the same DB-API, a bundled SQLite with
+FTS5, and extension loading that always works.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlean as sqlite3
+import sqlite_vec
+
+from desktop_app.core.errors import (
+    CorruptDatabaseError,
+    DatabaseLockedError,
+    DiskFullError,
+    KnownError,
+    ReadOnlyDatabaseError,
+)
+from desktop_app.core.log import get_logger
+
+log = get_logger("db")
+
+BUSY_TIMEOUT_MS = int(os.environ.get("TROVE_BUSY_TIMEOUT_MS", "10000"))
+Connection = sqlite3.Connection
+Error = sqlite3.Error
+OperationalError = sqlite3.OperationalError
+IntegrityError = sqlite3.IntegrityError
+
+# Primary result codes (https://sqlite.org/rescode.html); extended codes keep these in their low byte.
+SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR = 3, 5, 6, 8, 10
+SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 13, 14, 26
+
+
+def connect(path: str | Path, *, readonly: bool = False, check_same_thread: bool = True) -> sqlite3.Connection:
+    """Open the library database with Trove's pragmas and sqlite-vec loaded.
+
+    Autocommit mode (isolation_level=None): writers open their own transactions with `transaction()`.
+    """
+    target = str(path)
+    try:
+        if readonly and target != ":memory:":
+            conn = sqlite3.connect(
+                f"file:{target}?mode=ro",
+                uri=True,
+                isolation_level=None,
+                check_same_thread=check_same_thread,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+            )
+        else:
+            conn = sqlite3.connect(
+                target, isolation_level=None, check_same_thread=check_same_thread, timeout=BUSY_TIMEOUT_MS / 1000
+            )
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if not readonly and target != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.Error as exc:
+        raise translate_error(exc, target) from exc
+    return conn
+
+
+@contextlib.contextmanager
+def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+    """BEGIN (IMMEDIATE) … COMMIT, or ROLLBACK on any exception. The environment's failures become KnownErrors."""
+    try:
+        conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+    except sqlite3.Error as exc:
+        raise translate_error(exc) from exc
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise translate_error(exc) from exc
+        raise
+
+
+def translate_error(exc: BaseException, where: str = "") -> BaseException:
+    """Map SQLite's environment failures (by result code) to KnownErrors with a plain message; leave others alone."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return exc
+    primary = code & 0xFF
+    place = f" ({where})" if where else ""
+    if primary in (SQLITE_BUSY, SQLITE_LOCKED):
+        return DatabaseLockedError(f"The library database is locked by another program{place}; try again shortly.")
+    if primary == SQLITE_FULL:
+        return DiskFullError(f"The disk holding the library is full{place}; free some space and try again.")
+    if primary in (SQLITE_CORRUPT, SQLITE_NOTADB):
+        return CorruptDatabaseError(
+            f"The library database is damaged{place}: {exc}. Run `trove repair` to move it aside and rebuild the index."
+        )
+    if primary == SQLITE_READONLY:
+        return ReadOnlyDatabaseError(f"The library database cannot be written{place}: {exc}.")
+    if primary in (SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_IOERR):
+        return KnownError(f"Cannot open or read the library database{place}: {exc}")
+    return exc
+
+
+def run_script(conn: sqlite3.Connection, sql: str) -> None:
+    """Run several statements inside the caller's transaction (executescript would COMMIT it)."""
+    buf = ""
+    for line in sql.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                conn.execute(buf)
+            buf = ""
+    if buf.strip():
+        conn.execute(buf)

@@ -1,0 +1,34 @@
+"""SQLiteStore: the Store protocol on one SQLite file (WAL, one writer, a reader per thread)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlean
+
+from desktop_app.core.store.rows import EngineInfo
+from desktop_app.core.store.sqlite.chats import ChatSQL
+from desktop_app.core.store.sqlite.documents import DocumentSQL
+from desktop_app.core.store.sqlite.folders import FolderSQL
+from desktop_app.core.store.sqlite.search import SearchSQL
+from desktop_app.core.store.sqlite.vectors import VectorSQL
+
+
+class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, SearchSQL, ChatSQL):
+    """The embedded library engine. `SQLiteStore(path)` opens (and migrates) the file; ":memory:" works too."""
+
+    def info(self) -> EngineInfo:
+        """Engine, SQLite version, the file and its size (with the WAL)."""
+        size = 0
+        if self.path is not None:
+            for part in self.path.parent.glob(self.path.name + "*"):
+                try:
+                    size += part.stat().st_size
+                except OSError:
+                    pass
+        return EngineInfo("sqlite", sqlean.sqlite_version, str(self.path or ":memory:"), size)
+
+    @property
+    def db_path(self) -> Path | None:
+        """The database file (None in memory)."""
+        return self.path

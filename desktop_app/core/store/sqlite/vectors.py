@@ -1,0 +1,131 @@
+"""The vector side of the SQLite engine: sqlite-vec's vec0 table, up to MAX_WINDOWS vectors per chunk.
+
+A chunk longer than the embedding model's window gets one vector per window; the vec0 rowid is
+chunk id * MAX_WINDOWS + window, so a chunk's vectors are point lookups (vec0 scans for ranges or IN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from desktop_app.core.embed.base import MAX_WINDOWS
+from desktop_app.core.store.rows import ChunkVectors, PendingChunk
+from desktop_app.core.store.sqlite.base import SQLiteBase
+from desktop_app.core.store.sqlite.connect import Connection, run_script
+
+
+def vector_rowid(chunk_id: int, window: int) -> int:
+    """The chunks_vec rowid of one window of a chunk."""
+    return chunk_id * MAX_WINDOWS + window
+
+
+def chunk_vectors(conn: Connection, chunk_id: int) -> list[bytes]:
+    """The stored window vectors of one chunk, in window order."""
+    out = []
+    for w in range(MAX_WINDOWS):
+        row = conn.execute("SELECT embedding FROM chunks_vec WHERE rowid = ?", (vector_rowid(chunk_id, w),)).fetchone()
+        if row is None:
+            break
+        out.append(row[0])
+    return out
+
+
+def insert_windows(conn: Connection, chunk_id: int, blobs: Sequence[bytes]) -> None:
+    """Insert a chunk's window vectors (raw float32 blobs)."""
+    for w, blob in enumerate(blobs[:MAX_WINDOWS]):
+        conn.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)", (vector_rowid(chunk_id, w), blob))
+
+
+def recreate_vector_table(conn: Connection, dim: int) -> None:
+    """A new, empty chunks_vec for `dim`-sized vectors (the embedding model changed); every chunk is pending."""
+    deletes = "\n".join(
+        f"DELETE FROM chunks_vec WHERE rowid = old.id * {MAX_WINDOWS} + {w};" for w in range(MAX_WINDOWS)
+    )
+    run_script(
+        conn,
+        f"""
+    DROP TRIGGER IF EXISTS chunks_vec_delete;
+    DROP TABLE IF EXISTS chunks_vec;
+    CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[{int(dim)}]);
+    CREATE TRIGGER chunks_vec_delete AFTER DELETE ON chunks WHEN old.embedded = 1 BEGIN
+    {deletes}
+    END;
+    UPDATE chunks SET embedded = 0;
+    """,
+    )
+
+
+class VectorSQL(SQLiteBase):
+    """Pending chunks, vectors, and the record of which model made them."""
+
+    def ensure_embedding_model(self, model_id: str, dim: int) -> bool:
+        """A different model (or size) drops every vector for re-embedding. True when the vectors were reset."""
+        with self._tx() as conn:
+            rows = dict(
+                conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_dim')").fetchall()
+            )
+            if rows.get("embed_model") == model_id and rows.get("embed_dim") == str(dim):
+                return False
+            table_dim = _table_dim(conn)
+            if rows.get("embed_model") is not None or table_dim != dim:
+                recreate_vector_table(conn, dim)
+            for key, value in (("embed_model", model_id), ("embed_dim", str(dim))):
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
+        return True
+
+    def count_pending(self) -> int:
+        """Chunks without vectors."""
+        with self._read() as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0").fetchone()[0])
+
+    def pending_chunks(self, limit: int, after_id: int = 0, document_id: int | None = None) -> list[PendingChunk]:
+        """Chunks without vectors, in id order."""
+        with self._read() as conn:
+            if document_id is None:
+                rows = conn.execute(
+                    "SELECT id, text_hash, text FROM chunks WHERE embedded = 0 AND id > ? ORDER BY id LIMIT ?",
+                    (after_id, limit),
+                )
+            else:
+                rows = conn.execute(
+                    "SELECT id, text_hash, text FROM chunks WHERE embedded = 0 AND id > ? "
+                    "AND document_id = ? ORDER BY id LIMIT ?",
+                    (after_id, document_id, limit),
+                )
+            return [PendingChunk(int(r[0]), r[1], r[2]) for r in rows]
+
+    def store_vectors(self, items: Iterable[ChunkVectors]) -> int:
+        """Write window vectors for chunks that still exist with the same text."""
+        stored = 0
+        with self._tx() as conn:
+            for item in items:
+                row = conn.execute("SELECT text_hash, embedded FROM chunks WHERE id = ?", (item.chunk_id,)).fetchone()
+                if row is None or row[0] != item.text_hash:
+                    continue  # the chunk was replaced while it was being embedded
+                if row[1]:
+                    for w in range(MAX_WINDOWS):
+                        conn.execute("DELETE FROM chunks_vec WHERE rowid = ?", (vector_rowid(item.chunk_id, w),))
+                matrix = np.asarray(item.vectors, dtype=np.float32)
+                matrix = matrix.reshape(-1, matrix.shape[-1])
+                insert_windows(conn, item.chunk_id, [v.tobytes() for v in matrix])
+                conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (item.chunk_id,))
+                stored += 1
+        return stored
+
+    def has_vectors(self) -> bool:
+        """Whether any chunk has vectors."""
+        with self._read() as conn:
+            return conn.execute("SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone() is not None
+
+
+def _table_dim(conn: Connection) -> int | None:
+    """The vector size chunks_vec was created with (from its DDL)."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()
+    if not row or "float[" not in (row[0] or ""):
+        return None
+    return int(row[0].split("float[", 1)[1].split("]", 1)[0])
