@@ -1,0 +1,65 @@
+"""`trove`: thin commands over the Library facade. Errors become one-line messages and exit codes.
+
+Exit status: 0 success, 1 a known error (message on stderr, no traceback), 2 a usage error.
+One module per command group: library (index, search, stats, folders, remove, gui), chat (ask, chats),
+watch; `common` holds the exit codes and `progress` the progress printer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from desktop_app import __version__
+from desktop_app.cli.chat import add_chat_commands
+from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
+from desktop_app.cli.library import add_library_commands
+from desktop_app.cli.watch import add_watch_commands
+from desktop_app.core.errors import KnownError
+
+COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `trove` argument parser with every command group."""
+    parser = argparse.ArgumentParser(prog="trove", description="Trove: a local-first knowledge base for your folders.")
+    parser.add_argument("--home", metavar="DIR", help="library folder (default: $TROVE_HOME or the user data dir)")
+    parser.add_argument("--version", action="version", version=f"trove {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for register in COMMAND_GROUPS:
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one `trove` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    library = None
+    try:
+        if getattr(args, "needs_library", True):
+            library = open_library(args)
+        return int(args.func(args, library))
+    except KnownError as exc:
+        print(f"trove: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("trove: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if library is not None:
+            try:
+                library.close()
+            except KnownError as exc:
+                print(f"trove: {exc}", file=sys.stderr)

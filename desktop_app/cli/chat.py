@@ -1,0 +1,135 @@
+"""`trove ask` and `trove chats`: grounded chat from the command line (registered by cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+
+from desktop_app.cli.common import EXIT_OK
+
+
+def add_chat_commands(subparsers: argparse._SubParsersAction) -> None:
+    """Register the `ask` and `chats` subcommands."""
+    p = subparsers.add_parser("ask", help="ask a question; the answer cites passages from your documents")
+    p.add_argument("question")
+    p.add_argument("--no-context", action="store_true", help="ask the model alone, without passages from the library")
+    p.add_argument("--model", metavar="PATH", help="a GGUF model file (default: the model_path setting or the bundled one)")
+    p.add_argument("-k", type=int, metavar="N", help="passages to retrieve (default: the context_top_k setting)")
+    p.add_argument("--chat", type=int, metavar="ID", help="continue chat ID (see `trove chats`)")
+    p.add_argument("--max-tokens", type=int, metavar="N", help="longest answer, in tokens")
+    p.add_argument("--json", action="store_true", help="print the answer, citations and passages as JSON")
+    p.set_defaults(func=cmd_ask)
+
+    p = subparsers.add_parser("chats", help="list chat sessions, or show or delete one")
+    p.add_argument("--show", type=int, metavar="ID", help="print the messages of chat ID")
+    p.add_argument("--delete", type=int, metavar="ID", help="delete chat ID")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_chats)
+
+
+def source_lines(answer) -> list[str]:
+    """"[n] path (p. N)" for each cited passage, or for every passage sent when the answer cites none."""
+    from desktop_app.core.chat.citations import format_source_line
+
+    return [format_source_line(item) for item in (answer.citations or answer.passages)]
+
+
+def _ask_in_worker(library, args, on_token):
+    """Run ask() on a worker so Ctrl-C can cancel it cleanly (the partial answer is kept)."""
+    cancel = threading.Event()
+    box: dict = {}
+
+    def work() -> None:
+        try:
+            box["answer"] = library.ask(args.question, chat_id=args.chat, use_context=not args.no_context, top_k=args.k,
+                                        model_path=args.model, on_token=on_token, cancel=cancel,
+                                        max_tokens=args.max_tokens)
+        except BaseException as exc:  # handed to the main thread, which raises it there
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="trove-ask", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        cancel.set()
+        worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["answer"]
+
+
+def cmd_ask(args, library) -> int:
+    """Stream the answer to stdout, then its sources."""
+    streamed = []
+
+    def on_token(token) -> None:
+        streamed.append(token.text)
+        if not args.json:
+            sys.stdout.write(token.text if len(streamed) > 1 else token.text.lstrip())
+            sys.stdout.flush()
+
+    answer = _ask_in_worker(library, args, on_token)
+    if args.json:
+        print(json.dumps(answer_dict(answer), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if not streamed:
+        sys.stdout.write(answer.text)
+    print(" [stopped]" if answer.cancelled else "")
+    lines = source_lines(answer)
+    if lines:
+        print("\nSources:")
+        for line in lines:
+            print(line)
+    print(f"(chat {answer.chat_id}; continue with --chat {answer.chat_id})", file=sys.stderr)
+    return EXIT_OK
+
+
+def answer_dict(answer) -> dict:
+    """A JSON-ready view of a ChatAnswer."""
+    return {"chat_id": answer.chat_id, "text": answer.text, "cancelled": answer.cancelled, "refused": answer.refused,
+            "citations": [c.to_dict() for c in answer.citations], "passages": [p.to_dict() for p in answer.passages],
+            "prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens,
+            "reused_prefix_tokens": answer.reused_prefix_tokens, "model": answer.model}
+
+
+def cmd_chats(args, library) -> int:
+    """List chats (newest first), or show / delete one."""
+    chat = library.chat
+    if args.delete is not None:
+        if not chat.delete_chat(args.delete):
+            from desktop_app.core.chat.sessions import ChatNotFoundError
+
+            raise ChatNotFoundError(f"No chat with id {args.delete}.")
+        print(f"deleted chat {args.delete}")
+        return EXIT_OK
+    if args.show is not None:
+        return _show_chat(args, chat)
+    chats = chat.list_chats()
+    if args.json:
+        print(json.dumps([c.__dict__ for c in chats], indent=2, ensure_ascii=False))
+    elif not chats:
+        print('no chats yet: trove ask "a question"')
+    for c in chats if not args.json else []:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(c.updated_at))
+        print(f"{c.id:>4}  {when}  {c.message_count:>3} messages  {c.title}")
+    return EXIT_OK
+
+
+def _show_chat(args, chat) -> int:
+    from desktop_app.core.chat.citations import format_source_line
+
+    messages = chat.messages(args.show)
+    if args.json:
+        print(json.dumps([{"role": m.role, "content": m.content, "citations": [c.to_dict() for c in m.citations],
+                           "passages": [p.to_dict() for p in m.passages]} for m in messages], indent=2, ensure_ascii=False))
+        return EXIT_OK
+    for m in messages:
+        print(f"{m.role}: {m.content.strip()}")
+        for c in m.citations:
+            print(f"    {format_source_line(c)}")
+    return EXIT_OK

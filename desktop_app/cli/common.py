@@ -1,0 +1,31 @@
+"""What every command shares: exit codes, opening the library, adding paths."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from desktop_app.core.errors import FolderNotFoundError
+
+# 0 success, 1 a known problem (one line on stderr), 2 a usage error; 130 interrupted (as shells report SIGINT).
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def open_library(args: argparse.Namespace) -> Any:
+    """The Library for this command (imported here so `trove --help` stays fast)."""
+    from desktop_app.core.library import Library
+
+    return Library(home=args.home, db=getattr(args, "db", None))
+
+
+def add_paths(library: Any, paths: Sequence[str]) -> None:
+    """Add folders (a file stands for the folder it is in); one inside a library folder is indexed with it already."""
+    for raw in paths:
+        path = Path(raw).expanduser().resolve()
+        folder = path.parent if path.is_file() else path
+        if not folder.is_dir():
+            raise FolderNotFoundError(f"Not a folder: {path}")
+        if library.folder_for_path(folder) is None:
+            library.add_folder(folder)
