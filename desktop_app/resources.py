@@ -8,8 +8,9 @@ at the repository root.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
+
+from desktop_app.core.paths import frozen_root
 
 ENV_OVERRIDE = "TROVE_RESOURCES"
 
@@ -19,9 +20,9 @@ def resources_dir() -> Path:
     override = os.environ.get(ENV_OVERRIDE)
     if override:
         return Path(override)
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen:
-        return Path(frozen) / "resources"
+    frozen = frozen_root()
+    if frozen is not None:
+        return frozen / "resources"
     return Path(__file__).resolve().parent.parent / "resources"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from pathlib import Path
@@ -11,9 +10,10 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.errors import KnownError
+from desktop_app.core.log import get_logger
 from desktop_app.resources import icon_path
 
-log = logging.getLogger("trove.ui")
+log = get_logger("ui")
 
 
 def make_application() -> QApplication:

@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 from dataclasses import replace
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                               QPlainTextEdit, QPushButton, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop_app.core.chat.citations import drop_dangling_markers
+from desktop_app.core.log import get_logger
 from desktop_app.ui.chat_markdown import Exchange
 from desktop_app.ui.chat_transcript import ChatTranscript
 from desktop_app.ui.sources_panel import SourcesPanel
 from desktop_app.ui.tasks import TaskRunner
 
-log = logging.getLogger("trove.ui")
+log = get_logger("ui")
 
 RENDER_MS = 50  # re-render a streaming answer at most 20 times a second, however fast tokens come
 

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from desktop_app.ui.safe_document import SafeTextDocument
+from desktop_app.core.log import get_logger
 from desktop_app.ui.chat_markdown import Exchange, parse_cite_url, transcript_markdown
+from desktop_app.ui.safe_document import SafeTextDocument
 
-log = logging.getLogger("trove.ui")
+log = get_logger("ui")
 
 MARKDOWN = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
 

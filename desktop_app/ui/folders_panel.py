@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMenu, QMessageBox,
-                               QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop_app.core.events import IndexProgress
+from desktop_app.core.log import get_logger
 from desktop_app.ui import open_file
 from desktop_app.ui.drops import FolderDropTarget
 from desktop_app.ui.folder_row import FolderRow
 from desktop_app.ui.tasks import TaskRunner
 
-log = logging.getLogger("trove.ui")
+log = get_logger("ui")
 
 
 def folders_to_add(paths: Iterable[str]) -> list[str]:
@@ -171,10 +184,6 @@ class FoldersPanel(FolderDropTarget, QWidget):
         return bool(self.add_paths(paths))
 
     # ---- folder actions ------------------------------------------------------------------------
-
-    def selected_path(self) -> str | None:
-        item = self.list.currentItem()
-        return item.data(Qt.ItemDataRole.UserRole) if item else None
 
     def on_context_menu_requested(self, pos: QPoint) -> None:
         item = self.list.itemAt(pos)

@@ -10,11 +10,12 @@ into the permanent generation (gc.freeze), which full collections skip.
 from __future__ import annotations
 
 import gc
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-log = logging.getLogger("trove.ui")
+from desktop_app.core.log import get_logger
+
+log = get_logger("ui")
 
 
 def freeze_long_lived(reason: str) -> int:

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-import logging
-
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QStackedWidget, QWidget
+from PySide6.QtWidgets import (
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QStackedWidget,
+    QWidget,
+)
 
 from desktop_app.core.events import Notice
+from desktop_app.core.log import get_logger
+from desktop_app.ui import heap
 from desktop_app.ui.chat_pane import ChatPane
-from desktop_app.ui.empty_state import EmptyState
 from desktop_app.ui.drops import FolderDropTarget
+from desktop_app.ui.empty_state import EmptyState
 from desktop_app.ui.folders_panel import FoldersPanel
 from desktop_app.ui.library_events import LibraryEvents
 from desktop_app.ui.notices_view import NoticesView
@@ -20,9 +26,8 @@ from desktop_app.ui.search_panel import SearchPanel
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.status_bar import StatusBar
 from desktop_app.ui.tasks import TaskRunner
-from desktop_app.ui import heap, watching
 
-log = logging.getLogger("trove.ui")
+log = get_logger("ui")
 
 REFRESH_MS = 300  # folder counts and stats follow indexing at most ~3 times a second
 
@@ -53,7 +58,6 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self._refresh_running = self._refresh_again = False
         self._pending_sample: str | None = None
         self.folder_count = -1  # unknown until the first refresh
-        self.watcher = None
         self._shut = False
         self._warmed_up = False
 
@@ -94,8 +98,9 @@ class MainWindow(FolderDropTarget, QMainWindow):
 
         self.restore_layout()
         self.refresh_now()
-        self.request_sync()  # the startup rescan: catch what changed while Trove was closed
-        self.watcher = watching.start(library, self.tasks, self.on_notice)
+        # Live sync; its first step is the startup rescan that catches what changed while Trove was closed.
+        self.tasks.run(library.start_watching, None,
+                       lambda exc: self.on_notice(Notice("warning", f"Folders are not watched for changes: {exc}")))
         self.chat_pane.answer_finished.connect(self.on_first_answer)
         heap.freeze_long_lived("window built")
 
@@ -221,8 +226,6 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.stack.setCurrentWidget(self.splitter)
         self.refresh_now()
         self.request_sync()
-        if self.watcher is not None:
-            watching.folders_added(self.watcher, paths)
 
     def on_first_answer(self, _answer) -> None:
         """The chat model is loaded now: its Python objects are here to stay."""
@@ -307,7 +310,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self._shut = True
         self._refresh_timer.stop()
         self.chat_pane.stop()
-        watching.stop(self.watcher)
+        self.library.stop_watching()
         self.events.detach()
         self.tasks.shutdown()
 

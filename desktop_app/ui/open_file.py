@@ -6,14 +6,15 @@ instead of launching a PDF viewer.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 
-log = logging.getLogger("trove.ui")
+from desktop_app.core.log import get_logger
+
+log = get_logger("ui")
 
 Opener = Callable[[str, "int | None"], bool]
 

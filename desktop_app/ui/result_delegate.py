@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QAbstractTextDocumentLayout, QFont, QIcon, QPalette
-from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import (
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+)
 
 from desktop_app.ui.results_model import LocationRole, SnippetHtmlRole
 from desktop_app.ui.safe_document import SafeTextDocument

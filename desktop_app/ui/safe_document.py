@@ -8,12 +8,12 @@ the tests check.
 
 from __future__ import annotations
 
-import logging
-
 from PySide6.QtCore import QByteArray, QUrl
 from PySide6.QtGui import QImage, QTextDocument
 
-log = logging.getLogger("trove.ui")
+from desktop_app.core.log import get_logger
+
+log = get_logger("ui")
 
 
 class SafeTextDocument(QTextDocument):

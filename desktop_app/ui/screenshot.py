@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-log = logging.getLogger("trove.ui")
+from desktop_app.core.log import get_logger
+
+log = get_logger("ui")
 
 TIMEOUT_MS = 300_000  # the real embedder and chat model load on first use; give them time, but never hang
 

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QLineEdit, QListView, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QVBoxLayout,
+    QWidget,
+)
 
+from desktop_app.core.log import get_logger
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
 from desktop_app.ui.result_delegate import ResultDelegate
@@ -17,7 +25,7 @@ from desktop_app.ui.results_model import ResultsModel
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.type_icons import TYPE_NAMES
 
-log = logging.getLogger("trove.ui")
+log = get_logger("ui")
 
 DEBOUNCE_MS = 120  # under the 150 ms budget: typing feels live, a burst of keys costs one search
 MODES = (("Hybrid", "hybrid"), ("Keyword", "keyword"), ("Semantic", "semantic"))

@@ -9,13 +9,14 @@ Lanes keep kinds of work from starving each other: a long re-index must not dela
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-log = logging.getLogger("trove.ui")
+from desktop_app.core.log import get_logger
+
+log = get_logger("ui")
 
 # lane -> threads. search: two, so a slow query cannot hold up the next one; index and chat: one, their work
 # is serial anyway; io: short library calls (folder list, stats, state changes).

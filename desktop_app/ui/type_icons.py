@@ -5,7 +5,7 @@ Badges carry their own background, so their fixed colours read the same in light
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
@@ -16,7 +16,7 @@ _COLOURS = {"pdf": "#c0392b", "markdown": "#2c7a7b", "text": "#5a6270", "code": 
             "docx": "#2b6cb0"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def type_icon(doc_type: str, size: int = 32) -> QIcon:
     """A rounded badge with the type's short label."""
     pixmap = QPixmap(size, size)

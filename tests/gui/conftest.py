@@ -21,6 +21,7 @@ from desktop_app.resources import sample_docs_dir  # noqa: E402
 from desktop_app.ui import open_file  # noqa: E402
 from desktop_app.ui.app import make_application  # noqa: E402
 
+
 @pytest.fixture(autouse=True)
 def qt_settings_in_tmp(qapp, tmp_path_factory):
     """Point QSettings (window geometry, splitters) at a fresh temp dir for every test."""

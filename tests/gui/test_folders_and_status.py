@@ -53,6 +53,7 @@ def test_pause_resume_and_remove(qtbot, window, sample_folder, opened):
     qtbot.waitUntil(lambda: _row(window, sample_folder).info.state == "active", timeout=5000)
     _action(window, sample_folder, "Open in file manager").trigger()
     assert opened.calls == [(str(sample_folder.resolve()), None)]
+    qtbot.waitUntil(lambda: window.tasks.pending() == 0, timeout=10_000)  # the resume's refresh and rescan
     window.folders_panel.confirm = lambda _text: False
     _action(window, sample_folder, "Remove").trigger()
     assert window.tasks.pending() == 0 and documents_in(window, sample_folder) == SAMPLE_DOCS

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from desktop_app.core.settings import Settings
 from desktop_app.ui.heartbeat import Heartbeat
 from tests.gui.gui_helpers import documents_in, make_corpus, wait_indexed
-
-import pytest
 
 FILES = 1000
 MAX_GAP_MS = 200  # generous: the point is "never frozen", not a benchmark (bench/ui_latency.py measures)

@@ -8,8 +8,14 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_app.ui.chat_markdown import (Exchange, answer_markdown, escape_markdown, link_citations, parse_cite_url,
-                                          transcript_markdown)
+from desktop_app.ui.chat_markdown import (
+    Exchange,
+    answer_markdown,
+    escape_markdown,
+    link_citations,
+    parse_cite_url,
+    transcript_markdown,
+)
 from desktop_app.ui.snippets import snippet_html
 
 spans = st.lists(st.tuples(st.integers(-5, 400), st.integers(-5, 400)), max_size=8)
