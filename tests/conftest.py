@@ -10,7 +10,46 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.pop("TROVE_HOME", None)
 os.environ.pop("TROVE_EMBEDDER", None)
 
+import logging  # noqa: E402
+
 import pytest  # noqa: E402
+
+
+class _ErrorRecorder(logging.Handler):
+    """Keeps every ERROR (and worse) that Trove's loggers emit during one test."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def fail_on_logged_errors(request):
+    """Like qutebrowser's logfail: a test fails when Trove logs an ERROR it did not ask for.
+
+    A test that provokes errors on purpose says so with `@pytest.mark.logs_errors` (and usually asserts on them
+    through the `logged_errors` fixture).
+    """
+    recorder = _ErrorRecorder()
+    trove = logging.getLogger("trove")
+    trove.addHandler(recorder)
+    request.node.trove_errors = recorder.records
+    try:
+        yield recorder.records
+    finally:
+        trove.removeHandler(recorder)
+    if recorder.records and request.node.get_closest_marker("logs_errors") is None:
+        lines = "\n".join(f"  {r.name}: {r.getMessage()}" for r in recorder.records[:10])
+        pytest.fail(f"Trove logged {len(recorder.records)} unexpected error(s):\n{lines}", pytrace=False)
+
+
+@pytest.fixture
+def logged_errors(fail_on_logged_errors):
+    """The ERROR records Trove logged so far in this test (use with @pytest.mark.logs_errors)."""
+    return fail_on_logged_errors
 
 
 @pytest.fixture

@@ -1,0 +1,99 @@
+"""The package's shape, checked from its source: no import cycles, a headless core, SQL only in the store engines."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+PACKAGE = Path(__file__).parents[3] / "desktop_app"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every desktop_app module this file imports, at module level or inside functions."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("desktop_app"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("desktop_app"):
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    edges: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = {t for t in imports_of(path) if t in modules and t != name}
+        # importing a.b.c runs a/__init__ and a/b/__init__ too, but those edges are the package's own business:
+        # a cycle through an __init__ that only re-exports is still a cycle, so keep them
+        edges[name] = targets
+    return edges
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_the_graph_is_read_from_the_real_package():
+    edges = graph()
+    assert "desktop_app.core.library" in edges["desktop_app.cli.common"]
+    assert "desktop_app.core.store.base" in edges["desktop_app.core.index.indexer"]
+
+
+def test_no_import_cycles():
+    assert find_cycle(graph()) is None, " -> ".join(find_cycle(graph()) or [])
+
+
+def test_the_cycle_finder_finds_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def test_core_never_imports_qt():
+    offenders = [module_name(p) for p in (PACKAGE / "core").rglob("*.py")
+                 if any(t.startswith("PySide6") for t in _all_imports(p))]
+    assert offenders == []
+
+
+def _all_imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+SQL = re.compile(r"\.execute(many)?\(|executescript\(")
+ENGINES = (PACKAGE / "core" / "store" / "sqlite", PACKAGE / "core" / "store" / "postgres")
+
+
+def test_sql_lives_only_in_the_store_engines():
+    outside = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+               if SQL.search(p.read_text(encoding="utf-8")) and not any(e in p.parents for e in ENGINES)]
+    assert outside == []
