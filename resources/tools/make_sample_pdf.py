@@ -5,7 +5,7 @@ Run: .venv/bin/python resources/tools/make_sample_pdf.py
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fpdf import FPDF
@@ -43,7 +43,7 @@ def build(out: Path) -> None:
     pdf = FPDF(unit="mm", format=(148, 210))
     pdf.set_title("The Solar System")
     pdf.set_author("Trove sample documents")
-    pdf.set_creation_date(datetime(2024, 1, 1, tzinfo=timezone.utc))  # fixed, so rebuilding changes nothing
+    pdf.set_creation_date(datetime(2024, 1, 1, tzinfo=UTC))  # fixed, so rebuilding changes nothing
     for title, body in PAGES:
         pdf.add_page()
         pdf.set_font("Helvetica", "B", 16)
