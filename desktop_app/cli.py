@@ -69,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Command groups that live in their own modules (chat, watch)."""
     found = []
-    for module, name in (("desktop_app.cli_chat", "add_chat_commands"), ("desktop_app.cli_watch", "add_watch_commands")):
+    for module, name in (("desktop_app.cli_chat", "add_chat_commands"), ("desktop_app.cli_watch", "add_watch_commands"),
+                         ("desktop_app.cli_models", "add_model_commands")):
         try:
             mod = __import__(module, fromlist=[name])
         except ModuleNotFoundError as exc:
