@@ -18,8 +18,9 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 log = logging.getLogger("trove.ui")
 
 # lane -> threads. search: two, so a slow query cannot hold up the next one; index and chat: one, their work
-# is serial anyway; io: short library calls (folder list, stats, state changes).
-LANES = {"search": 2, "index": 1, "chat": 1, "io": 2}
+# is serial anyway; io: short library calls (folder list, stats, state changes); download: a model download, which
+# takes minutes and must not hold an io thread.
+LANES = {"search": 2, "index": 1, "chat": 1, "io": 2, "download": 1}
 
 
 class _Relay(QObject):
