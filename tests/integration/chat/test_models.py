@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import shutil
 import threading
+from dataclasses import replace
 
 import pytest
 
+from desktop_app.core.chat import models as models_module
 from desktop_app.core.chat.gguf_header import GGUFError
 from desktop_app.core.chat.model_files import bundled_model_path, resolve_model_path
 from desktop_app.core.chat.models import BUNDLED, DOWNLOADED, LOCAL, ModelManager, ModelNotFoundError
 from desktop_app.core.errors import KnownError
 from tests.gguf_files import write_gguf, write_not_gguf
-from tests.model_server import ModelServer
+from tests.model_server import ModelServer, sha256_of
 
 
 @pytest.fixture
@@ -127,3 +129,36 @@ def test_the_real_gguf_downloaded_used_and_streaming(manager, library, server, t
     finally:
         runtime.close()
     assert pieces and gen.tokens == len(pieces) and 0 < gen.tokens <= 6
+
+
+def _catalog_entry_at(url: str, sha256: str):
+    from desktop_app.core.chat.catalog import CATALOG
+
+    return replace(CATALOG[0], id="loopback-model", url=url, sha256=sha256, license="Test Licence")
+
+
+def test_a_catalog_download_is_checked_against_its_pinned_hash(manager, server, tmp_path, monkeypatch):
+    model = write_gguf(tmp_path / "Pinned-Q4_K_M.gguf", size=2 << 20)
+    name = server.add(model, linked_sha256="")  # the server publishes nothing: only the catalog's pin checks it
+    entry = _catalog_entry_at(server.url(name), sha256_of(model))
+    monkeypatch.setattr(models_module, "catalog_entry", lambda key: entry if key == entry.id else None)
+    listed = manager.download("loopback-model")
+    assert listed.verified and listed.license == "apache-2.0"  # the file's own licence field wins over the catalog's
+    stale = _catalog_entry_at(server.url(server.add(model, linked_sha256="", name="stale.gguf")), "e" * 64)
+    monkeypatch.setattr(models_module, "catalog_entry", lambda key: stale if key == stale.id else None)
+    with pytest.raises(KnownError, match="failed its SHA-256 check"):
+        manager.download("loopback-model")
+    assert not (manager.models_dir / "stale.gguf").exists()
+
+
+def test_listing_and_recommending_never_touch_the_network(manager, tmp_path, monkeypatch):
+    import socket
+
+    from desktop_app.core.chat.catalog import recommend
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("network used without being asked")
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    manager.add(write_gguf(tmp_path / "Offline.gguf"))
+    assert len(manager.list()) == 2 and recommend(manager.memory_bytes) is not None
