@@ -23,17 +23,27 @@ import re
 import shutil
 import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from desktop_app.core.chat.catalog import estimate_ram_bytes, format_bytes, machine_memory_bytes, too_big_for_memory
+from desktop_app.core.chat.download_http import (
+    DownloadCancelled,
+    DownloadError,
+    DownloadInterrupted,
+    RangeDone,
+    RecordingRedirects,
+    file_name_for,
+    normalise_url,
+    open_from,
+    parse_content_range,
+    read_exactly,
+    sha256_from_etag,
+    total_from_content_range,
+)
 from desktop_app.core.chat.gguf_header import MAGIC
-from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 
 log = get_logger("chat")
@@ -44,18 +54,6 @@ DISK_MARGIN = 64 << 20  # leave a little room on the disk beyond the file itself
 USER_AGENT = "Trove (local-first knowledge base; model download)"
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-
-
-class DownloadError(KnownError):
-    """A download could not start or finish; the message says why in one line."""
-
-
-class DownloadInterrupted(DownloadError):
-    """The connection broke; the partial file is kept and the next download of the same URL resumes it."""
-
-
-class DownloadCancelled(DownloadError):
-    """The person cancelled; the partial file is kept so a later download resumes it."""
 
 
 @dataclass(frozen=True)
@@ -92,26 +90,6 @@ class _Plan:
     meta: Path
 
 
-def normalise_url(url: str) -> str:
-    """Check the URL and turn a Hugging Face page link (/blob/) into its file link (/resolve/)."""
-    url = url.strip()
-    parts = urllib.parse.urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if parts.scheme == "http" and host not in LOOPBACK or parts.scheme not in ("http", "https") or not host:
-        raise DownloadError(f"Not a download link Trove accepts (https only): {url}")
-    path = parts.path
-    if host in ("huggingface.co", "hf.co") and "/blob/" in path:
-        path = path.replace("/blob/", "/resolve/", 1)
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
-
-
-def file_name_for(url: str) -> str:
-    """The file name a download gets: the URL's last path segment, made safe, ending in .gguf."""
-    name = urllib.parse.unquote(urllib.parse.urlsplit(url).path.rsplit("/", 1)[-1])
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
-    return name if name.lower().endswith(".gguf") else name + ".gguf"
-
-
 def download(url: str, dest_dir: Path, *, sha256: str = "", progress: Callable[[DownloadProgress], None] | None = None,
              cancel: threading.Event | None = None, retries: int = 2, memory_bytes: int | None = None,
              free_space: Callable[[Path], int] | None = None, file_name: str = "") -> DownloadResult:
@@ -142,20 +120,6 @@ def download(url: str, dest_dir: Path, *, sha256: str = "", progress: Callable[[
             time.sleep(min(0.5 * attempt, 2.0))
 
 
-class _RecordingRedirects(urllib.request.HTTPRedirectHandler):
-    """Follows redirects as usual, remembering the X-Linked-* headers of each hop (Hugging Face puts the file's
-    SHA-256 and size on its redirect, not on the CDN's final answer)."""
-
-    def __init__(self) -> None:
-        self.linked: dict[str, str] = {}
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        for key in ("X-Linked-Etag", "X-Linked-Size"):
-            if headers.get(key):
-                self.linked[key] = headers[key]
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-
 class _Job:
     """One download attempt after another over the same .part file."""
 
@@ -170,8 +134,8 @@ class _Job:
         offset = self.plan.part.stat().st_size if self.plan.part.exists() and state else 0
         if offset and not _starts_with_magic(self.plan.part):
             offset, state = 0, {}
-        redirects = _RecordingRedirects()
-        response = self._open(offset, state.get("validator", ""), redirects)
+        redirects = RecordingRedirects()
+        response = open_from(self.plan.url, offset, state.get("validator", ""), redirects)
         try:
             start, total = self._accept(response, offset)
             expected = self._expected_hash(response, redirects, state)
@@ -186,35 +150,16 @@ class _Job:
 
     # ---- request and response ------------------------------------------------------------------
 
-    def _open(self, offset: int, validator: str, redirects: _RecordingRedirects):
-        headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
-        if offset:
-            headers["Range"] = f"bytes={offset}-"
-            if validator:
-                headers["If-Range"] = validator
-        request = urllib.request.Request(self.plan.url, headers=headers)
-        opener = urllib.request.build_opener(redirects)
-        try:
-            return opener.open(request, timeout=TIMEOUT_S)
-        except urllib.error.HTTPError as exc:
-            if exc.code == 416 and offset:  # asked past the end: the .part is complete or stale
-                exc.close()
-                return _RangeDone(offset, exc.headers.get("Content-Range", ""))
-            raise DownloadError(f"The server refused the download: HTTP {exc.code} {exc.reason} ({self.plan.url}).")
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise DownloadError(f"Could not reach {urllib.parse.urlsplit(self.plan.url).netloc}: {reason}.") from exc
-
     def _accept(self, response, offset: int) -> tuple[int, int]:
         """(byte the body starts at, total size or 0). A 200 to a Range request means start over."""
-        if isinstance(response, _RangeDone):
-            total = _total_from_content_range(response.content_range)
+        if isinstance(response, RangeDone):
+            total = total_from_content_range(response.content_range)
             if total != offset:
                 self._discard()
                 raise DownloadInterrupted("The partial download no longer matches the file; starting again.")
             return offset, total
         if response.status == 206:
-            start, total = _parse_content_range(response.headers.get("Content-Range", ""))
+            start, total = parse_content_range(response.headers.get("Content-Range", ""))
             if start != offset:
                 self._discard()
                 raise DownloadInterrupted("The server resumed at the wrong place; starting again.")
@@ -224,10 +169,10 @@ class _Job:
             self.plan.part.unlink(missing_ok=True)
         return 0, int(response.headers.get("Content-Length") or 0)
 
-    def _expected_hash(self, response, redirects: _RecordingRedirects, state: dict) -> str:
-        published = _sha256_from_etag(redirects.linked.get("X-Linked-Etag", "")) or state.get("sha256", "")
-        if not isinstance(response, _RangeDone):
-            published = published or _sha256_from_etag(response.headers.get("X-Linked-Etag", ""))
+    def _expected_hash(self, response, redirects: RecordingRedirects, state: dict) -> str:
+        published = sha256_from_etag(redirects.linked.get("X-Linked-Etag", "")) or state.get("sha256", "")
+        if not isinstance(response, RangeDone):
+            published = published or sha256_from_etag(response.headers.get("X-Linked-Etag", ""))
         if self.pinned and published and self.pinned != published:
             raise DownloadError(f"The server's {self.plan.dest.name} is not the file the catalog names (SHA-256 "
                                 f"{published[:12]}… instead of {self.pinned[:12]}…); nothing was downloaded.")
@@ -248,12 +193,12 @@ class _Job:
 
     def _stream(self, response, start: int, total: int, digest) -> int:
         done = start
-        if isinstance(response, _RangeDone):
+        if isinstance(response, RangeDone):
             return done
         self._report(done, total, start)
         with open(self.plan.part, "ab" if start else "wb") as out:
             if not start:
-                head = _read_exactly(response, len(MAGIC))
+                head = read_exactly(response, len(MAGIC))
                 if head != MAGIC:
                     out.close()
                     self._discard()
@@ -309,12 +254,12 @@ class _Job:
         return state if isinstance(state, dict) and state.get("url") == self.plan.url else {}
 
     def _save_state(self, response, sha256: str, total: int) -> None:
-        headers = {} if isinstance(response, _RangeDone) else response.headers
+        headers = {} if isinstance(response, RangeDone) else response.headers
         validator = headers.get("ETag") or headers.get("Last-Modified") or ""
         if validator.startswith("W/"):
             validator = ""  # If-Range needs a strong validator
         state = {"url": self.plan.url, "validator": validator, "sha256": sha256, "total": total}
-        if isinstance(response, _RangeDone):
+        if isinstance(response, RangeDone):
             state.update({k: v for k, v in self._load_state().items() if k == "validator"})
         self.plan.meta.write_text(json.dumps(state), encoding="utf-8")
 
@@ -325,31 +270,6 @@ class _Job:
     def _report(self, done: int, total: int, start: int) -> None:
         if self.progress is not None:
             self.progress(DownloadProgress(done, total, start))
-
-
-class _RangeDone:
-    """Stands in for a response when the server says the requested range starts at the end (416)."""
-
-    status = 416
-
-    def __init__(self, offset: int, content_range: str) -> None:
-        self.offset, self.content_range = offset, content_range
-
-    def close(self) -> None:
-        """Nothing to close."""
-
-
-def _read_exactly(response, n: int) -> bytes:
-    data = b""
-    while len(data) < n:
-        try:
-            block = response.read(n - len(data))
-        except (OSError, ValueError, http.client.HTTPException) as exc:
-            raise DownloadInterrupted(f"The connection broke at the start: {exc!r}.") from exc
-        if not block:
-            break
-        data += block
-    return data
 
 
 def _starts_with_magic(path: Path) -> bool:
@@ -375,19 +295,3 @@ def _hash_prefix(path: Path, length: int):
     return digest
 
 
-def _sha256_from_etag(etag: str) -> str:
-    value = etag.strip().removeprefix("W/").strip('"').lower()
-    return value if SHA256_RE.match(value) else ""
-
-
-def _parse_content_range(value: str) -> tuple[int, int]:
-    match = re.match(r"bytes (\d+)-(\d+)/(\d+|\*)", value.strip())
-    if not match:
-        raise DownloadError(f"The server's answer to a resumed download is malformed (Content-Range: {value!r}).")
-    total = match.group(3)
-    return int(match.group(1)), int(total) if total != "*" else 0
-
-
-def _total_from_content_range(value: str) -> int:
-    match = re.match(r"bytes \*/(\d+)", value.strip())
-    return int(match.group(1)) if match else -1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.core.chat.download import DownloadError, _sha256_from_etag, file_name_for, normalise_url
+from desktop_app.core.chat.download_http import DownloadError, file_name_for, normalise_url, sha256_from_etag
 
 
 @pytest.mark.parametrize("url", ["ftp://example.org/m.gguf", "http://example.org/m.gguf", "file:///etc/passwd",
@@ -36,6 +36,6 @@ def test_file_names_are_safe(url, name):
 
 def test_only_a_sha256_shaped_etag_counts_as_a_hash():
     digest = "ab" * 32
-    assert _sha256_from_etag(f'"{digest}"') == digest
-    assert _sha256_from_etag(f'W/"{digest.upper()}"') == digest
-    assert _sha256_from_etag('"5d41402abc4b2a76b9719d911017c592"') == ""  # an md5 or git-sha1 etag is not one
+    assert sha256_from_etag(f'"{digest}"') == digest
+    assert sha256_from_etag(f'W/"{digest.upper()}"') == digest
+    assert sha256_from_etag('"5d41402abc4b2a76b9719d911017c592"') == ""  # an md5 or git-sha1 etag is not one
