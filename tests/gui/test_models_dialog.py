@@ -3,17 +3,21 @@ bar while the UI thread keeps ticking, cancel and resume, set as default, remove
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QImage
+from shiboken6 import isValid
 
 from desktop_app.core.chat.catalog import CATALOG
 from desktop_app.ui.heartbeat import Heartbeat
 from tests.gguf_files import write_gguf, write_not_gguf
 from tests.model_server import ModelServer
 
-MAX_GAP_MS = 200  # "never frozen", not a benchmark
+# The download below takes about 2 s; run on the UI thread it would show as one gap that long. 500 ms leaves room
+# for a busy shared machine's scheduling, which is not what this test is about (bench/ui_latency.py measures).
+MAX_GAP_MS = 500
 SIZE = 4 << 20
 
 
@@ -31,7 +35,7 @@ def dialog(window, qtbot):
     d = window.models_dialog
     qtbot.waitUntil(lambda: len(d.entries) >= 1, timeout=10_000)
     yield d
-    if d.downloading():
+    if isValid(window) and window.isVisible() and d.downloading():  # a closed window has dropped its tasks
         d.on_cancel_clicked()
         qtbot.waitUntil(lambda: not d.downloading(), timeout=10_000)
 
@@ -65,7 +69,7 @@ def test_the_chat_menu_opens_the_list_and_the_catalog(dialog):
 def test_a_download_moves_the_bar_without_blocking_the_ui_then_becomes_the_default(dialog, window, server, qtbot,
                                                                                     tmp_path):
     name = server.add(write_gguf(tmp_path / "Fresh-Q4_K_M.gguf", size=SIZE))
-    server.state.delay_s = 0.02  # 64 chunks of 64 KiB: about 1.3 s, so the bar has time to move
+    server.state.delay_s = 0.03  # 64 chunks of 64 KiB: about 2 s, so the bar has time to move
     values: list[int] = []
     dialog.progress.valueChanged.connect(values.append)
     beat = Heartbeat(20)
@@ -77,7 +81,7 @@ def test_a_download_moves_the_bar_without_blocking_the_ui_then_becomes_the_defau
     beat.stop()
     stats = beat.summary()
     assert len(set(values)) >= 5 and values == sorted(values) and values[-1] == 1000
-    assert stats["ticks"] > 20 and stats["max_ms"] < MAX_GAP_MS, stats
+    assert stats["ticks"] > 40 and stats["max_ms"] < MAX_GAP_MS, stats
     entry = done.args[0]
     assert entry.verified and not dialog.progress.isVisible() and "SHA-256 verified" in dialog.status.text()
     qtbot.waitUntil(lambda: dialog.models_table.rowCount() == 2, timeout=10_000)
@@ -142,3 +146,14 @@ def test_the_dialog_renders(dialog, qtbot, tmp_path):
     assert dialog.grab().save(str(out), "PNG")
     image = QImage(str(out))
     assert not image.isNull() and image.width() >= 900 and image.height() >= 600
+
+
+def test_closing_the_window_stops_a_download_and_keeps_its_part(dialog, window, server, qtbot, tmp_path):
+    name = server.add(write_gguf(tmp_path / "Long-Q4_0.gguf", size=SIZE))
+    server.state.delay_s = 0.3  # about 20 s in all: closing must not wait for it
+    dialog.start_download(server.url(name))
+    qtbot.waitUntil(lambda: dialog.progress.value() > 0, timeout=20_000)
+    started = time.monotonic()
+    window.close()
+    assert time.monotonic() - started < 5
+    assert 0 < dialog.manager.partial_download(server.url(name)) < SIZE

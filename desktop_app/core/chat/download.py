@@ -217,7 +217,7 @@ class _Job:
                 raise DownloadCancelled(f"Download of {self.plan.dest.name} stopped; it resumes from "
                                         f"{format_bytes(done)} next time.")
             try:
-                block = response.read(CHUNK)
+                block = response.read1(CHUNK)  # whatever has arrived: a cancel is seen within one network read
             except (OSError, ValueError, http.client.HTTPException) as exc:  # reset, timeout, IncompleteRead
                 raise DownloadInterrupted(f"The connection broke at {format_bytes(done)}: {exc!r}.") from exc
             if not block:
