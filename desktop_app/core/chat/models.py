@@ -62,6 +62,7 @@ class ModelEntry:
     exists: bool
     problem: str = ""  # why it cannot be used ("file missing", "not a GGUF …"), or ""
     has_chat_template: bool = True
+    catalog_id: str = ""  # the catalog entry it was downloaded from, if any
 
     def to_dict(self) -> dict:
         """A JSON-ready view."""
@@ -105,7 +106,8 @@ class ModelManager:
         wanted = name.strip()
         entries = self.list()
         for match in (lambda e: e.name == wanted, lambda e: e.name.lower() == wanted.lower(),
-                      lambda e: Path(e.path).name.lower() == wanted.lower(), lambda e: _same_file(e.path, wanted)):
+                      lambda e: Path(e.path).name.lower() == wanted.lower(), lambda e: _same_file(e.path, wanted),
+                      lambda e: bool(e.catalog_id) and e.catalog_id == wanted.lower()):
             found = [e for e in entries if match(e)]
             if found:
                 return found[0]
@@ -223,7 +225,8 @@ class ModelManager:
                           license=(info.license if info else "") or row.get("license", ""),
                           verified=bool(row.get("verified")), sha256=row.get("sha256", ""), url=row.get("url", ""),
                           is_default=default, exists=exists, problem=problem,
-                          has_chat_template=info.has_chat_template if info else True)
+                          has_chat_template=info.has_chat_template if info else True,
+                          catalog_id=row.get("catalog_id", ""))
 
     def _refuse_if_too_big(self, path: Path, info: GGUFInfo) -> None:
         size = path.stat().st_size

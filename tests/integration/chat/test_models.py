@@ -144,6 +144,7 @@ def test_a_catalog_download_is_checked_against_its_pinned_hash(manager, server, 
     monkeypatch.setattr(models_module, "catalog_entry", lambda key: entry if key == entry.id else None)
     listed = manager.download("loopback-model")
     assert listed.verified and listed.license == "apache-2.0"  # the file's own licence field wins over the catalog's
+    assert manager.use("loopback-model").name == listed.name  # the catalog id names it too
     stale = _catalog_entry_at(server.url(server.add(model, linked_sha256="", name="stale.gguf")), "e" * 64)
     monkeypatch.setattr(models_module, "catalog_entry", lambda key: stale if key == stale.id else None)
     with pytest.raises(KnownError, match="failed its SHA-256 check"):
