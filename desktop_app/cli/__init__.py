@@ -2,7 +2,7 @@
 
 Exit status: 0 success, 1 a known error (message on stderr, no traceback), 2 a usage error.
 One module per command group: library (index, search, stats, folders, remove, gui), chat (ask, chats),
-watch; `common` holds the exit codes and `progress` the progress printer.
+watch, models; `common` holds the exit codes and `progress` the progress printer.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from desktop_app import __version__
 from desktop_app.cli.chat import add_chat_commands
 from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
 from desktop_app.cli.library import add_library_commands
+from desktop_app.cli.models import add_model_commands
 from desktop_app.cli.watch import add_watch_commands
 from desktop_app.core.errors import KnownError
 
-COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands)
+COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:

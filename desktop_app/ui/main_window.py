@@ -127,6 +127,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         chat = self.menuBar().addMenu("&Chat")
         action(chat, "&New chat", self.chat_pane.new_chat)
         action(chat, "&Stop answering", self.chat_pane.stop)
+        action(chat, "Chat &models…", self.on_models_triggered)
         view = self.menuBar().addMenu("&View")
         action(view, "&Notices", self.on_notices_clicked)
 
@@ -260,6 +261,11 @@ class MainWindow(FolderDropTarget, QMainWindow):
                 self, "Trove", "Chunking or exclusions changed. Re-index the library now?\n\n"
                                "Search keeps working while it runs.") == QMessageBox.StandardButton.Yes
             self.apply_settings(changes, reindex=reindex)
+
+    def on_models_triggered(self) -> None:
+        from desktop_app.ui.models_dialog import open_models_dialog
+
+        open_models_dialog(self)
 
     def apply_settings(self, changes: dict, *, reindex: bool = False) -> None:
         """Save changed settings (off the UI thread) and, if asked, re-index with them."""

@@ -19,8 +19,9 @@ from desktop_app.core.log import get_logger
 log = get_logger("ui")
 
 # lane -> threads. search: two, so a slow query cannot hold up the next one; index and chat: one, their work
-# is serial anyway; io: short library calls (folder list, stats, state changes).
-LANES = {"search": 2, "index": 1, "chat": 1, "io": 2}
+# is serial anyway; io: short library calls (folder list, stats, state changes); download: a model download, which
+# takes minutes and must not hold an io thread.
+LANES = {"search": 2, "index": 1, "chat": 1, "io": 2, "download": 1}
 
 
 class _Relay(QObject):

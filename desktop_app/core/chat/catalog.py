@@ -1,0 +1,177 @@
+"""A catalog of well-known small instruct GGUFs, a RAM estimate for any model, and a pick for this machine.
+
+Nothing here was downloaded or hashed from this machine (it cannot reach Hugging Face). Each entry's size and
+SHA-256 were looked up in public sources that pinned the same file, cited beside it; an entry whose hash was found
+in no source has `sha256=""` and is shown as unverified. A download is always checked against the hash the server
+publishes for the file (Hugging Face's X-Linked-Etag, see download.py), and against the pinned one when there is
+one: a catalog hash that has gone stale makes the download stop before it starts, never accept a wrong file.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+HF = "https://huggingface.co"
+GB = 1_000_000_000
+RUNTIME_OVERHEAD = 300_000_000  # llama.cpp compute buffers and the process around them, measured loosely
+MEMORY_SHARE = 0.5  # a recommended model uses at most half the RAM: the OS, the embedder and your apps need the rest
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """One downloadable model file, with what is known about it before it is downloaded."""
+
+    id: str  # what `trove models download ID` takes
+    name: str
+    url: str
+    size_bytes: int
+    quantization: str
+    context_length: int  # tokens the model was trained for
+    parameters: int
+    n_layers: int  # these three size the KV cache (from each model's config.json)
+    n_kv_heads: int
+    head_dim: int
+    license: str
+    sha256: str = ""  # "" when no public source pinned this file's hash: shown as unverified
+    source: str = ""  # where the size and hash come from
+
+    @property
+    def verified(self) -> bool:
+        """Whether a published SHA-256 pins this file (the download is refused if it differs)."""
+        return bool(self.sha256)
+
+    @property
+    def file_name(self) -> str:
+        """The name the file gets in the models folder."""
+        return self.url.rsplit("/", 1)[-1]
+
+    def ram_bytes(self, n_ctx: int = 4096) -> int:
+        """Memory needed to chat with this model at a context of `n_ctx` tokens."""
+        return estimate_ram_bytes(self.size_bytes, min(n_ctx, self.context_length), n_layers=self.n_layers,
+                                  n_kv_heads=self.n_kv_heads, head_dim=self.head_dim)
+
+
+def _hf(repo: str, file: str) -> str:
+    return f"{HF}/{repo}/resolve/main/{file}"
+
+
+# Sources (public files read through the search tool, 2026):
+#   LOCALAI  = mudler/LocalAI gallery/index.yaml @82c191af (filename + sha256 + huggingface:// uri)
+#   POCKETPAL = a-ghorbani/pocketpal-ai src/store/defaultModels.ts @7742e6c1^ (HF API size + lfs.oid = sha256)
+#   "+N"     = the same size and hash pinned by N more unrelated public projects found by searching for the hash
+CATALOG: tuple[CatalogEntry, ...] = (
+    CatalogEntry("qwen2.5-0.5b-instruct", "Qwen2.5 0.5B Instruct",
+                 _hf("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m.gguf"), 491_400_032, "Q4_K_M",
+                 32_768, 494_000_000, 24, 2, 64, "Apache-2.0",
+                 "74a4da8c9fdbcd15bd1f6d01d621410d31c6fc00986f5eb687824e7b93d7a9db", "+5 projects pinning this file"),
+    CatalogEntry("smollm2-360m-instruct", "SmolLM2 360M Instruct",
+                 _hf("HuggingFaceTB/SmolLM2-360M-Instruct-GGUF", "smollm2-360m-instruct-q8_0.gguf"), 386_000_000, "Q8_0",
+                 8_192, 362_000_000, 32, 5, 64, "Apache-2.0", "",
+                 "size approximate (386 MB quoted by two apps); no published hash found"),
+    CatalogEntry("llama-3.2-1b-instruct", "Llama 3.2 1B Instruct",
+                 _hf("hugging-quants/Llama-3.2-1B-Instruct-Q4_K_M-GGUF", "llama-3.2-1b-instruct-q4_k_m.gguf"),
+                 807_690_656, "Q4_K_M", 131_072, 1_236_000_000, 16, 8, 64, "Llama 3.2 Community License",
+                 "1d0e9419ec4e12aef73ccf4ffd122703e94c48344a96bc7c5f0f2772c2152ce3", "LOCALAI +4"),
+    CatalogEntry("gemma-3-1b-it", "Gemma 3 1B IT",
+                 _hf("ggml-org/gemma-3-1b-it-GGUF", "gemma-3-1b-it-Q4_K_M.gguf"), 806_058_240, "Q4_K_M",
+                 32_768, 1_000_000_000, 26, 1, 256, "Gemma Terms of Use",
+                 "8ccc5cd1f1b3602548715ae25a66ed73fd5dc68a210412eea643eb20eb75a135", "LOCALAI +5"),
+    CatalogEntry("smollm2-1.7b-instruct", "SmolLM2 1.7B Instruct",
+                 _hf("HuggingFaceTB/SmolLM2-1.7B-Instruct-GGUF", "smollm2-1.7b-instruct-q4_k_m.gguf"), 1_055_609_536,
+                 "Q4_K_M", 8_192, 1_711_000_000, 24, 32, 64, "Apache-2.0",
+                 "decd2598bc2c8ed08c19adc3c8fdd461ee19ed5708679d1c54ef54a5a30d4f33", "LOCALAI +5"),
+    CatalogEntry("qwen2.5-1.5b-instruct", "Qwen2.5 1.5B Instruct",
+                 _hf("Qwen/Qwen2.5-1.5B-Instruct-GGUF", "qwen2.5-1.5b-instruct-q4_k_m.gguf"), 1_117_320_736, "Q4_K_M",
+                 32_768, 1_544_000_000, 28, 2, 128, "Apache-2.0",
+                 "6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e", "+6 projects pinning this file"),
+    CatalogEntry("llama-3.2-3b-instruct", "Llama 3.2 3B Instruct",
+                 _hf("hugging-quants/Llama-3.2-3B-Instruct-Q4_K_M-GGUF", "llama-3.2-3b-instruct-q4_k_m.gguf"),
+                 2_019_373_920, "Q4_K_M", 131_072, 3_213_000_000, 28, 8, 128, "Llama 3.2 Community License",
+                 "c55a83bfb6396799337853ca69918a0b9bbb2917621078c34570bc17d20fd7a1", "LOCALAI +3 (size from one)"),
+    CatalogEntry("qwen2.5-3b-instruct", "Qwen2.5 3B Instruct",
+                 _hf("Qwen/Qwen2.5-3B-Instruct-GGUF", "qwen2.5-3b-instruct-q4_k_m.gguf"), 2_104_932_768, "Q4_K_M",
+                 32_768, 3_086_000_000, 36, 2, 128, "Qwen Research License (non-commercial)",
+                 "626b4a6678b86442240e33df819e00132d3ba7dddfe1cdc4fbb18e0a9615c62d", "+7 projects pinning this file"),
+    CatalogEntry("phi-3.5-mini-instruct", "Phi-3.5 mini Instruct",
+                 _hf("MaziyarPanahi/Phi-3.5-mini-instruct-GGUF", "Phi-3.5-mini-instruct.Q4_K_M.gguf"), 2_393_232_608,
+                 "Q4_K_M", 131_072, 3_821_000_000, 32, 32, 96, "MIT",
+                 "3f68916e850b107d8641d18bcd5548f0d66beef9e0a9077fe84ef28943eb7e88", "POCKETPAL"),
+)
+
+
+def catalog_entry(key: str) -> CatalogEntry | None:
+    """The entry whose id (or file name) is `key`, case-insensitively; None when there is none."""
+    wanted = key.strip().lower()
+    return next((e for e in CATALOG if wanted in (e.id, e.file_name.lower())), None)
+
+
+def estimate_ram_bytes(size_bytes: int, n_ctx: int, *, n_layers: int = 0, n_kv_heads: int = 0,
+                       head_dim: int = 0) -> int:
+    """Memory to run a GGUF of `size_bytes` at a context of `n_ctx` tokens: the weights, an f16 KV cache and a
+    fixed runtime overhead. Without the model's shape the KV cache is guessed at a tenth of the weights."""
+    if n_layers and n_kv_heads and head_dim:
+        kv_cache = 2 * n_layers * max(n_ctx, 0) * n_kv_heads * head_dim * 2  # K and V, 2 bytes each
+    else:
+        kv_cache = size_bytes // 10
+    return size_bytes + kv_cache + RUNTIME_OVERHEAD
+
+
+def machine_memory_bytes() -> int:
+    """Physical memory of this machine (0 when it cannot be told), from the OS, without psutil."""
+    if sys.platform == "win32":
+        return _windows_memory()
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return _meminfo_total()
+
+
+def _meminfo_total() -> int:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _windows_memory() -> int:
+    import ctypes
+
+    class MemoryStatus(ctypes.Structure):
+        _fields_ = [("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong),
+                    ("ullTotalPhys", ctypes.c_ulonglong), ("ullAvailPhys", ctypes.c_ulonglong),
+                    ("ullTotalPageFile", ctypes.c_ulonglong), ("ullAvailPageFile", ctypes.c_ulonglong),
+                    ("ullTotalVirtual", ctypes.c_ulonglong), ("ullAvailVirtual", ctypes.c_ulonglong),
+                    ("ullAvailExtendedVirtual", ctypes.c_ulonglong)]
+    status = MemoryStatus()
+    status.dwLength = ctypes.sizeof(MemoryStatus)
+    ok = ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status))  # type: ignore[attr-defined]
+    return int(status.ullTotalPhys) if ok else 0
+
+
+def recommend(memory_bytes: int, entries: Iterable[CatalogEntry] = CATALOG, n_ctx: int = 4096) -> CatalogEntry | None:
+    """The largest model (by parameters) that needs at most half of `memory_bytes`; None when none fits."""
+    budget = memory_bytes * MEMORY_SHARE
+    fitting = [e for e in entries if e.ram_bytes(n_ctx) <= budget]
+    if not fitting:
+        return None
+    return max(fitting, key=lambda e: (e.parameters, e.verified, -e.ram_bytes(n_ctx)))
+
+
+def too_big_for_memory(ram_bytes: int, memory_bytes: int) -> bool:
+    """A model that needs more than the whole machine's memory cannot run here at all."""
+    return memory_bytes > 0 and ram_bytes > memory_bytes
+
+
+def format_bytes(n: int) -> str:
+    """'1.1 GB', '386 MB', '12 KB' (decimal units, as download sizes are quoted)."""
+    for unit, scale in (("GB", GB), ("MB", 1_000_000), ("KB", 1_000)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}" if unit == "GB" else f"{n / scale:.0f} {unit}"
+    return f"{n} B"
