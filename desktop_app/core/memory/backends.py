@@ -99,16 +99,15 @@ class HybridMemory(MemoryBackend):
                  sparse_weight: float = 1.0, dense_weight: float = 1.0, db_path: str | os.PathLike[str] | None = None,
                  embedder: Embedder | None = None) -> None:
         self.k, self.weights = k, (sparse_weight, dense_weight)
+        self.shared: DenseMemory | None = None
+        self.sides: tuple[MemoryBackend, MemoryBackend] | None = None
         if sparse is None and dense is None:
-            shared = DenseMemory(db_path, embedder=embedder, mode="hybrid")
-            self.shared, self.sparse, self.dense = shared, None, None
+            self.shared = DenseMemory(db_path, embedder=embedder, mode="hybrid")
         else:
-            self.shared = None
-            self.sparse = sparse or SQLiteMemory(db_path)
-            self.dense = dense or DenseMemory(None, embedder=embedder)
+            self.sides = (sparse or SQLiteMemory(db_path), dense or DenseMemory(None, embedder=embedder))
 
     def _parts(self) -> list[MemoryBackend]:
-        return [self.shared] if self.shared else [self.sparse, self.dense]
+        return [self.shared] if self.shared else list(self.sides or ())
 
     def store(self, content: str, *, source: str = "", metadata: dict[str, Any] | None = None) -> str:
         doc_id = uuid.uuid4().hex
@@ -122,11 +121,11 @@ class HybridMemory(MemoryBackend):
                                   fusion="rrf")  # the seed's contract: weighted RRF with this k
             return self.shared.retrieve(query, top_k=top_k, params=params)
         fetch = max(3 * top_k, top_k)
-        lists = [self.sparse.retrieve(query, top_k=fetch), self.dense.retrieve(query, top_k=fetch)]
+        lists = [side.retrieve(query, top_k=fetch) for side in self._parts()]
         by_key: dict[str, RetrievalResult] = {}
-        rankings = []
+        rankings: list[list[str]] = []
         for results in lists:
-            keys = []
+            keys: list[str] = []
             for r in results:
                 key = r.metadata.get("doc_id") or r.content
                 by_key.setdefault(key, r)
@@ -162,7 +161,7 @@ class BM25Memory(MemoryBackend):
 
     def __init__(self, **_: Any) -> None:
         self._docs: dict[str, tuple[str, str, dict[str, Any]]] = {}
-        self._index = None
+        self._index: Any = None  # a rank_bm25.BM25Okapi, built on first retrieve
         self._order: list[str] = []
 
     def store(self, content: str, *, source: str = "", metadata: dict[str, Any] | None = None,

@@ -216,8 +216,7 @@ class LibraryWatcher:
     def _refresh_folders(self) -> None:
         rows = {row.path: (row.id, row.state) for row in self.monitor.store.folders()}
         for path in [p for p in self._folders if p not in rows]:
-            folder = self._folders.pop(path)  # removed from the library: Library already purged it
-            self._stop_observer(folder)
+            self._stop_observer(self._folders.pop(path))  # removed from the library: Library already purged it
             self.debouncer.discard_under(path)
         for path, (fid, state) in rows.items():
             folder = self._folders.get(path)
@@ -259,10 +258,11 @@ class LibraryWatcher:
             self._ensure_observer(folder)
 
     def _ensure_observer(self, folder: _Folder) -> None:
-        if folder.observer is not None and folder.observer.alive():
+        old = folder.observer
+        if old is not None and old.alive():
             return
-        lost_events = folder.observer is not None  # it died under us: events may be missing
-        force_polling = lost_events and not folder.observer.status.polling
+        lost_events = old is not None  # it died under us: events may be missing
+        force_polling = old is not None and not old.status.polling
         self._stop_observer(folder)
         handler = FolderEventHandler(PathFilter(folder.path, self.library.settings.excluded_patterns), self.debouncer)
         observer = FolderObserver(folder.path, handler, poll_seconds=self.poll_seconds,

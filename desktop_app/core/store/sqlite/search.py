@@ -17,11 +17,12 @@ VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k in a KNN query
 SQL_VARIABLES = 900  # ids per IN (...) statement, under SQLite's bound-parameter limit
 
 
-def filter_sql(filters: Filters | None) -> tuple[str, list]:
+def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
     """` AND …` clauses over `d` (documents) for a Filters, and their arguments."""
     if not filters:
         return "", []
-    clauses, args = [], []
+    clauses: list[str] = []
+    args: list[object] = []
     if filters.folder_ids:
         clauses.append(f"d.folder_id IN ({','.join('?' * len(filters.folder_ids))})")
         args.extend(filters.folder_ids)
