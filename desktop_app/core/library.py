@@ -125,16 +125,12 @@ class Library:
         The keyword phase runs here; the semantic phase runs on the embedder thread. With wait=True this
         returns when both are done; with wait=False, as soon as every file is keyword-searchable.
         """
-        report = SyncReport()
         with self._sync_lock:
-            for row in self.store.folders():
-                if self.monitor.check(row) != FolderState.ACTIVE:
-                    continue
-                folder_report = self.indexer.sync_folder(row.id, Path(row.path))
-                if folder_report.offline:  # vanished, or an empty stand-in for a folder with documents
+            active = [row for row in self.store.folders() if self.monitor.check(row) == FolderState.ACTIVE]
+            report = self.indexer.sync_folders([(row.id, Path(row.path)) for row in active])
+            for row in active:
+                if row.path in report.offline:  # vanished, or an empty stand-in for a folder with documents
                     self.monitor.went_offline(row)
-                report.merge(folder_report)
-                report.seconds += folder_report.seconds
         self.bus.publish(IndexProgress("idle", files_done=report.indexed, files_failed=report.failed))
         self.embed_worker.wake()
         if wait:

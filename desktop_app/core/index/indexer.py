@@ -68,6 +68,27 @@ def chunk_extracted(doc: Extracted, config: ChunkConfig) -> list[NewChunk]:
     return chunks
 
 
+# The keyword phase takes quick formats first: a library of notes is searchable while its PDFs are still read.
+_COST_CLASS = {"text": 0, "markdown": 0, "code": 0, "html": 0, "pdf": 2}
+_DEFAULT_COST = 1  # office documents, e-books, mail, notebooks
+
+
+def cost_order(item: Found) -> tuple[int, int]:
+    """Sort key for the keyword phase: the file type's cost class, then its size."""
+    return _COST_CLASS.get(file_type(item.path) or "", _DEFAULT_COST), item.size
+
+
+@dataclass
+class FolderPlan:
+    """A folder's reconcile, worked out before any file is read."""
+
+    folder_id: int
+    known: dict[str, DocRow]
+    todo: list[Found]
+    vanished: list[DocRow]
+    by_hash: dict[str, DocRow]
+
+
 class Indexer:
     """Extracts, chunks and writes files through the Store. One thread at a time (Library's sync lock)."""
 
@@ -88,36 +109,48 @@ class Indexer:
     def sync_folder(self, folder_id: int, root: Path) -> SyncReport:
         """Reconcile a folder (or a sub-folder of it): index new and changed files, drop vanished ones,
         follow moves by content hash."""
+        return self.sync_folders([(folder_id, root)])
+
+    def sync_folders(self, folders: list[tuple[int, Path]]) -> SyncReport:
+        """Reconcile several folders as one run: cheap files of every folder first (text, markdown, code), then
+        office files, then PDFs, so the whole library is keyword-searchable early; each by size, smallest first."""
         started = time.monotonic()
         report = SyncReport()
+        plans = [plan for folder_id, root in folders if (plan := self.plan(folder_id, root, report)) is not None]
+        todo = sorted(((plan, item) for plan in plans for item in plan.todo), key=lambda pi: cost_order(pi[1]))
+        self._emit_scan(len(todo))
+        for n, (plan, item) in enumerate(todo, start=1):
+            if self.stopping.is_set():
+                report.seconds = time.monotonic() - started
+                return report  # the rest is picked up by the next sync; nothing half-done is left
+            self._index_found(plan.folder_id, item, plan.known.get(str(item.path)), plan.by_hash, report)
+            elapsed = max(time.monotonic() - started, 1e-6)
+            self.emit(IndexProgress("keyword", files_queued=len(todo), files_done=n - report.failed,
+                                    files_failed=report.failed, current_file=str(item.path), bytes_done=report.bytes,
+                                    rate=n / elapsed, eta_seconds=(len(todo) - n) * elapsed / n))
+        for plan in plans:
+            for doc in plan.vanished:
+                if self.store.delete_document(doc.id):
+                    report.removed += 1
+            self.store.mark_scanned(plan.folder_id, time.time())
+        report.seconds = time.monotonic() - started
+        return report
+
+    def plan(self, folder_id: int, root: Path, report: SyncReport) -> FolderPlan | None:
+        """What a reconcile of `root` has to do; None (and `root` in report.offline) when it is not there."""
         if not root.is_dir():
             report.offline.append(str(root))
-            return report
+            return None
         known = self.store.documents_under(folder_id, str(root).rstrip(os.sep) + os.sep)
         found = {str(f.path): f for f in discover(root, self.settings.excluded_patterns)}
         if not found and known and not has_entries(root):
             report.offline.append(str(root))  # unmounted while we looked: never read it as "all deleted"
-            return report
-        vanished = {p: d for p, d in known.items() if p not in found}
-        by_hash = {d.content_hash: d for d in vanished.values() if d.status == "indexed" and d.content_hash}
+            return None
+        vanished = [d for p, d in known.items() if p not in found]
+        by_hash = {d.content_hash: d for d in vanished if d.status == DocStatus.INDEXED and d.content_hash}
         todo = [f for p, f in found.items() if not _unchanged(known.get(p), f)]
-        report.unchanged = len(found) - len(todo)
-        self._emit_scan(len(todo))
-        for n, item in enumerate(todo, start=1):
-            if self.stopping.is_set():
-                report.seconds = time.monotonic() - started
-                return report  # the rest is picked up by the next sync; nothing half-done is left
-            self._index_found(folder_id, item, known.get(str(item.path)), by_hash, report)
-            self.emit(IndexProgress("keyword", files_queued=len(todo), files_done=n - report.failed,
-                                    files_failed=report.failed, current_file=str(item.path), bytes_done=report.bytes,
-                                    rate=n / max(time.monotonic() - started, 1e-6),
-                                    eta_seconds=(len(todo) - n) * (time.monotonic() - started) / n))
-        for doc in vanished.values():
-            if self.store.delete_document(doc.id):
-                report.removed += 1
-        self.store.mark_scanned(folder_id, time.time())
-        report.seconds = time.monotonic() - started
-        return report
+        report.unchanged += len(found) - len(todo)
+        return FolderPlan(folder_id, known, todo, vanished, by_hash)
 
     def _emit_scan(self, queued: int) -> None:
         self.emit(IndexProgress("scan", files_queued=queued))

@@ -280,3 +280,22 @@ def test_unreadable_file_is_recorded_with_permission_denied(make_library, tmp_pa
     report = lib.sync()
     assert report.errors == [(str(locked.resolve()), "permission denied")]
     assert sources(lib.search("gazelle", mode="keyword")) == ["open.txt"]
+
+
+def test_quick_files_of_every_folder_are_indexed_before_any_pdf(make_library, tmp_path):
+    """Folders are not taken in alphabetical order: a notes folder is searchable before a papers folder's PDFs."""
+    papers, notes = tmp_path / "a-papers", tmp_path / "z-notes"
+    papers.mkdir()
+    notes.mkdir()
+    for i in range(3):
+        write_pdf(papers / f"paper{i}.pdf", [f"paper {i} about tides"])
+        (papers / f"readme{i}.txt").write_text(f"readme {i}", encoding="utf-8")
+        (notes / f"note{i}.md").write_text(f"# note {i}\n\nabout tides", encoding="utf-8")
+    lib = make_library()
+    lib.add_folder(papers)
+    lib.add_folder(notes)
+    order: list[str] = []
+    lib.subscribe(lambda e: getattr(e, "phase", "") == "keyword" and order.append(Path(e.current_file).suffix))
+    report = lib.sync(wait=False)
+    assert report.indexed == 9 and len(order) == 9
+    assert set(order[:6]) == {".txt", ".md"} and order[6:] == [".pdf"] * 3
