@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, add_paths, open_library
 from desktop_app.cli.progress import ProgressPrinter
@@ -18,7 +19,9 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--chunk-size", type=int, help="words per chunk (saved as a setting)")
     p.add_argument("--chunk-overlap", type=int, help="words repeated between chunks (saved as a setting)")
     p.add_argument("--no-wait", action="store_true", help="return once files are keyword-searchable")
-    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.add_argument("--json", action="store_true", help="print a JSON summary (with totals per phase)")
+    p.add_argument("--json-events", action="store_true",
+                   help="print one JSON object per progress event or notice on stdout (for scripts)")
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="search the library")
@@ -51,6 +54,7 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_index(args, library) -> int:
+    """Add PATHs and index them: the keyword phase, then (unless --no-wait) the vectors, with progress."""
     changes = {}
     if args.chunk_size is not None:
         changes["chunk_size"] = args.chunk_size
@@ -59,31 +63,40 @@ def cmd_index(args, library) -> int:
     if changes:
         library.update_settings(**changes)
     add_paths(library, args.paths)
-    printer = ProgressPrinter(sys.stderr, plain=False)  # a bar on a terminal for long runs; quiet otherwise
+    # a bar per phase on a terminal (stderr), JSON lines with --json-events, quiet in a pipe otherwise
+    printer = ProgressPrinter(sys.stdout if args.json_events else sys.stderr, json_events=args.json_events,
+                              plain=False)
     unsubscribe = library.subscribe(printer)
     try:
-        report = library.sync(wait=not args.no_wait)
+        report = library.sync(wait=False)
+        vectors_started = time.monotonic()
+        if not args.no_wait:
+            library.wait_for_embeddings()
+        vector_seconds = time.monotonic() - vectors_started
     finally:
         printer.close()
         unsubscribe()
-    summary = report.as_dict()
-    summary["files_indexed"] = summary["indexed"]
-    if args.json:
-        print(json.dumps(summary, indent=2))
+    stats = library.stats()
+    phases = {"keyword": {"files": report.indexed, "chunks": report.chunks, "seconds": round(report.seconds, 3)},
+              "vectors": {"chunks_with_vectors": stats["chunks_embedded"],
+                          "chunks_pending": stats["chunks"] - stats["chunks_embedded"],
+                          "seconds": round(vector_seconds, 3), "waited": not args.no_wait}}
+    if args.json or args.json_events:
+        summary = {**report.as_dict(), "files_indexed": report.indexed, "phases": phases}
+        print(json.dumps({"kind": "summary", **summary} if args.json_events else summary,
+                         indent=None if args.json_events else 2))
     else:
-        print(
-            f"indexed {report.indexed}, unchanged {report.unchanged}, moved {report.moved}, removed {report.removed}, "
-            f"failed {report.failed} files; {report.chunks} chunks in {report.seconds:.2f}s"
-        )
+        print(f"indexed {report.indexed}, unchanged {report.unchanged}, moved {report.moved}, "
+              f"removed {report.removed}, failed {report.failed} files; {report.chunks} chunks in "
+              f"{report.seconds:.2f}s" + (f"; vectors for {stats['chunks_embedded']} of {stats['chunks']} chunks "
+                                           f"after {vector_seconds:.1f}s more" if not args.no_wait else ""))
         for path, reason in report.errors:
             print(f"  failed: {path}: {reason}")
         for path in report.offline:
             print(f"  offline: {path}")
     if not args.no_wait and library.embed_worker.error:
-        print(
-            f"trove: files are keyword-searchable, but semantic indexing failed: {library.embed_worker.error}",
-            file=sys.stderr,
-        )
+        print(f"trove: files are keyword-searchable, but semantic indexing failed: {library.embed_worker.error}",
+              file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK
 

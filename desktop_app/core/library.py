@@ -61,15 +61,10 @@ class Library:
         if self.store.ensure_embedding_model(self.embedder.model_id, self.embedder.dim):
             log.info("embedding model is now %s: vectors will be (re)computed", self.embedder.model_id)
         self.indexer = Indexer(self.store, self.settings, emit=self.bus.publish)
-        # Rounds of a few model batches: big enough to sort texts by length, small enough that files become
-        # semantically searchable progressively during a long run.
-        self.embed_worker = EmbedWorker(
-            self.store,
-            self.embedder,
-            batch=4 * self.settings.embed_batch_size,
-            emit=self.bus.publish,
-            notify=self.bus.publish,
-        )
+        # Rounds of a few seconds (at most a few model batches, sorted by length): a kill loses little, and files
+        # become semantically searchable progressively during a long run.
+        self.embed_worker = EmbedWorker(self.store, self.embedder, batch=4 * self.settings.embed_batch_size,
+                                        emit=self.bus.publish, notify=self.bus.publish)
         self.searcher = SearchService(self.store, self.embedder, self._search_params())
         self._sync_lock = threading.Lock()
         self._chat: Any = None

@@ -16,15 +16,27 @@ from desktop_app.core.store.rows import ChunkVectors
 log = get_logger("embed")
 
 
+MIN_ROUND = 16  # chunks in the first round, before the rate is known
+
+
+def next_round_size(last_size: int, last_seconds: float, target_seconds: float, largest: int) -> int:
+    """How many chunks the next round takes so that it lasts about `target_seconds` (within [MIN_ROUND, largest])."""
+    if last_seconds <= 0:
+        return largest
+    wanted = int(last_size * target_seconds / last_seconds)
+    return max(min(MIN_ROUND, largest), min(largest, wanted))
+
+
 class EmbedWorker:
     """One thread that embeds pending chunks whenever it is woken. `wait_idle()` blocks until none are left."""
 
-    def __init__(self, store: Store, embedder: Embedder, *, batch: int = 512,
+    def __init__(self, store: Store, embedder: Embedder, *, batch: int = 512, round_seconds: float = 3.0,
                  emit: Callable[[IndexProgress], None] | None = None,
                  notify: Callable[[Notice], None] | None = None) -> None:
         self.store = store
         self.embedder = embedder
-        self.batch = batch
+        self.batch = batch  # the largest round
+        self.round_seconds = round_seconds
         self.emit = emit or (lambda _p: None)
         self.notify = notify or (lambda _n: None)
         self.error: str | None = None
@@ -90,17 +102,24 @@ class EmbedWorker:
             log.warning("could not record the embedding error: %s", exc)
 
     def run_pending(self) -> int:
-        """Embed every pending chunk, batch by batch. Returns how many vectors were stored."""
+        """Embed every pending chunk, round by round (each round one transaction). Returns how many got vectors.
+
+        Rounds are sized to take about `round_seconds` at the measured rate, so a kill loses seconds of work and
+        files become semantically searchable progressively, without making the model's batches tiny.
+        """
         total = self.store.count_pending()
         done, after, started = 0, 0, time.monotonic()
+        size = min(MIN_ROUND, self.batch)
         while not self._stop.is_set():
-            rows = self.store.pending_chunks(self.batch, after)
+            rows = self.store.pending_chunks(size, after)
             if not rows:
                 break
             after = rows[-1].id
+            round_started = time.monotonic()
             vectors = embed_passages(self.embedder, [row.text for row in rows])
             done += self.store.store_vectors(
                 ChunkVectors(row.id, row.text_hash, vec) for row, vec in zip(rows, vectors, strict=True))
+            size = next_round_size(len(rows), time.monotonic() - round_started, self.round_seconds, self.batch)
             elapsed = time.monotonic() - started
             rate = done / elapsed if elapsed > 0 else 0.0
             self.emit(IndexProgress("semantic", chunks_embedded=done, chunks_total=max(total, done), rate=rate,
