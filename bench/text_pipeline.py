@@ -6,8 +6,9 @@ Both sides are built in this process on real FTS5 tables (desktop_app.core.db.co
 the same documents as bench/retrieval.py writes them (title line, blank line, text), through Trove's own
 extract → first-line title → chunking, one row per chunk, hits grouped by document:
 
-* today: columns (title, text), `porter unicode61 remove_diacritics 2`, fts_query.build_fts_query,
-  bm25(2.0, 1.0) — what Library.search(mode="keyword") runs;
+* before: columns (title, text), `porter unicode61 remove_diacritics 2`, fts_query.build_fts_query as it
+  was before this branch, bm25(2.0, 1.0) — what Library.search(mode="keyword") ran; and with the fixed
+  fts_query (the typed last word as one prefix phrase);
 * plain porter: one column title + text, `porter unicode61`, OR of the query's words, bm25 — the baseline of
   issue 13;
 * text pipeline: columns (title, words, stems, grams), `ascii` tokenizer over index_fields(), to_fts5(build_query()).
@@ -132,14 +133,33 @@ def score(queries: dict, qrels: dict, search: Callable[[str], list[str]]) -> dic
     return {**evaluate(ranked, qrels), "p50_ms": percentile(lat, 50) * 1000, "p95_ms": percentile(lat, 95) * 1000}
 
 
-def today_search(index: Index, title_weight: float = 2.0, *, stopwords: bool = True, columns: int = 2):
+def legacy_fts_query(text: str) -> str | None:
+    """fts_query.build_fts_query before this branch: the typed last word searched exactly AND as up to three
+    prefixes trimmed by up to two letters (kept here to measure the change in the same run)."""
+    terms = fts_query.query_terms(text)
+    if not terms:
+        return None
+    parts = [f'"{t}"' for t in terms]
+    stripped = (text or "").rstrip()
+    if stripped == (text or "") and re.search(r"\w", stripped[-1:] or " "):
+        last = re.findall(r"\w+", stripped)[-1].lower().strip("_")
+        if last in terms:
+            cuts = [last] if not last.isalpha() else [last[: len(last) - c] for c in range(3)
+                                                      if c == 0 or len(last) - c >= 4]
+            parts[terms.index(last)] = "(" + " OR ".join([f'"{last}"'] + [f'"{p}"*' for p in cuts]) + ")"
+    return " OR ".join(parts)
+
+
+def today_search(index: Index, title_weight: float = 2.0, *, stopwords: bool = True, columns: int = 2,
+                 legacy: bool = False):
     rank = f"bm25(t, {title_weight}, 1.0)" if columns == 2 else "bm25(t)"
+    build = legacy_fts_query if legacy else fts_query.build_fts_query
 
     def search(text: str) -> list[str]:
         if stopwords:
-            return index.search(fts_query.build_fts_query(text), rank)
+            return index.search(build(text), rank)
         with mock.patch.object(fts_query, "STOPWORDS", frozenset()):
-            return index.search(fts_query.build_fts_query(text), rank)
+            return index.search(build(text), rank)
     return search
 
 
@@ -168,13 +188,15 @@ def english_systems(corpus: dict, work: Path) -> tuple[dict[str, Callable], list
     ours_nt = Index(work / "ours_notitle.db", tp.fts5_schema("t"), rows_nt, cols)
     systems = {
         "plain FTS5 porter (OR, bm25)": lambda q: plain.search(plain_match(q), "bm25(t)"),
-        "today": today_search(today),
-        "today, stopwords kept": today_search(today, stopwords=False),
-        "today, title weight 1.0": today_search(today, 1.0),
-        "today, title merged into text": today_search(merged, columns=1),
-        "today, no first-line title": today_search(no_first),
-        "today, query typed (last word prefix)": lambda q: today_search(today)(typed(q)),
         "plain FTS5 porter, query typed": lambda q: plain.search(plain_match(typed(q)), "bm25(t)"),
+        "before: today's keyword mode": today_search(today, legacy=True),
+        "before, query typed (last word prefix)": lambda q: today_search(today, legacy=True)(typed(q)),
+        "before, stopwords kept": today_search(today, stopwords=False, legacy=True),
+        "before, title weight 1.0": today_search(today, 1.0, legacy=True),
+        "before, title merged into text": today_search(merged, columns=1, legacy=True),
+        "before, no first-line title": today_search(no_first, legacy=True),
+        "fts_query fixed: one prefix phrase": today_search(today),
+        "fts_query fixed, query typed": lambda q: today_search(today)(typed(q)),
         "pipeline": pipeline_search(ours),
         "pipeline, query typed (last word prefix)": lambda q: pipeline_search(ours)(typed(q)),
         "pipeline, stopwords kept": pipeline_search(ours, drop_stopwords=False),
@@ -213,7 +235,7 @@ def multilingual(root: Path, work: Path) -> dict:
         ours = Index(work / f"{lang_dir.name}-ours.db", tp.fts5_schema("t"), rows, ", ".join(tp.FTS5_COLUMNS))
         out[lang_dir.name] = {"documents": len(corpus), "queries": len(queries), "systems": {
             "plain FTS5 porter (OR, bm25)": score(queries, qrels, lambda q: plain.search(plain_match(q), "bm25(t)")),
-            "today": score(queries, qrels, today_search(today)),
+            "before: today's keyword mode": score(queries, qrels, today_search(today, legacy=True)),
             "pipeline": score(queries, qrels, pipeline_search(ours))}}
         for index in (today, plain, ours):
             index.close()
@@ -230,19 +252,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scifact", type=Path, default=Path("../shared/eval/scifact"))
     ap.add_argument("--multilingual", type=Path, help="a BEIR-layout folder per language (e.g. multilingual-qa)")
+    ap.add_argument("--skip-scifact", action="store_true", help="only the multilingual slice (a quick look)")
     ap.add_argument("--json", help="results JSON (default bench/results/text_pipeline.json)")
     args = ap.parse_args()
     results: dict = {"tokenizer": tp.tokenizer_fingerprint(), "weights": tp.FTS5_WEIGHTS}
     with tempfile.TemporaryDirectory(prefix="trove-text-") as tmp:
-        results["scifact"] = scifact(args.scifact, Path(tmp))
+        if not args.skip_scifact:
+            results["scifact"] = scifact(args.scifact, Path(tmp))
         if args.multilingual:
             results["multilingual"] = multilingual(args.multilingual, Path(tmp))
-    for split, data in results["scifact"]["splits"].items():
+    for split, data in results.get("scifact", {}).get("splits", {}).items():
         print_table(f"SciFact {split} ({data['queries']} queries)", data["systems"])
-    t = results["scifact"]["indexing"]
-    print(f"\nindexing {t['chunks']} chunks: index_fields {t['index_fields_s']:.2f}s + FTS5 insert "
-          f"{t['insert_pipeline_s']:.2f}s vs porter FTS5 insert {t['insert_today_s']:.2f}s -> "
-          f"{(t['index_fields_s'] + t['insert_pipeline_s']) / t['insert_today_s']:.2f}x")
+    if "scifact" in results:
+        t = results["scifact"]["indexing"]
+        print(f"\nindexing {t['chunks']} chunks: index_fields {t['index_fields_s']:.2f}s + FTS5 insert "
+              f"{t['insert_pipeline_s']:.2f}s vs porter FTS5 insert {t['insert_today_s']:.2f}s -> "
+              f"{(t['index_fields_s'] + t['insert_pipeline_s']) / t['insert_today_s']:.2f}x")
     for lang, data in results.get("multilingual", {}).items():
         print_table(f"{lang} ({data['documents']} passages, {data['queries']} queries)", data["systems"])
     save("text_pipeline", results, args.json)

@@ -16,13 +16,20 @@ Every token is letters, marks and digits only, so any whitespace tokenizer (FTS5
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+
+import regex
 
 from desktop_app.core.text import segment
 from desktop_app.core.text.normalize import Normalized, fold_word, normalize
+from desktop_app.core.text.stem import CACHE as STEM_CACHE
 from desktop_app.core.text.stem import stem
 
 FIELDS = ("words", "stems", "grams")
+_ASCII_WORD = re.compile(r"[a-z0-9]+")  # the letters and digits of lower-cased ASCII text
+_LETTERS = regex.compile(rf"[{segment.LETTERS}]+")  # segment.RUN's runs never cross the end of one of these
+_DICTIONARY_SCRIPT = regex.compile(rf"[{segment.CJK}{segment.SEA}]")
 
 Unit = tuple[str, str, int, int]  # (field, token, start, end); offsets in the normalised text
 
@@ -60,10 +67,25 @@ def _bigrams(text: str, start: int, end: int) -> Iterator[Unit]:
 
 
 def analyze(text: str) -> dict[str, list[str]]:
-    """The tokens of `text` per field, in text order (normalised first; never raises on any string)."""
+    """The tokens of `text` per field, in text order (normalised first; never raises on any string).
+
+    The same tokens as `units`, without spans, and fast where text allows it: ASCII text is one `findall`
+    and cached stems; elsewhere only a run of letters holding Thai/CJK characters goes through ICU."""
+    norm = normalize(text).text
     out: dict[str, list[str]] = {field: [] for field in FIELDS}
-    for field, token, _, _ in units(normalize(text).text):
-        out[field].append(token)
+    if norm.isascii():
+        cached = STEM_CACHE.get
+        out["stems"] = [cached(w) or stem(w[:segment.MAX_WORD]) for w in _ASCII_WORD.findall(norm.lower())]
+        return out
+    stems = out["stems"]
+    for piece in _LETTERS.findall(norm):
+        if piece.isascii():
+            stems.append(stem(piece[:segment.MAX_WORD].lower()))
+            continue
+        found = _word_units(piece, 0, min(len(piece), segment.MAX_WORD)) if _DICTIONARY_SCRIPT.search(
+            piece) is None else units(piece)  # a piece without Thai/CJK is one `word` run, as segment.runs finds
+        for field, token, _, _ in found:
+            out[field].append(token)
     return out
 
 

@@ -13,7 +13,7 @@ from desktop_app.core.text.query import Query
 
 
 def highlight_spans(text: str, query: Query) -> list[tuple[int, int]]:
-    """Sorted, non-overlapping (start, end) spans of `text` that match `query` (empty for no match)."""
+    """Sorted, disjoint, non-touching (start, end) spans of `text` that match `query` (empty for no match)."""
     if not query or not text:
         return []
     exact = {(t.field, t.token) for t in query.terms}
@@ -24,12 +24,13 @@ def highlight_spans(text: str, query: Query) -> list[tuple[int, int]]:
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Union of overlapping spans (bigrams overlap by one character; a word matched twice is one span)."""
+    """Union of overlapping or touching spans (bigrams overlap by one character; ICU may cut one word in
+    several matched parts)."""
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if start >= end:
             continue
-        if merged and start < merged[-1][1]:
+        if merged and start <= merged[-1][1]:  # touching too: Thai/CJK words matched side by side are one mark
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
             merged.append((start, end))

@@ -26,10 +26,11 @@ from desktop_app.core.log import get_logger
 
 log = get_logger("ingest")
 
-_CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\u3099\u309a\uff70\uff9e\uff9f"
-_SEA = r"\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
-RUN = regex.compile(
-    rf"(?P<cjk>[{_CJK}]+)|(?P<sea>[{_SEA}]+)|(?P<word>[[\p{{L}}\p{{M}}\p{{N}}]--[{_CJK}{_SEA}]]+)", regex.V1)
+CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\u3099\u309a\uff70\uff9e\uff9f"
+SEA = r"\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+LETTERS = r"\p{L}\p{M}\p{N}"  # only these make words; the scripts' symbols (radicals, ๏) separate them
+RUN = regex.compile(rf"(?P<cjk>[[{CJK}]&&[{LETTERS}]]+)|(?P<sea>[[{SEA}]&&[{LETTERS}]]+)|(?P<word>[[{LETTERS}]--[{CJK}{SEA}]]+)",
+                    regex.V1)
 _HANGUL_ONLY = regex.compile(r"[\p{Hangul}]+")
 _LEADING_MARK = regex.compile(r"\p{M}")
 _HAS_LETTER = regex.compile(r"[\p{L}\p{N}]")

@@ -8,7 +8,6 @@ index and the query must stem with the very same code. Stems are cached (word fr
 
 from __future__ import annotations
 
-import functools
 import threading
 
 import regex
@@ -17,6 +16,8 @@ from snowballstemmer.porter_stemmer import PorterStemmer
 from desktop_app.core.text import arabic
 
 _LATIN = regex.compile(r"[\p{Latin}\p{N}]+")
+CACHE: dict[str, str] = {}
+CACHE_SIZE = 500_000  # words; past this, stems are computed each time (a vocabulary rarely gets there)
 _LOCAL = threading.local()  # a Snowball stemmer keeps its state on the instance: one per thread
 
 
@@ -27,9 +28,17 @@ def _porter(word: str) -> str:
     return stemmer.stemWord(word)
 
 
-@functools.lru_cache(maxsize=262_144)
 def stem(word: str) -> str:
     """The stem of a folded word, or '' when its script has no stemmer here (Thai, CJK, Cyrillic, ...)."""
+    cached = CACHE.get(word)
+    if cached is None:
+        cached = _stem(word)
+        if len(CACHE) < CACHE_SIZE:  # a plain dict: twice as fast as lru_cache on the hot path
+            CACHE[word] = cached
+    return cached
+
+
+def _stem(word: str) -> str:
     if word.isascii():
         return _porter(word) if word.isalpha() and len(word) > 2 else word
     if _LATIN.fullmatch(word):
