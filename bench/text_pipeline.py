@@ -109,6 +109,14 @@ def pipeline_rows(docs: list[Doc], *, title: bool = True) -> tuple[list[tuple[st
     return rows, time.perf_counter() - t0
 
 
+def plain_rows(docs: list[Doc]) -> list[tuple[str, tuple]]:
+    return [(d.doc_id, (f"{d.title} {c}",)) for d in docs for c in d.chunks]
+
+
+def plain_search(index: Index) -> Callable[[str], list[str]]:
+    return lambda text: index.search(plain_match(text), "bm25(t)")
+
+
 def plain_match(text: str) -> str | None:
     words = sorted(set(re.findall(r"\w+", text.lower())))
     return " OR ".join(f'"{w}"' for w in words) or None
@@ -180,15 +188,15 @@ def english_systems(corpus: dict, work: Path) -> tuple[dict[str, Callable], list
     today = Index(work / "today.db", TODAY_SCHEMA, today_rows(docs), "title, text")
     merged = Index(work / "merged.db", MERGED_SCHEMA, today_rows(docs, merge_title=True), "text")
     no_first = Index(work / "nofirst.db", TODAY_SCHEMA, today_rows(no_title_docs), "title, text")
-    plain = Index(work / "plain.db", PLAIN_SCHEMA, [(d.doc_id, (f"{d.title} {c}",)) for d in docs for c in d.chunks], "text")
+    plain = Index(work / "plain.db", PLAIN_SCHEMA, plain_rows(docs), "text")
     rows, fields_s = pipeline_rows(docs)
     cols = ", ".join(tp.FTS5_COLUMNS)
     ours = Index(work / "ours.db", tp.fts5_schema("t"), rows, cols)
     rows_nt, _ = pipeline_rows(docs, title=False)
     ours_nt = Index(work / "ours_notitle.db", tp.fts5_schema("t"), rows_nt, cols)
     systems = {
-        "plain FTS5 porter (OR, bm25)": lambda q: plain.search(plain_match(q), "bm25(t)"),
-        "plain FTS5 porter, query typed": lambda q: plain.search(plain_match(typed(q)), "bm25(t)"),
+        "plain FTS5 porter (OR, bm25)": plain_search(plain),
+        "plain FTS5 porter, query typed": lambda q: plain_search(plain)(typed(q)),
         "before: today's keyword mode": today_search(today, legacy=True),
         "before, query typed (last word prefix)": lambda q: today_search(today, legacy=True)(typed(q)),
         "before, stopwords kept": today_search(today, stopwords=False, legacy=True),
@@ -229,12 +237,11 @@ def multilingual(root: Path, work: Path) -> dict:
         corpus, queries, qrels = load_dataset(lang_dir, "test")
         docs = prepare(corpus)
         today = Index(work / f"{lang_dir.name}-today.db", TODAY_SCHEMA, today_rows(docs), "title, text")
-        plain = Index(work / f"{lang_dir.name}-plain.db", PLAIN_SCHEMA,
-                      [(d.doc_id, (f"{d.title} {c}",)) for d in docs for c in d.chunks], "text")
+        plain = Index(work / f"{lang_dir.name}-plain.db", PLAIN_SCHEMA, plain_rows(docs), "text")
         rows, _ = pipeline_rows(docs)
         ours = Index(work / f"{lang_dir.name}-ours.db", tp.fts5_schema("t"), rows, ", ".join(tp.FTS5_COLUMNS))
         out[lang_dir.name] = {"documents": len(corpus), "queries": len(queries), "systems": {
-            "plain FTS5 porter (OR, bm25)": score(queries, qrels, lambda q: plain.search(plain_match(q), "bm25(t)")),
+            "plain FTS5 porter (OR, bm25)": score(queries, qrels, plain_search(plain)),
             "before: today's keyword mode": score(queries, qrels, today_search(today, legacy=True)),
             "pipeline": score(queries, qrels, pipeline_search(ours))}}
         for index in (today, plain, ours):

@@ -22,8 +22,16 @@ from desktop_app.core.text.fields import FIELDS, analyze, analyze_title
 from desktop_app.core.text.highlight import highlight_spans
 from desktop_app.core.text.language import LANGUAGES, detect_language
 from desktop_app.core.text.query import Query, Term, build_query
-from desktop_app.core.text.render import (FTS5_COLUMNS, FTS5_TOKENIZE, FTS5_WEIGHTS, PG_LABELS, fts5_rank, fts5_schema,
-                                          to_fts5, to_tsquery)
+from desktop_app.core.text.render import (
+    FTS5_COLUMNS,
+    FTS5_TOKENIZE,
+    FTS5_WEIGHTS,
+    PG_LABELS,
+    fts5_rank,
+    fts5_schema,
+    to_fts5,
+    to_tsquery,
+)
 
 # Bump when anything changes what index_fields writes for some text (the store then rebuilds its index).
 TOKENIZER_VERSION = 1

@@ -48,7 +48,7 @@ def units(text: str) -> Iterator[Unit]:
 
 def _word_units(text: str, start: int, end: int) -> Iterator[Unit]:
     """A word's one token: its stem where its script has a stemmer (Latin, Arabic), else the folded word."""
-    token = fold_word(text[start:end])
+    token = fold_word(text[start:end])[:segment.MAX_WORD]  # folding can lengthen a word (ß → ss)
     if not token:
         return
     stemmed = stem(token)

@@ -12,7 +12,7 @@ Text is first cut into runs of one kind:
 
 ICU (the icu4py wheel) counts offsets in UTF-16 units; it is only ever asked for the segment strings, whose
 Python lengths give code-point offsets. Runs longer than `ICU_PIECE` are segmented piece by piece, each
-piece restarting at the last word of the one before, so work and memory stay linear in the input.
+piece restarting a few words before the end of the one before, so work and memory stay linear in the input.
 Without icu4py (a platform with no wheel) a `sea`/`cjk` run stays one token; bigrams still find CJK words.
 """
 
@@ -29,13 +29,15 @@ log = get_logger("ingest")
 CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\u3099\u309a\uff70\uff9e\uff9f"
 SEA = r"\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
 LETTERS = r"\p{L}\p{M}\p{N}"  # only these make words; the scripts' symbols (radicals, ๏) separate them
-RUN = regex.compile(rf"(?P<cjk>[[{CJK}]&&[{LETTERS}]]+)|(?P<sea>[[{SEA}]&&[{LETTERS}]]+)|(?P<word>[[{LETTERS}]--[{CJK}{SEA}]]+)",
-                    regex.V1)
+RUN = regex.compile(
+    rf"(?P<cjk>[[{CJK}]&&[{LETTERS}]]+)|(?P<sea>[[{SEA}]&&[{LETTERS}]]+)|(?P<word>[[{LETTERS}]--[{CJK}{SEA}]]+)",
+    regex.V1)
 _HANGUL_ONLY = regex.compile(r"[\p{Hangul}]+")
 _LEADING_MARK = regex.compile(r"\p{M}")
 _HAS_LETTER = regex.compile(r"[\p{L}\p{N}]")
 
 ICU_PIECE = 4096  # characters handed to ICU at once
+REDO_WORDS = 4  # words before a piece boundary that are segmented again with the next piece
 MAX_WORD = 64  # longer words (base64, hashes, a 5 MB run of one letter) are cut to this many characters
 
 Breaker = Callable[[str, str], Iterator[str]]
@@ -79,7 +81,9 @@ def dictionary_words(run: str, locale: str, breaker: Breaker) -> Iterator[tuple[
         end = _cut(run, pos + ICU_PIECE)
         spans = _spans(run[pos:end], pos, locale, breaker)
         if end < n and len(spans) > 1:
-            spans.pop()  # the last word may be cut by the piece boundary: segment it again with what follows
+            # The last words may be cut wrongly (the dictionary engines look a few words ahead): segment them
+            # again at the start of the next piece.
+            del spans[max(1, len(spans) - REDO_WORDS):]
             end = spans[-1][1]
         for w_start, w_end in spans:
             if _HAS_LETTER.search(run, w_start, w_end):

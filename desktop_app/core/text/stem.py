@@ -3,7 +3,8 @@
 The Porter algorithm is the one FTS5's `porter` tokenizer applies, so English ranking keeps the behaviour
 Trove was measured with. The Snowball implementation is imported by class, never through
 `snowballstemmer.stemmer()`, which silently switches to PyStemmer's C build when that is installed: the
-index and the query must stem with the very same code. Stems are cached (word frequencies are Zipfian); each thread has its own stemmer object.
+index and the query must stem with the very same code. Stems are cached (word frequencies are Zipfian);
+each thread has its own stemmer object.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ if not EVAL.exists():  # a worktree sits one level deeper than the main checkout
 DOCS = {
     "memory-th": ("Memory", (EVAL / "memory-th.txt").read_text(encoding="utf-8")),
     "memory-en": ("Memory", (EVAL / "memory-en.txt").read_text(encoding="utf-8")),
-    "zh": ("检索增强生成", "检索增强生成（RAG）系统先把文档存储在本地数据库中，再将长文本分块，最后根据用户的问题检索最相关的段落。"),
+    "zh": ("检索增强生成",
+           "检索增强生成（RAG）系统先把文档存储在本地数据库中，再将长文本分块，最后根据用户的问题检索最相关的段落。"),
     "ja": ("読書", "私は昨日、市立図書館で日本語の本を三冊借りました。週末に家で読むつもりです。"),
     "ko": ("도서관", "우리는 어제 도서관에서 한국어 책을 세 권 빌렸습니다. 주말에 집에서 읽을 생각입니다."),
     "ar": ("القراءة", "ذهب الطلاب إلى المكتبة لقراءة الكتب، وأحمد يحب القراءة في مكتبة الجامعة كل يوم."),
