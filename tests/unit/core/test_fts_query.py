@@ -45,7 +45,10 @@ def test_operators_are_searched_as_words(store):
 
 def test_last_token_is_a_prefix_while_typing(store):
     assert [c for c, _ in keyword_candidates(store, '"retriev', 10)] == [1]
-    assert [c for c, _ in keyword_candidates(store, "genera", 10)] == [1]
+    assert [c for c, _ in keyword_candidates(store, "gener", 10)] == [1]
+    # the typed word is one Porter-stemmed prefix phrase, so BM25 counts it once: "generations"* is "gener"*
+    assert build_fts_query("sqlite generations") == '"sqlite" OR "generations"*'
+    assert [c for c, _ in keyword_candidates(store, "generations", 10)] == [1]
     # a finished word (trailing space) is not a prefix: "genera " does not match "generation"
     assert keyword_candidates(store, "genera ", 10) == []
 
