@@ -9,6 +9,7 @@ import time
 
 from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, add_paths, open_library
 from desktop_app.cli.progress import ProgressPrinter
+from desktop_app.core.text.language import LANGUAGE_NAMES
 
 
 def add_library_commands(sub: argparse._SubParsersAction) -> None:
@@ -29,6 +30,12 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
     p.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
     p.add_argument("--documents", action="store_true", help="one result per document")
+    p.add_argument("--type", action="append", metavar="TYPE", dest="types",
+                   help="only this document type (pdf, docx, markdown, text, code, html, ...); repeatable")
+    p.add_argument("--folder", action="append", metavar="PATH", dest="folders",
+                   help="only this library folder; repeatable")
+    p.add_argument("--lang", action="append", metavar="CODE", dest="langs",
+                   help="only passages in this language (th, zh, ja, ko, ar, en, ...); repeatable")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
 
@@ -102,7 +109,13 @@ def cmd_index(args, library) -> int:
 
 
 def cmd_search(args, library) -> int:
-    results = library.search(args.query, top_k=args.k, mode=args.mode, group_by_document=args.documents)
+    """Search and print results (or JSON)."""
+    pending = library.store.keyword_rebuild_pending()
+    if pending:
+        print(f"trove: the keyword index is being rebuilt for this version of Trove ({pending} chunks left); "
+              "results may be incomplete until `trove index` or the window finishes it.", file=sys.stderr)
+    results = library.search(args.query, top_k=args.k, mode=args.mode, group_by_document=args.documents,
+                             folders=args.folders, types=args.types, langs=args.langs)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
         return EXIT_OK
@@ -117,15 +130,19 @@ def cmd_search(args, library) -> int:
 
 
 def cmd_stats(args, library) -> int:
+    """What is indexed where, in which languages, and what failed and why."""
     stats = library.stats()
     if args.json:
-        print(json.dumps(stats, indent=2))
+        print(json.dumps(stats, indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(f"library: {stats['home']}")
-    print(
-        f"documents: {stats['documents']}  failed: {stats['failed']}  chunks: {stats['chunks']} "
-        f"(with vectors: {stats['chunks_embedded']})  database: {stats['database_bytes'] / 1e6:.1f} MB"
-    )
+    engine = stats["engine"]
+    print(f"library: {stats['home']}  ({engine['name']} {engine['version']}: {engine['location']})")
+    print(f"documents: {stats['documents']}  failed: {stats['failed']}  chunks: {stats['chunks']} "
+          f"(with vectors: {stats['chunks_embedded']})  database: {stats['database_bytes'] / 1e6:.1f} MB")
+    if stats["languages"]:
+        print("languages: " + ", ".join(f"{LANGUAGE_NAMES.get(code, code)} {n}" for code, n in stats["languages"]))
+    if stats["keyword_rebuild_pending"]:
+        print(f"keyword index: {stats['keyword_rebuild_pending']} chunks left to rebuild (trove index finishes it)")
     for f in stats["folders"]:
         print(f"  [{f['state']}] {f['path']}: {f['documents']} documents, {f['failed']} failed, {f['chunks']} chunks")
     if stats["failures"]:

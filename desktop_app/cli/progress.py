@@ -95,7 +95,7 @@ class ProgressPrinter:
 
 
 def _worth_a_line(event: IndexProgress) -> bool:
-    return event.chunks_total > 0 if event.phase == "semantic" else event.files_queued > 0
+    return event.chunks_total > 0 if event.phase in ("semantic", "rebuild") else event.files_queued > 0
 
 
 def format_bar(event: IndexProgress) -> str:
@@ -111,8 +111,8 @@ def format_line(event: IndexProgress) -> str:
 
 
 def format_counts(event: IndexProgress) -> str:
-    if event.phase == "semantic":
-        text = f"semantic {event.chunks_embedded}/{event.chunks_total} chunks"
+    if event.phase in ("semantic", "rebuild"):
+        text = f"{event.phase} {event.chunks_embedded}/{event.chunks_total} chunks"
         unit = "chunks/s"
     elif event.phase == "idle":
         text = f"up to date: {event.files_done} files indexed"

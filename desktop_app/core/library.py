@@ -121,6 +121,7 @@ class Library:
         returns when both are done; with wait=False, as soon as every file is keyword-searchable.
         """
         with self._sync_lock:
+            self.indexer.rebuild_keywords()  # after an upgrade of the text pipeline; search meanwhile uses what is there
             active = [row for row in self.store.folders() if self.monitor.check(row) == FolderState.ACTIVE]
             report = self.indexer.sync_folders([(row.id, Path(row.path)) for row in active])
             for row in active:
@@ -162,11 +163,8 @@ class Library:
                 return report
             report = self.indexer.move_path(folder.id, src_p, dest_p)
             if not report.moved:
-                report.merge(
-                    self.indexer.sync_folder(folder.id, dest_p)
-                    if dest_p.is_dir()
-                    else self.indexer.index_path(folder.id, dest_p)
-                )
+                report.merge(self.indexer.sync_folder(folder.id, dest_p) if dest_p.is_dir()
+                             else self.indexer.index_path(folder.id, dest_p))
         self.embed_worker.wake()
         return report
 
@@ -192,21 +190,13 @@ class Library:
         """How searches fuse and weigh their two sides (from the settings)."""
         return self.searcher.params
 
-    def search(
-        self,
-        query: str,
-        top_k: int = 10,
-        mode: str = "hybrid",
-        *,
-        group_by_document: bool = False,
-        folders: Iterable[str] | None = None,
-        types: Iterable[str] | None = None,
-    ) -> list[RetrievalResult]:
+    def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
+               folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
+               langs: Iterable[str] | None = None) -> list[RetrievalResult]:
         """Search what is indexed now (never waits for the writer). Results are chunks, best first."""
         self.searcher.embedder_broken = self.embed_worker.error is not None
-        return self.searcher.search(
-            query, top_k, mode, group_by_document=group_by_document, folders=folders, types=types
-        )
+        return self.searcher.search(query, top_k, mode, group_by_document=group_by_document, folders=folders,
+                                    types=types, langs=langs)
 
     # ---- stats and settings --------------------------------------------------------------------
 
@@ -225,6 +215,8 @@ class Library:
             "embedding_error": self.store.get_meta("embed_error"),
             "folders": [f.__dict__ for f in self.folders()],
             "failures": [{"path": f.path, "reason": f.reason} for f in self.store.failures()],
+            "languages": [[lang, n] for lang, n in self.store.languages()],
+            "keyword_rebuild_pending": self.store.keyword_rebuild_pending(),
             "database_bytes": engine.size_bytes,
         }
 

@@ -152,6 +152,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.folder_count = len(folders)
         self.folders_panel.set_folders(folders, stats.get("failures", []))
         self.search_panel.set_folders([f.path for f in folders])
+        self.search_panel.set_languages(stats.get("languages", []))
         self.status.on_stats(stats)
         self.stack.setCurrentWidget(self.splitter if folders else self.empty_state)
         if not self._warmed_up and folders:

@@ -63,6 +63,10 @@ class StatusBar(QStatusBar):
             self.semantic.setValue(int(1000 * event.fraction))
             self.message.setText(f"Embedding {event.chunks_embedded} of {event.chunks_total} chunks"
                                  + (f" · {event.rate:.0f}/s" if event.rate else ""))
+        elif event.phase == "rebuild":
+            self._indexing = True
+            self.keyword.setValue(int(1000 * event.fraction))
+            self.message.setText(f"Updating the keyword index: {event.chunks_embedded} of {event.chunks_total} chunks")
         elif event.phase == "idle":
             self._indexing = False
             self.keyword.setValue(1000)

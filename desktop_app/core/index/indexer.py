@@ -136,6 +136,18 @@ class Indexer:
         report.seconds = time.monotonic() - started
         return report
 
+    def rebuild_keywords(self, batch: int = 500) -> None:
+        """Refill the keyword index from stored chunk text when the text pipeline changed (resumable; a batch per
+        transaction), with progress; stops between batches when the library closes."""
+        left = self.store.keyword_rebuild_pending()
+        total, started = left, time.monotonic()
+        while left and not self.stopping.is_set():
+            left = self.store.rebuild_keywords(batch)
+            done = total - left
+            rate = done / max(time.monotonic() - started, 1e-6)
+            self.emit(IndexProgress("rebuild", chunks_embedded=done, chunks_total=total, rate=rate,
+                                    eta_seconds=left / rate if rate else None))
+
     def plan(self, folder_id: int, root: Path, report: SyncReport) -> FolderPlan | None:
         """What a reconcile of `root` has to do; None (and `root` in report.offline) when it is not there."""
         if not root.is_dir():

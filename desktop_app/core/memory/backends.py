@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import re
 import uuid
 from typing import Any
 
@@ -17,11 +16,12 @@ from desktop_app.core.search.fusion import rrf_fuse
 from desktop_app.core.search.service import SearchParams, search_store
 from desktop_app.core.store.rows import ChunkVectors, NewChunk, NewDocument
 from desktop_app.core.store.sqlite import SQLiteStore
+from desktop_app.core.text import build_query
+from desktop_app.core.text.fields import analyze
 from desktop_app.core.types import RetrievalResult
 
 MEMORY_FOLDER = "memory:"
 PREFIX = "memory://"
-_WORD = re.compile(r"\w+")
 
 
 class IndexedMemory(MemoryBackend):
@@ -172,9 +172,7 @@ class BM25Memory(MemoryBackend):
         return doc_id
 
     def retrieve(self, query: str, *, top_k: int = 5, **kwargs: Any) -> list[RetrievalResult]:
-        from desktop_app.core.search.fts_query import query_terms
-
-        terms = query_terms(query)
+        terms = list(dict.fromkeys(term.token for term in build_query(query).terms))
         if not terms or not self._docs:
             return []
         if self._index is None:
@@ -202,4 +200,5 @@ class BM25Memory(MemoryBackend):
 
 
 def _tokens(text: str) -> list[str]:
-    return [t.lower() for t in _WORD.findall(text)]
+    """The text's index tokens (the keyword pipeline's, so every script and stems match the query's terms)."""
+    return [token for tokens in analyze(text).values() for token in tokens]

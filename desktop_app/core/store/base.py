@@ -137,6 +137,20 @@ class Store(Protocol):
         """Make every file look changed, so the next sync re-extracts and re-chunks it (reindex)."""
         ...
 
+    # ---- the keyword index ----------------------------------------------------------------------
+
+    def keyword_rebuild_pending(self) -> int:
+        """Chunks whose keyword rows were made by another version of the text pipeline (0: the index is current)."""
+        ...
+
+    def rebuild_keywords(self, limit: int) -> int:
+        """Rewrite the keyword rows of up to `limit` chunks from their stored text; returns how many are left."""
+        ...
+
+    def languages(self) -> list[tuple[str, int]]:
+        """Each chunk language in the library with its chunk count, most chunks first."""
+        ...
+
     # ---- vectors -------------------------------------------------------------------------------
 
     def count_pending(self) -> int:

@@ -115,6 +115,7 @@ class ChunkRow:
     type: str
     folder_id: int
     metadata: dict[str, Any] | None = None
+    lang: str = ""  # the chunk's main language or script (core.text.detect_language)
 
 
 @dataclass(frozen=True)
@@ -127,13 +128,14 @@ class Failure:
 
 @dataclass(frozen=True)
 class Filters:
-    """Restrict candidates to some folders (ids) and/or document types."""
+    """Restrict candidates to some folders (ids), document types and/or chunk languages."""
 
     folder_ids: tuple[int, ...] = ()
     types: tuple[str, ...] = ()
+    langs: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.folder_ids or self.types)
+        return bool(self.folder_ids or self.types or self.langs)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import snowballstemmer
 from desktop_app.core.text import segment
 from desktop_app.core.text.fields import FIELDS, analyze, analyze_title
 from desktop_app.core.text.highlight import highlight_spans
-from desktop_app.core.text.language import LANGUAGES, detect_language
+from desktop_app.core.text.language import LANGUAGE_NAMES, LANGUAGES, RIGHT_TO_LEFT, detect_language
 from desktop_app.core.text.query import Query, Term, build_query
 from desktop_app.core.text.render import (
     FTS5_COLUMNS,
@@ -54,7 +54,8 @@ def index_fields(title: str, text: str) -> dict[str, str]:
 
 
 __all__ = [
-    "FIELDS", "FTS5_COLUMNS", "FTS5_TOKENIZE", "FTS5_WEIGHTS", "LANGUAGES", "PG_LABELS", "Query", "TOKENIZER_VERSION",
+    "FIELDS", "FTS5_COLUMNS", "FTS5_TOKENIZE", "FTS5_WEIGHTS", "LANGUAGES", "LANGUAGE_NAMES", "PG_LABELS",
+    "RIGHT_TO_LEFT", "Query", "TOKENIZER_VERSION",
     "Term", "build_query", "detect_language", "fts5_rank", "fts5_schema", "highlight_spans", "index_fields",
     "to_fts5", "to_tsquery", "tokenizer_fingerprint",
 ]

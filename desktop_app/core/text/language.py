@@ -23,6 +23,10 @@ _ENGLISH = frozenset(
     "the of and to in is that for it as was with be by on not he this are or his from at which but have an had "
     "they you were their one all we can her has there been if more when will would who so no".split())
 LANGUAGES = ("th", "zh", "ja", "ko", "ar", "he", "el", "en", "latn", "cyrl", "deva", "other", "und")
+LANGUAGE_NAMES = {"th": "Thai", "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ar": "Arabic", "he": "Hebrew",
+                  "el": "Greek", "en": "English", "latn": "Latin script", "cyrl": "Cyrillic", "deva": "Devanagari",
+                  "other": "Other scripts", "und": "No letters"}
+RIGHT_TO_LEFT = frozenset({"ar", "he"})
 
 
 def detect_language(text: str) -> str:

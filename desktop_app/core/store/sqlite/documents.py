@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from desktop_app.core.ingest.extract import index_title, title_from_path
+from desktop_app.core.text import detect_language
 from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
+from desktop_app.core.store.sqlite.keywords import write_fts_row
 from desktop_app.core.store.sqlite.vectors import chunk_vectors, insert_windows
 
 _DOC = "SELECT id, folder_id, path, size, mtime_ns, content_hash, status FROM documents"
@@ -154,8 +156,7 @@ def _move(conn: Connection, doc_id: int, folder_id: int, new_path: str, size: in
     )
     fts_title = index_title(title, Path(new_path))
     for cid, text in conn.execute("SELECT id, text FROM chunks WHERE document_id = ?", (doc_id,)).fetchall():
-        conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (cid,))
-        conn.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)", (cid, fts_title, text))
+        write_fts_row(conn, cid, fts_title, text)
     return True
 
 
@@ -172,12 +173,10 @@ def _insert_chunks(
     for ordinal, chunk in enumerate(chunks):
         h = text_hash(chunk.span.text)
         blobs = reuse.get(h)
-        cid = int(
-            conn.execute(
-                "INSERT INTO chunks (document_id, ordinal, page, start, end, text, text_hash, embedded) "
-                "VALUES (?,?,?,?,?,?,?,?)",
-                (doc_id, ordinal, chunk.page, chunk.span.start, chunk.span.end, chunk.span.text, h, 1 if blobs else 0),
-            ).lastrowid
-        )
-        conn.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)", (cid, fts_title, chunk.span.text))
+        cid = int(conn.execute(
+            "INSERT INTO chunks (document_id, ordinal, page, start, end, text, text_hash, embedded, lang) "
+            "VALUES (?,?,?,?,?,?,?,?,?)",
+            (doc_id, ordinal, chunk.page, chunk.span.start, chunk.span.end, chunk.span.text, h, 1 if blobs else 0,
+             detect_language(chunk.span.text))).lastrowid)
+        write_fts_row(conn, cid, fts_title, chunk.span.text)
         insert_windows(conn, cid, blobs or [])

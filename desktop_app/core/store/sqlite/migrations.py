@@ -152,6 +152,28 @@ def m005_vector_windows(conn: Connection) -> None:
     )
 
 
+def m006_keyword_fields(conn: Connection) -> None:
+    """The keyword index of the multilingual text pipeline (core/text): columns title, words, stems, grams holding
+    pre-segmented tokens, FTS5's `ascii` tokenizer; and each chunk's main language.
+
+    The new table starts empty: the store refills it from chunks.text in the background (no re-extraction),
+    because its content depends on the tokenizer version recorded in meta, not on the schema.
+    """
+    run_script(conn, """
+    DROP TRIGGER IF EXISTS chunks_fts_delete;
+    DROP TABLE IF EXISTS chunks_fts;
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        title, words, stems, grams, content='', contentless_delete=1, tokenize='ascii'
+    );
+    CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+        DELETE FROM chunks_fts WHERE rowid = old.id;
+    END;
+    ALTER TABLE chunks ADD COLUMN lang TEXT NOT NULL DEFAULT '';
+    CREATE INDEX chunks_lang ON chunks(lang);
+    DELETE FROM meta WHERE key IN ('fts_tokenizer', 'fts_rebuilt_to');
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "core", m001_core),
@@ -159,6 +181,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (3, "chats", m003_chats),
     (4, "message_passages", m004_message_passages),
     (5, "vector_windows", m005_vector_windows),
+    (6, "keyword_fields", m006_keyword_fields),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -1,4 +1,4 @@
-"""Candidate lists and hydration for search: FTS5 BM25, sqlite-vec KNN, and chunk rows by id."""
+"""Dense candidates (sqlite-vec KNN) and the chunk rows that make search results."""
 
 from __future__ import annotations
 
@@ -8,52 +8,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from desktop_app.core.embed.base import MAX_WINDOWS
-from desktop_app.core.search.fts_query import build_fts_query
 from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
+from desktop_app.core.store.sqlite.keywords import filter_sql
 
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k in a KNN query
 SQL_VARIABLES = 900  # ids per IN (...) statement, under SQLite's bound-parameter limit
 
 
-def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
-    """` AND …` clauses over `d` (documents) for a Filters, and their arguments."""
-    if not filters:
-        return "", []
-    clauses: list[str] = []
-    args: list[object] = []
-    if filters.folder_ids:
-        clauses.append(f"d.folder_id IN ({','.join('?' * len(filters.folder_ids))})")
-        args.extend(filters.folder_ids)
-    if filters.types:
-        clauses.append(f"d.type IN ({','.join('?' * len(filters.types))})")
-        args.extend(filters.types)
-    return " AND " + " AND ".join(clauses), args
-
-
 class SearchSQL(SQLiteBase):
-    """Keyword and dense candidates, and the rows that make results."""
-
-    def keyword_candidates(
-        self, query: str, limit: int, *, title_weight: float = 2.0, filters: Filters | None = None
-    ) -> list[tuple[int, float]]:
-        """Chunks matching the query's words, by BM25 over title + text (score = -bm25, higher is better)."""
-        match = build_fts_query(query)
-        if not match or limit <= 0:
-            return []
-        extra, args = filter_sql(filters)
-        rank = f"bm25(chunks_fts, {float(title_weight)}, 1.0)"
-        if extra:
-            sql = (
-                f"SELECT chunks_fts.rowid, {rank} AS r FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-                f"JOIN documents d ON d.id = c.document_id WHERE chunks_fts MATCH ?{extra} ORDER BY r LIMIT ?"
-            )
-        else:
-            sql = f"SELECT rowid, {rank} AS r FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY r LIMIT ?"
-        with self._read() as conn:
-            rows = conn.execute(sql, [match, *args, int(limit)]).fetchall()
-        return [(int(cid), -float(r)) for cid, r in rows]
+    """Dense candidates, and the rows that make results."""
 
     def dense_candidates(
         self, vector: np.ndarray, limit: int, *, filters: Filters | None = None
@@ -82,25 +47,14 @@ class SearchSQL(SQLiteBase):
             for i in range(0, len(chunk_ids), SQL_VARIABLES):
                 part = list(chunk_ids[i : i + SQL_VARIABLES])
                 for r in conn.execute(
-                    "SELECT c.id, c.text, c.page, c.ordinal, c.start, c.end, c.document_id, d.path, d.title, d.type, "
-                    "d.folder_id, d.metadata FROM chunks c JOIN documents d ON d.id = c.document_id "
-                    f"WHERE c.id IN ({','.join('?' * len(part))})",
-                    part,
-                ):
+                    "SELECT c.id, c.text, c.page, c.ordinal, c.start, c.end, c.lang, c.document_id, d.path, d.title, "
+                    "d.type, d.folder_id, d.metadata FROM chunks c JOIN documents d ON d.id = c.document_id "
+                    f"WHERE c.id IN ({','.join('?' * len(part))})", part):
                     rows[int(r["id"])] = ChunkRow(
-                        chunk_id=int(r["id"]),
-                        text=r["text"],
-                        page=r["page"],
-                        ordinal=int(r["ordinal"]),
-                        start=int(r["start"]),
-                        end=int(r["end"]),
-                        document_id=int(r["document_id"]),
-                        path=r["path"],
-                        title=r["title"],
-                        type=r["type"],
-                        folder_id=int(r["folder_id"]),
-                        metadata=json.loads(r["metadata"]) if r["metadata"] else None,
-                    )
+                        chunk_id=int(r["id"]), text=r["text"], page=r["page"], ordinal=int(r["ordinal"]),
+                        start=int(r["start"]), end=int(r["end"]), document_id=int(r["document_id"]), path=r["path"],
+                        title=r["title"], type=r["type"], folder_id=int(r["folder_id"]),
+                        metadata=json.loads(r["metadata"]) if r["metadata"] else None, lang=r["lang"])
         return rows
 
 

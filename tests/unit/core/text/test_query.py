@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_app.core.db import connect
+from desktop_app.core.store.sqlite.connect import connect
 from desktop_app.core.text import Query, Term, build_query, fts5_rank, fts5_schema, index_fields, to_fts5, to_tsquery
 from desktop_app.core.text.query import MAX_TERMS
 

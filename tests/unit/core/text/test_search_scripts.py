@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.db import connect
+from desktop_app.core.store.sqlite.connect import connect
 from desktop_app.core.text import build_query, fts5_rank, fts5_schema, highlight_spans, index_fields, to_fts5
 
 EVAL = Path(__file__).resolve().parents[5] / "shared" / "eval" / "multilingual"
