@@ -185,11 +185,6 @@ class Library:
             keyword_weight=s.keyword_weight, semantic_weight=s.semantic_weight, rrf_k=s.rrf_k, fusion=s.fusion
         )
 
-    @property
-    def search_params(self) -> SearchParams:
-        """How searches fuse and weigh their two sides (from the settings)."""
-        return self.searcher.params
-
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
                langs: Iterable[str] | None = None) -> list[RetrievalResult]:
