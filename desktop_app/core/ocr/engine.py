@@ -19,10 +19,11 @@ log = get_logger("ocr")
 # What the bundled PP-OCRv6 "small" recognition model reads (rapidocr's default_models.yaml, v3.10): Chinese
 # (simplified and traditional), English, Japanese and Latin-script languages. Korean, Arabic, Thai, Cyrillic,
 # Devanagari and others need other models, which rapidocr would download: Trove does not.
-OFFLINE_LANGUAGES = frozenset(
-    "ch chinese_cht en japan af az bs ca cs cy da de es et eu fi fr ga gl hr hu id is it ku la lb lt lv mi ms mt "
-    "nl no oc pl pt qu rm ro rs_latin sk sl sq sv sw tl tr uz vi".split()
-)
+OFFLINE_LANGUAGES = frozenset({
+    "ch", "chinese_cht", "en", "japan", "af", "az", "bs", "ca", "cs", "cy", "da", "de", "es", "et", "eu", "fi", "fr",
+    "ga", "gl", "hr", "hu", "id", "is", "it", "ku", "la", "lb", "lt", "lv", "mi", "ms", "mt", "nl", "no", "oc", "pl",
+    "pt", "qu", "rm", "ro", "rs_latin", "sk", "sl", "sq", "sv", "sw", "tl", "tr", "uz", "vi"
+})
 BUNDLED_MODELS = {"Det": "PP-OCRv6_det_small.onnx", "Rec": "PP-OCRv6_rec_small.onnx",
                   "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx"}
 MIN_SIDE = 16  # smaller than this cannot hold a readable line
@@ -72,7 +73,7 @@ class OcrEngine:
             for top, bottom, keep_from, keep_to in band_ranges(array.shape[0]):
                 try:
                     output = engine(array[top:bottom])
-                except Exception as exc:  # noqa: BLE001 -- onnxruntime/OpenCV errors on one odd image
+                except Exception as exc:  # onnxruntime/OpenCV errors on one odd image
                     raise ExtractionError(f"OCR failed on this image ({type(exc).__name__}: "
                                           f"{str(exc)[:200]})") from exc
                 lines += _band_lines(output, top, keep_from, keep_to)

@@ -32,7 +32,7 @@ def render_pdf_page(data: bytes, number: int, dpi: int = RENDER_DPI):
                 page.close()
         except ExtractionError:
             raise
-        except Exception as exc:  # noqa: BLE001 -- PDFium render errors on a damaged page
+        except Exception as exc:  # PDFium render errors on a damaged page
             raise ExtractionError(f"could not render page {number} ({type(exc).__name__}: {exc})") from exc
         finally:
             document.close()
