@@ -4,7 +4,6 @@ page / slide / sheet / chapter label a citation needs; broken files of each type
 from __future__ import annotations
 
 import zipfile
-from pathlib import Path
 
 import pytest
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,7 +15,7 @@ from desktop_app.core.ocr.engine import band_ranges
 def test_keep_ranges_partition_the_page_and_lie_inside_their_band(height, band, overlap):
     ranges = band_ranges(height, band, overlap)
     assert ranges[0][2] == 0 and ranges[-1][3] == height
-    for (_, _, _, keep_to), (_, _, next_from, _) in zip(ranges, ranges[1:]):
+    for (_, _, _, keep_to), (_, _, next_from, _) in pairwise(ranges):
         assert keep_to == next_from
     for top, bottom, keep_from, keep_to in ranges:
         assert top <= keep_from < keep_to <= bottom and bottom - top <= band
