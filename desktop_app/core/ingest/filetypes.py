@@ -14,8 +14,8 @@ CODE_EXTENSIONS = frozenset(
 HTML_EXTENSIONS = frozenset([".html", ".htm", ".xhtml"])
 # Formats read by a library each; the value is the type stored with the document (and offered in type filters).
 FORMAT_TYPES = {
-    ".pdf": "pdf", ".docx": "docx", ".docm": "docx", ".odt": "odt", ".rtf": "rtf", ".epub": "epub",
-    ".pptx": "pptx", ".pptm": "pptx", ".odp": "odp",
+    ".pdf": "pdf", ".docx": "docx", ".odt": "odt", ".rtf": "rtf", ".epub": "epub",
+    ".pptx": "pptx", ".odp": "odp",
     ".xlsx": "xlsx", ".xlsm": "xlsx", ".ods": "ods", ".csv": "csv", ".tsv": "csv",
     ".eml": "email", ".mbox": "email", ".msg": "email",
     ".ipynb": "notebook",

@@ -26,6 +26,7 @@ def test_markdown_title(text, title):
     ("a.xlsx", "xlsx"), ("a.csv", "csv"), ("a.tsv", "csv"), ("a.rtf", "rtf"), ("a.eml", "email"),
     ("a.mbox", "email"), ("a.msg", "email"), ("a.ipynb", "notebook"), ("a.PNG", "image"), ("a.jpeg", "image"),
     ("a.tiff", "image"), ("a.webp", "image"), ("a.gif", None), ("a.xls", None), ("a.PDF", "pdf"),
+    ("a.xlsm", "xlsx"), ("a.docm", None),
 ])
 def test_file_types(name, kind):
     assert file_type(Path(name)) == kind
