@@ -192,3 +192,20 @@ def test_every_new_type_has_a_sample(tmp_path):
 
     covered = {"pdf", "docx", "odt", "ods", "odp", "rtf", "epub", "pptx", "xlsx", "csv", "email", "notebook", "image"}
     assert set(FORMAT_TYPES.values()) == covered
+
+
+@pytest.mark.parametrize(("member", "data", "reason"), [
+    ("word/media/bomb.xml", b"<x>" + b" " * 40_000_000 + b"</x>", "zip bomb"),
+    ("word/document.xml", b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]><d>&b;</d>',
+     "declares entities"),
+])
+def test_zip_bomb_and_billion_laughs_docx_are_refused_before_parsing(tmp_path, member, data, reason):
+    good = WRITERS["docx"](tmp_path / "good.docx")
+    bad = tmp_path / "bad.docx"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(bad, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            if info.filename != member:
+                dst.writestr(info, src.read(info))
+        dst.writestr(member, data)
+    with pytest.raises(ExtractionError, match=reason):
+        extract(bad)

@@ -13,6 +13,7 @@ import email.policy
 import email.utils
 import mailbox
 from collections.abc import Callable
+from dataclasses import replace
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -100,8 +101,6 @@ def _attachment(attachment: EmailMessage, name: str, part: str, label: str, extr
 
 
 def _as_part(doc: Extracted, part: str, label: str) -> Extracted:
-    from dataclasses import replace
-
     if doc.part:  # a document inside the attachment (an attached .eml's own attachments)
         return replace(doc, part=f"{part}/{doc.part}", label=f"{label} · {doc.label}" if doc.label else label)
     return replace(doc, part=part, label=label)
