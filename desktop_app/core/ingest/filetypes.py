@@ -46,3 +46,8 @@ def file_type(path: Path) -> str | None:
     if suffix == "":
         return "text"  # README-like files without an extension; the NUL sniff guards against binaries
     return None
+
+
+# Every value file_type() can return, for type filters (`trove search --type`, the window's type menu).
+DOCUMENT_TYPES = ("pdf", "docx", "odt", "rtf", "epub", "html", "markdown", "text", "code", "pptx", "odp", "xlsx",
+                  "ods", "csv", "email", "notebook", "image")

@@ -30,3 +30,9 @@ def test_markdown_title(text, title):
 ])
 def test_file_types(name, kind):
     assert file_type(Path(name)) == kind
+
+
+def test_document_types_lists_every_type_file_type_returns():
+    from desktop_app.core.ingest.filetypes import DOCUMENT_TYPES, FORMAT_TYPES
+
+    assert set(FORMAT_TYPES.values()) | {"html", "markdown", "text", "code"} == set(DOCUMENT_TYPES)
