@@ -68,3 +68,9 @@ def test_ocr_image_accepts_bytes(tmp_path, engine):
 def test_language_outside_the_bundled_models_is_refused():
     with pytest.raises(UnavailableError, match="korean"):
         OcrEngine(languages=("en", "korean"))
+
+
+def test_single_threaded_engine_reads(tmp_path, no_network):
+    """One onnxruntime thread leaves a core for the keyword phase and the window on a 2-core machine."""
+    data = sd.write_text_image(tmp_path / "r.png", ["Invoice 7731"]).read_bytes()
+    assert "7731" in OcrEngine(threads=1).read(data).text
