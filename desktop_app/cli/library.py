@@ -76,18 +76,19 @@ def cmd_index(args, library) -> int:
     unsubscribe = library.subscribe(printer)
     try:
         report = library.sync(wait=False)
-        vectors_started = time.monotonic()
+        background_started = time.monotonic()
         if not args.no_wait:
-            library.wait_for_embeddings()
-        vector_seconds = time.monotonic() - vectors_started
+            library.wait_idle()  # the OCR phase, then the vectors of everything
+        background_seconds = time.monotonic() - background_started
     finally:
         printer.close()
         unsubscribe()
     stats = library.stats()
     phases = {"keyword": {"files": report.indexed, "chunks": report.chunks, "seconds": round(report.seconds, 3)},
+              "ocr": stats["ocr"],
               "vectors": {"chunks_with_vectors": stats["chunks_embedded"],
-                          "chunks_pending": stats["chunks"] - stats["chunks_embedded"],
-                          "seconds": round(vector_seconds, 3), "waited": not args.no_wait}}
+                          "chunks_pending": stats["chunks"] - stats["chunks_embedded"]},
+              "background": {"seconds": round(background_seconds, 3), "waited": not args.no_wait}}
     if args.json or args.json_events:
         summary = {**report.as_dict(), "files_indexed": report.indexed, "phases": phases}
         print(json.dumps({"kind": "summary", **summary} if args.json_events else summary,
@@ -96,7 +97,11 @@ def cmd_index(args, library) -> int:
         print(f"indexed {report.indexed}, unchanged {report.unchanged}, moved {report.moved}, "
               f"removed {report.removed}, failed {report.failed} files; {report.chunks} chunks in "
               f"{report.seconds:.2f}s" + (f"; vectors for {stats['chunks_embedded']} of {stats['chunks']} chunks "
-                                           f"after {vector_seconds:.1f}s more" if not args.no_wait else ""))
+                                           f"after {background_seconds:.1f}s more" if not args.no_wait else ""))
+        ocr = stats["ocr"]
+        if ocr["pages_done"] or ocr["pages_failed"] or ocr["pages_pending"]:
+            print(f"OCR: {ocr['pages_done']} pages read, {ocr['pages_failed']} unreadable, "
+                  f"{ocr['pages_pending']} waiting")
         for path, reason in report.errors:
             print(f"  failed: {path}: {reason}")
         for path in report.offline:
@@ -149,6 +154,10 @@ def cmd_stats(args, library) -> int:
         print("failed files:")
         for item in stats["failures"]:
             print(f"  {item['path']}: {item['reason']}")
+    ocr = stats["ocr"]
+    if ocr["pages_pending"] or ocr["pages_done"] or ocr["pages_failed"]:
+        print(f"OCR: {ocr['pages_done']} pages read, {ocr['pages_failed']} unreadable, {ocr['pages_pending']} waiting"
+              + (f" ({ocr['error']})" if ocr["error"] else ""))
     if stats["embedding_error"]:
         print(f"semantic indexing: {stats['embedding_error']}")
     return EXIT_OK

@@ -2,13 +2,14 @@
 
 Library is wiring, the way Anki's Collection composes its managers: the Store (the index, folders and chats on
 one engine), an EventBus, a FolderMonitor (the one owner of folder states), the Indexer (keyword phase), the
-EmbedWorker (vector phase), a SearchService and, created on first use, a ChatService and a LibraryWatcher.
+EmbedWorker (vector phase), the OcrWorker (pages with no text layer), a SearchService and, created on first use, a ChatService and a LibraryWatcher.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from desktop_app.core.events import Event, EventBus, IndexProgress
 from desktop_app.core.folders import FolderInfo, FolderMonitor, deepest_folder
 from desktop_app.core.index.embed_worker import EmbedWorker
 from desktop_app.core.index.indexer import Indexer, SyncReport
+from desktop_app.core.index.ocr_worker import OcrRead, OcrWorker
 from desktop_app.core.log import get_logger
 from desktop_app.core.paths import resolve_home
 from desktop_app.core.search.service import SearchParams, SearchService
@@ -41,14 +43,8 @@ class Library:
     index on a server (settings stay in `home`, per machine).
     """
 
-    def __init__(
-        self,
-        home: str | os.PathLike[str] | None = None,
-        *,
-        settings: Settings | None = None,
-        embedder: Embedder | None = None,
-        db: str | None = None,
-    ) -> None:
+    def __init__(self, home: str | os.PathLike[str] | None = None, *, settings: Settings | None = None,
+                 embedder: Embedder | None = None, db: str | None = None, ocr_read: OcrRead | None = None) -> None:
         self.home = resolve_home(home)
         self.settings_path = self.home / SETTINGS_NAME
         self.settings = settings or load_settings(self.settings_path)
@@ -65,6 +61,9 @@ class Library:
         # become semantically searchable progressively during a long run.
         self.embed_worker = EmbedWorker(self.store, self.embedder, batch=4 * self.settings.embed_batch_size,
                                         emit=self.bus.publish, notify=self.bus.publish)
+        # The third phase: pages with no text layer, read after the keyword phase (their text then gets vectors).
+        self.ocr_worker = OcrWorker(self.store, self.settings, read=ocr_read, after_page=self.embed_worker.wake,
+                                    emit=self.bus.publish, notify=self.bus.publish)
         self.searcher = SearchService(self.store, self.embedder, self._search_params())
         self._sync_lock = threading.Lock()
         self._chat: Any = None
@@ -128,9 +127,9 @@ class Library:
                 if row.path in report.offline:  # vanished, or an empty stand-in for a folder with documents
                     self.monitor.went_offline(row)
         self.bus.publish(IndexProgress("idle", files_done=report.indexed, files_failed=report.failed))
-        self.embed_worker.wake()
+        self._wake_background()
         if wait:
-            self.wait_for_embeddings(timeout)
+            self.wait_idle(timeout)
         return report
 
     def sync_paths(self, paths: Iterable[str | os.PathLike[str]], *, wait: bool = False) -> SyncReport:
@@ -147,9 +146,9 @@ class Library:
                     report.merge(self.indexer.sync_folder(folder.id, path))
                 else:
                     report.merge(self.indexer.index_path(folder.id, path))
-        self.embed_worker.wake()
+        self._wake_background()
         if wait:
-            self.wait_for_embeddings()
+            self.wait_idle()
         return report
 
     def move_path(self, src: str | os.PathLike[str], dest: str | os.PathLike[str]) -> SyncReport:
@@ -165,12 +164,28 @@ class Library:
             if not report.moved:
                 report.merge(self.indexer.sync_folder(folder.id, dest_p) if dest_p.is_dir()
                              else self.indexer.index_path(folder.id, dest_p))
-        self.embed_worker.wake()
+        self._wake_background()
         return report
 
     def wait_for_embeddings(self, timeout: float | None = None) -> bool:
         """Block until the semantic phase has caught up. False on timeout."""
         return self.embed_worker.wait_idle(timeout)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until the OCR phase and then the semantic phase have caught up. False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if not self.ocr_worker.wait_idle(timeout):
+            return False
+        return self.embed_worker.wait_idle(None if deadline is None else max(deadline - time.monotonic(), 0))
+
+    def _wake_background(self) -> None:
+        with self._sync_lock:  # close() takes this lock before it closes the store
+            if self._closed:
+                return
+            ocr_pending = self.settings.ocr_enabled and self.store.ocr_counts().pending
+        if ocr_pending:
+            self.ocr_worker.wake()
+        self.embed_worker.wake()
 
     def reindex(self, wait: bool = False) -> SyncReport:
         """Re-extract and re-chunk every file (after a chunking change). Unchanged chunk texts keep their vectors."""
@@ -199,6 +214,7 @@ class Library:
         """Counts for `trove stats` and the status bar."""
         totals = self.store.counts()
         engine = self.store.info()
+        ocr = self.store.ocr_counts()
         return {
             "home": str(self.home),
             "engine": {"name": engine.engine, "version": engine.version, "location": engine.location},
@@ -209,7 +225,10 @@ class Library:
             "embedding_model": self.store.get_meta("embed_model"),
             "embedding_error": self.store.get_meta("embed_error"),
             "folders": [f.__dict__ for f in self.folders()],
-            "failures": [{"path": f.path, "reason": f.reason} for f in self.store.failures()],
+            "failures": [{"path": f.path, "reason": f.reason}
+                         for f in [*self.store.failures(), *self.store.ocr_failures()]],
+            "ocr": {"pages_pending": ocr.pending, "pages_done": ocr.done, "pages_failed": ocr.failed,
+                    "error": self.store.get_meta("ocr_error")},
             "languages": [[lang, n] for lang, n in self.store.languages()],
             "keyword_rebuild_pending": self.store.keyword_rebuild_pending(),
             "database_bytes": engine.size_bytes,
@@ -219,6 +238,7 @@ class Library:
         """Change settings, save them, and apply them to new work."""
         self.settings = self.settings.with_changes(**changes)
         self.indexer.settings = self.settings
+        self.ocr_worker.settings = self.settings
         self.searcher.params = self._search_params()
         save_settings(self.settings_path, self.settings)
         return self.settings
@@ -287,6 +307,7 @@ class Library:
         self._closed = True
         self.indexer.stopping.set()  # a sync running on another thread ends after its current file
         self.stop_watching()  # before the store closes: the watcher's sync thread writes through it
+        self.ocr_worker.stop()
         self.embed_worker.stop()
         with self._sync_lock:  # wait for that file, so no thread is mid-transaction when the store closes
             pass

@@ -40,6 +40,10 @@ class Settings:
     # sync
     rescan_minutes: float = 30.0
     debounce_seconds: float = 0.5
+    # OCR: pages with no text layer, and images, read in the background after the keyword phase
+    ocr_enabled: bool = True
+    ocr_languages: tuple[str, ...] = ("en", "ch")  # codes of the bundled models (core/ocr/engine.py)
+    ocr_threads: int = 1  # onnxruntime threads: one keeps a core free for the window and the keyword phase
     # chat
     chat_backend: str = "llama"  # "llama" | "openai"
     model_path: str = ""  # empty: the bundled SmolLM2-135M-Instruct GGUF

@@ -48,7 +48,8 @@ class FolderRow(QWidget):
         self.name.setText(os.path.basename(info.path.rstrip(os.sep)) or info.path)
         self.setToolTip(info.path)
         failed = f" · {info.failed} failed" if info.failed else ""
-        self.details.setText(f"{STATE_TEXT.get(info.state, info.state)} · {info.documents} documents{failed}")
+        ocr = f" · {info.ocr_pending} pages waiting for OCR" if info.ocr_pending else ""
+        self.details.setText(f"{STATE_TEXT.get(info.state, info.state)} · {info.documents} documents{failed}{ocr}")
         self.name.setEnabled(info.state != "paused")
         if keyword is not None and keyword.files_queued:
             self.keyword.setValue(int(1000 * keyword.fraction))

@@ -63,6 +63,9 @@ class StatusBar(QStatusBar):
             self.semantic.setValue(int(1000 * event.fraction))
             self.message.setText(f"Embedding {event.chunks_embedded} of {event.chunks_total} chunks"
                                  + (f" · {event.rate:.0f}/s" if event.rate else ""))
+        elif event.phase == "ocr":
+            self.message.setText(f"Reading scanned pages (OCR): {event.files_done} of {event.files_queued}"
+                                 f" · {os.path.basename(event.current_file)}")
         elif event.phase == "rebuild":
             self._indexing = True
             self.keyword.setValue(int(1000 * event.fraction))

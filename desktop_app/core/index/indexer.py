@@ -20,7 +20,7 @@ from desktop_app.core.ingest.filetypes import file_type
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
-from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument
+from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument, OcrPageRef
 
 log = get_logger("index")
 
@@ -58,14 +58,20 @@ def content_hash(data: bytes) -> str:
 
 
 def chunk_extracted(doc: Extracted, config: ChunkConfig) -> list[NewChunk]:
-    """Chunks of an extraction; PDF pages are chunked one by one so every chunk has exactly one page."""
+    """Chunks of an extraction; pages (PDF pages, slides, chapters, row blocks) are chunked one by one, so every
+    chunk lies in one page and carries its label."""
     if not doc.pages:
         return [NewChunk(span, None) for span in chunk_spans(doc.text, config)]
     chunks = []
     for page in doc.pages:
         for span in chunk_spans(doc.text[page.start:page.end], config, offset=page.start):
-            chunks.append(NewChunk(span, page.number))
+            chunks.append(NewChunk(span, page.number, page.label, page.ocr))
     return chunks
+
+
+def chunk_page_text(text: str, page: int, label: str, config: ChunkConfig, *, ocr: bool = True) -> list[NewChunk]:
+    """Chunks of one page's text that arrived later (from OCR)."""
+    return [NewChunk(span, page, label, ocr) for span in chunk_spans(text, config)]
 
 
 # The keyword phase takes quick formats first: a library of notes is searchable while its PDFs are still read.
@@ -250,11 +256,13 @@ class Indexer:
             self._fail(folder_id, item, title, type_, digest, reason, report)
             return
         chunks = chunk_extracted(doc, self.chunk_config)
-        if not chunks:
-            self._fail(folder_id, item, title, type_, digest, "empty: no text to index", report)
+        ocr_pages = [OcrPageRef(p.number, p.label) for p in doc.pages_needing_ocr] if self.settings.ocr_enabled else []
+        if not chunks and not ocr_pages:
+            reason = "empty: no text to index" if not doc.pages_needing_ocr else "scanned pages only, and OCR is off"
+            self._fail(folder_id, item, title, type_, digest, reason, report)
             return
         self.store.write_document(NewDocument(folder_id, str(path), doc.title, doc.type, item.size, item.mtime_ns,
-                                              digest, doc.page_count), chunks)
+                                              digest, doc.page_count), chunks, ocr_pages)
         report.indexed += 1
         report.chunks += len(chunks)
 

@@ -127,6 +127,7 @@ def hydrate(store: Store, ranked: list[tuple[int, float]], top_k: int, query: Qu
         metadata: dict[str, Any] = {
             "chunk_id": cid, "chunk_index": r.ordinal, "page": r.page, "document_id": r.document_id, "title": r.title,
             "type": r.type, "folder_id": r.folder_id, "start": r.start, "end": r.end, "lang": r.lang,
+            "label": r.label, "ocr": r.ocr,
             "highlights": highlight_spans(r.text, query)}
         if r.metadata:
             metadata["user"] = r.metadata

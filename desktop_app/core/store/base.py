@@ -26,6 +26,9 @@ from desktop_app.core.store.rows import (
     MessageRow,
     NewChunk,
     NewDocument,
+    OcrCounts,
+    OcrPageRef,
+    OcrTask,
     PendingChunk,
 )
 
@@ -100,8 +103,9 @@ class Store(Protocol):
         """The document row for one path."""
         ...
 
-    def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk]) -> int:
-        """Replace whatever was stored for doc.path with these chunks; unchanged chunk texts keep their vectors."""
+    def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk], ocr_pages: Sequence[OcrPageRef] = ()) -> int:
+        """Replace whatever was stored for doc.path with these chunks; unchanged chunk texts keep their vectors.
+        `ocr_pages` (pages with no text layer) are listed for the OCR phase, keeping what OCR read of this file."""
         ...
 
     def record_failure(self, doc: NewDocument, reason: str) -> None:
@@ -135,6 +139,25 @@ class Store(Protocol):
 
     def forget_content_hashes(self) -> None:
         """Make every file look changed, so the next sync re-extracts and re-chunks it (reindex)."""
+        ...
+
+    # ---- the OCR phase ---------------------------------------------------------------------------
+
+    def pending_ocr(self, limit: int, after: tuple[int, int] = (0, 0)) -> list[OcrTask]:
+        """Pages waiting for OCR after (document id, page), in that order."""
+        ...
+
+    def store_ocr_page(self, task: OcrTask, chunks: Sequence[NewChunk], *, text: str, confidence: float,
+                       reason: str) -> bool:
+        """Write one page's OCR outcome and chunks (one transaction); False when the document changed meanwhile."""
+        ...
+
+    def ocr_counts(self) -> OcrCounts:
+        """Pages waiting for OCR, read, and unreadable."""
+        ...
+
+    def ocr_failures(self) -> list[Failure]:
+        """Pages OCR could not read, named "path (page)", with the reason."""
         ...
 
     # ---- the keyword index ----------------------------------------------------------------------

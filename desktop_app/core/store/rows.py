@@ -43,6 +43,7 @@ class FolderCounts:
     failed: int = 0
     chunks: int = 0
     embedded: int = 0
+    ocr_pending: int = 0  # pages waiting for the OCR phase
 
 
 @dataclass(frozen=True)
@@ -75,10 +76,42 @@ class NewDocument:
 
 @dataclass(frozen=True)
 class NewChunk:
-    """A chunk about to be written: its span and page."""
+    """A chunk about to be written: its span, page, how a citation names the page, and whether OCR read it."""
 
     span: Span
     page: int | None
+    label: str = ""
+    ocr: bool = False
+
+
+@dataclass(frozen=True)
+class OcrPageRef:
+    """A page of a document with no text layer: the OCR phase reads it later."""
+
+    page: int
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class OcrTask:
+    """A page waiting for OCR, with what the OCR worker needs to read it and to check the file did not change."""
+
+    document_id: int
+    path: str
+    type: str
+    file_hash: str
+    page: int
+    label: str = ""
+    text: str | None = None  # what OCR read of this very file before (a reindex): only re-chunk it
+
+
+@dataclass(frozen=True)
+class OcrCounts:
+    """Pages of the OCR phase: waiting, read, and unreadable."""
+
+    pending: int = 0
+    done: int = 0
+    failed: int = 0
 
 
 @dataclass(frozen=True)
@@ -116,6 +149,8 @@ class ChunkRow:
     folder_id: int
     metadata: dict[str, Any] | None = None
     lang: str = ""  # the chunk's main language or script (core.text.detect_language)
+    label: str = ""  # how a citation names the page ("slide 3"); empty: "p. N" when there is a page
+    ocr: bool = False  # the text came from OCR
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -10,22 +9,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from desktop_app.core.ingest.extract import index_title, title_from_path
-from desktop_app.core.text import detect_language
-from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument
+from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument, OcrPageRef
 from desktop_app.core.store.sqlite.base import SQLiteBase
+from desktop_app.core.store.sqlite.chunks import insert_chunks
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keywords import write_fts_row
-from desktop_app.core.store.sqlite.vectors import chunk_vectors, insert_windows
+from desktop_app.core.store.sqlite.ocr import list_ocr_pages
+from desktop_app.core.store.sqlite.vectors import chunk_vectors
 
 _DOC = "SELECT id, folder_id, path, size, mtime_ns, content_hash, status FROM documents"
 # The columns every write of a document sets (path first, for inserts), and the same as `col=?` pairs for updates.
 _DOC_COLUMNS = "path, folder_id, title, type, size, mtime_ns, content_hash"
 _SET_DOC = "folder_id=?, title=?, type=?, size=?, mtime_ns=?, content_hash=?"
-
-
-def text_hash(text: str) -> str:
-    """Content hash of a chunk's text (reuses vectors across edits and moves)."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _doc_values(doc: NewDocument) -> tuple:
@@ -65,8 +60,9 @@ class DocumentSQL(SQLiteBase):
         with self._read() as conn:
             return [_doc(r) for r in conn.execute(_DOC + " WHERE substr(path, 1, ?) = ?", (len(prefix), prefix))]
 
-    def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk]) -> int:
-        """Replace whatever was stored for doc.path; vectors of unchanged chunk texts are kept."""
+    def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk], ocr_pages: Sequence[OcrPageRef] = ()) -> int:
+        """Replace whatever was stored for doc.path; vectors of unchanged chunk texts are kept. `ocr_pages` are
+        pages with no text layer, listed for the OCR phase (what OCR read of this very file is kept)."""
         meta = json.dumps(doc.metadata) if doc.metadata is not None else None
         values = _doc_values(doc) + (doc.pages, len(chunks), time.time(), meta)
         with self._tx() as conn:
@@ -82,7 +78,8 @@ class DocumentSQL(SQLiteBase):
                 doc_id = int(conn.execute(
                     f"INSERT INTO documents ({_DOC_COLUMNS}, pages, chunk_count, indexed_at, metadata, status) "
                     "VALUES (?,?,?,?,?,?,?, ?,?,?,?, 'indexed')", (doc.path, *values)).lastrowid)
-            _insert_chunks(conn, doc_id, index_title(doc.title, Path(doc.path)), chunks, reuse)
+            insert_chunks(conn, doc_id, index_title(doc.title, Path(doc.path)), chunks, reuse)
+            list_ocr_pages(conn, doc_id, doc.digest, ocr_pages)
         return doc_id
 
     def record_failure(self, doc: NewDocument, reason: str) -> None:
@@ -92,6 +89,7 @@ class DocumentSQL(SQLiteBase):
             old = _by_path(conn, doc.path)
             if old:
                 conn.execute("DELETE FROM chunks WHERE document_id = ?", (old.id,))
+                conn.execute("DELETE FROM ocr_pages WHERE document_id = ?", (old.id,))
                 conn.execute(f"UPDATE documents SET {_SET_DOC}, error=?, indexed_at=?, pages=NULL, chunk_count=0, "
                              "status='failed' WHERE id=?", (*values, old.id))
             else:
@@ -164,19 +162,3 @@ def _old_vectors(conn: Connection, doc_id: int) -> dict[str, list[bytes]]:
     """Vectors of a document's current chunks, by chunk text hash (to reuse after an edit)."""
     rows = conn.execute("SELECT id, text_hash FROM chunks WHERE document_id = ? AND embedded = 1", (doc_id,)).fetchall()
     return {h: vecs for cid, h in rows if (vecs := chunk_vectors(conn, cid))}
-
-
-def _insert_chunks(
-    conn: Connection, doc_id: int, fts_title: str, chunks: Sequence[NewChunk], reuse: dict[str, list[bytes]]
-) -> None:
-    """Insert chunks with their FTS rows; a chunk whose text has known vectors gets them back at once."""
-    for ordinal, chunk in enumerate(chunks):
-        h = text_hash(chunk.span.text)
-        blobs = reuse.get(h)
-        cid = int(conn.execute(
-            "INSERT INTO chunks (document_id, ordinal, page, start, end, text, text_hash, embedded, lang) "
-            "VALUES (?,?,?,?,?,?,?,?,?)",
-            (doc_id, ordinal, chunk.page, chunk.span.start, chunk.span.end, chunk.span.text, h, 1 if blobs else 0,
-             detect_language(chunk.span.text))).lastrowid)
-        write_fts_row(conn, cid, fts_title, chunk.span.text)
-        insert_windows(conn, cid, blobs or [])

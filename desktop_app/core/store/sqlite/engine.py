@@ -11,11 +11,12 @@ from desktop_app.core.store.sqlite.chats import ChatSQL
 from desktop_app.core.store.sqlite.documents import DocumentSQL
 from desktop_app.core.store.sqlite.folders import FolderSQL
 from desktop_app.core.store.sqlite.keywords import KeywordSQL
+from desktop_app.core.store.sqlite.ocr import OcrSQL
 from desktop_app.core.store.sqlite.search import SearchSQL
 from desktop_app.core.store.sqlite.vectors import VectorSQL
 
 
-class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, SearchSQL, ChatSQL):
+class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL):
     """The embedded library engine. `SQLiteStore(path)` opens (and migrates) the file; ":memory:" works too."""
 
     def __init__(self, path: str | Path) -> None:

@@ -15,7 +15,8 @@ from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 
-_INSERT = f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})"
+_INSERT = (f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
+           f"VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})")
 
 
 def write_fts_row(conn: Connection, chunk_id: int, fts_title: str, text: str) -> None:

@@ -174,6 +174,28 @@ def m006_keyword_fields(conn: Connection) -> None:
     """)
 
 
+def m007_page_labels_and_ocr(conn: Connection) -> None:
+    """How a citation names a chunk's page ("slide 3", "sheet Budget rows 2-41"), whether its text came from OCR,
+    and the OCR phase's work list: pages with no text layer, pending until OCR reads them (their text is kept, so
+    re-chunking an unchanged file never OCRs it again)."""
+    run_script(conn, """
+    ALTER TABLE chunks ADD COLUMN label TEXT NOT NULL DEFAULT '';
+    ALTER TABLE chunks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE ocr_pages (
+        document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        page INTEGER NOT NULL,
+        label TEXT NOT NULL DEFAULT '',
+        file_hash TEXT NOT NULL,                   -- the file's content hash when the page was listed
+        status TEXT NOT NULL DEFAULT 'pending',    -- pending | done | failed
+        text TEXT,                                 -- what OCR read (done)
+        confidence REAL,
+        reason TEXT,                               -- why OCR could not read it (failed)
+        PRIMARY KEY (document_id, page)
+    );
+    CREATE INDEX ocr_pages_pending ON ocr_pages(document_id, page) WHERE status = 'pending';
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "core", m001_core),
@@ -182,6 +204,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (4, "message_passages", m004_message_passages),
     (5, "vector_windows", m005_vector_windows),
     (6, "keyword_fields", m006_keyword_fields),
+    (7, "page_labels_and_ocr", m007_page_labels_and_ocr),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

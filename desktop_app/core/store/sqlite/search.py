@@ -47,14 +47,16 @@ class SearchSQL(SQLiteBase):
             for i in range(0, len(chunk_ids), SQL_VARIABLES):
                 part = list(chunk_ids[i : i + SQL_VARIABLES])
                 for r in conn.execute(
-                    "SELECT c.id, c.text, c.page, c.ordinal, c.start, c.end, c.lang, c.document_id, d.path, d.title, "
+                    "SELECT c.id, c.text, c.page, c.ordinal, c.start, c.end, c.lang, c.label, c.ocr, c.document_id, "
+                    "d.path, d.title, "
                     "d.type, d.folder_id, d.metadata FROM chunks c JOIN documents d ON d.id = c.document_id "
                     f"WHERE c.id IN ({','.join('?' * len(part))})", part):
                     rows[int(r["id"])] = ChunkRow(
                         chunk_id=int(r["id"]), text=r["text"], page=r["page"], ordinal=int(r["ordinal"]),
                         start=int(r["start"]), end=int(r["end"]), document_id=int(r["document_id"]), path=r["path"],
                         title=r["title"], type=r["type"], folder_id=int(r["folder_id"]),
-                        metadata=json.loads(r["metadata"]) if r["metadata"] else None, lang=r["lang"])
+                        metadata=json.loads(r["metadata"]) if r["metadata"] else None, lang=r["lang"],
+                        label=r["label"], ocr=bool(r["ocr"]))
         return rows
 
 

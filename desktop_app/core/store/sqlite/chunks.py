@@ -1,0 +1,32 @@
+"""Inserting chunks: the row, its keyword row, and the vectors an unchanged text already had."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from desktop_app.core.store.rows import NewChunk
+from desktop_app.core.store.sqlite.connect import Connection
+from desktop_app.core.store.sqlite.keywords import write_fts_row
+from desktop_app.core.store.sqlite.vectors import insert_windows
+from desktop_app.core.text import detect_language
+
+
+def text_hash(text: str) -> str:
+    """Content hash of a chunk's text (reuses vectors across edits and moves)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def insert_chunks(conn: Connection, doc_id: int, fts_title: str, chunks: Sequence[NewChunk],
+                  reuse: dict[str, list[bytes]], first_ordinal: int = 0) -> None:
+    """Insert chunks with their FTS rows; a chunk whose text has known vectors gets them back at once."""
+    for ordinal, chunk in enumerate(chunks, start=first_ordinal):
+        h = text_hash(chunk.span.text)
+        blobs = reuse.get(h)
+        cid = int(conn.execute(
+            "INSERT INTO chunks (document_id, ordinal, page, start, end, text, text_hash, embedded, lang, label, ocr) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (doc_id, ordinal, chunk.page, chunk.span.start, chunk.span.end, chunk.span.text, h, 1 if blobs else 0,
+             detect_language(chunk.span.text), chunk.label, int(chunk.ocr))).lastrowid)
+        write_fts_row(conn, cid, fts_title, chunk.span.text)
+        insert_windows(conn, cid, blobs or [])
