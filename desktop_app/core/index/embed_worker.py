@@ -11,7 +11,6 @@ from desktop_app.core.index.phase import BackgroundPhase
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import ChunkVectors
 
-
 MIN_ROUND = 16  # chunks in the first round, before the rate is known
 
 

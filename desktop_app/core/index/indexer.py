@@ -15,12 +15,13 @@ from desktop_app.core.events import IndexProgress
 from desktop_app.core.folders import has_entries
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.ingest.discover import Found, discover, wants_file
-from desktop_app.core.ingest.extract import Extracted, extract, title_from_path
+from desktop_app.core.ingest.extract import extract, extract_many, title_from_path
+from desktop_app.core.ingest.extracted import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import file_type
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
-from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument, OcrPageRef
+from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument, NewPart, OcrPageRef
 
 log = get_logger("index")
 
@@ -67,6 +68,16 @@ def chunk_extracted(doc: Extracted, config: ChunkConfig) -> list[NewChunk]:
         for span in chunk_spans(doc.text[page.start:page.end], config, offset=page.start):
             chunks.append(NewChunk(span, page.number, page.label, page.ocr))
     return chunks
+
+
+def extract_with_parts(path: Path, data: bytes) -> tuple[Extracted, Extraction]:
+    """A file's own document, and the documents inside it (a mailbox's messages, attachments) when it holds some."""
+    if file_type(path) != "email":
+        return extract(path, data), Extraction(())
+    found = extract_many(path, data)
+    own = next((d for d in found.documents if not d.part), None)
+    inner = Extraction(tuple(d for d in found.documents if d.part), found.failed)
+    return own or Extracted("", title_from_path(path), "email"), inner
 
 
 def chunk_page_text(text: str, page: int, label: str, config: ChunkConfig, *, ocr: bool = True) -> list[NewChunk]:
@@ -244,7 +255,7 @@ class Indexer:
             report.moved += self.store.move_documents([(moved.id, folder_id, str(path), item.size, item.mtime_ns)])
             return
         try:
-            doc = extract(path, data)
+            doc, inner = extract_with_parts(path, data)
         except ExtractionError as exc:
             self._fail(folder_id, item, title, type_, digest, str(exc), report)
             return
@@ -257,14 +268,27 @@ class Indexer:
             return
         chunks = chunk_extracted(doc, self.chunk_config)
         ocr_pages = [OcrPageRef(p.number, p.label) for p in doc.pages_needing_ocr] if self.settings.ocr_enabled else []
-        if not chunks and not ocr_pages:
+        parts = self._parts(folder_id, inner)
+        if not chunks and not ocr_pages and not any(p.chunks for p in parts):
             reason = "empty: no text to index" if not doc.pages_needing_ocr else "scanned pages only, and OCR is off"
             self._fail(folder_id, item, title, type_, digest, reason, report)
             return
         self.store.write_document(NewDocument(folder_id, str(path), doc.title, doc.type, item.size, item.mtime_ns,
-                                              digest, doc.page_count), chunks, ocr_pages)
+                                              digest, doc.page_count, metadata=doc.metadata or None),
+                                  chunks, ocr_pages, parts)
         report.indexed += 1
-        report.chunks += len(chunks)
+        report.chunks += len(chunks) + sum(len(p.chunks) for p in parts)
+
+    def _parts(self, folder_id: int, inner: Extraction) -> list[NewPart]:
+        """The documents inside a file (messages, attachments) as parts to write with it; unreadable ones with
+        their reason. (Their scanned pages are not OCR'd: OCR reads whole files.)"""
+        parts = [NewPart(d.part, d.label, NewDocument(folder_id, "", d.title, d.type, 0, 0, "", d.page_count,
+                                                      metadata=d.metadata or None),
+                         tuple(chunk_extracted(d, self.chunk_config)))
+                 for d in inner.documents]
+        parts += [NewPart(f.part, f.name, NewDocument(folder_id, "", f.name, file_type(Path(f.name)) or "", 0, 0, ""),
+                          reason=f.reason) for f in inner.failed]
+        return parts
 
     def _fail(self, folder_id: int, item: Found, title: str, type_: str, digest: str, reason: str,
               report: SyncReport) -> None:

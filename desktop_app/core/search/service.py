@@ -16,7 +16,7 @@ from desktop_app.core.folders import normalise
 from desktop_app.core.log import get_logger
 from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
 from desktop_app.core.store.base import Store
-from desktop_app.core.store.rows import Filters
+from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.text import Query, build_query, highlight_spans
 from desktop_app.core.types import RetrievalResult
 
@@ -127,14 +127,24 @@ def hydrate(store: Store, ranked: list[tuple[int, float]], top_k: int, query: Qu
         metadata: dict[str, Any] = {
             "chunk_id": cid, "chunk_index": r.ordinal, "page": r.page, "document_id": r.document_id, "title": r.title,
             "type": r.type, "folder_id": r.folder_id, "start": r.start, "end": r.end, "lang": r.lang,
-            "label": r.label, "ocr": r.ocr,
-            "highlights": highlight_spans(r.text, query)}
+            "label": place_label(r), "ocr": r.ocr, "highlights": highlight_spans(r.text, query)}
+        if r.container:  # a document inside a file: the file is what opens; the label says where inside it
+            metadata["part_path"] = r.path
         if r.metadata:
             metadata["user"] = r.metadata
-        results.append(RetrievalResult(content=r.text, score=float(score), source=r.path, metadata=metadata))
+        results.append(RetrievalResult(content=r.text, score=float(score), source=r.container or r.path,
+                                       metadata=metadata))
         if len(results) >= top_k:
             break
     return results
+
+
+def place_label(row: ChunkRow) -> str:
+    """How a citation names where a chunk is: "slide 3", "message 3 · report.pdf · p. 2", or "" (plain "p. N")."""
+    if not row.part_label:
+        return row.label
+    inside = row.label or (f"p. {row.page}" if row.page is not None else "")
+    return " · ".join(x for x in (row.part_label, inside) if x)
 
 
 class SearchService:

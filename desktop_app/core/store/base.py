@@ -26,6 +26,7 @@ from desktop_app.core.store.rows import (
     MessageRow,
     NewChunk,
     NewDocument,
+    NewPart,
     OcrCounts,
     OcrPageRef,
     OcrTask,
@@ -103,9 +104,11 @@ class Store(Protocol):
         """The document row for one path."""
         ...
 
-    def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk], ocr_pages: Sequence[OcrPageRef] = ()) -> int:
-        """Replace whatever was stored for doc.path with these chunks; unchanged chunk texts keep their vectors.
-        `ocr_pages` (pages with no text layer) are listed for the OCR phase, keeping what OCR read of this file."""
+    def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk], ocr_pages: Sequence[OcrPageRef] = (),
+                       parts: Sequence[NewPart] = ()) -> int:
+        """Replace whatever was stored for doc.path (its parts included) with these chunks and `parts` (documents
+        inside the file, keyed "<path>#<part>"); unchanged chunk texts keep their vectors. `ocr_pages` (pages with
+        no text layer) are listed for the OCR phase, keeping what OCR read of this file."""
         ...
 
     def record_failure(self, doc: NewDocument, reason: str) -> None:

@@ -85,6 +85,19 @@ class NewChunk:
 
 
 @dataclass(frozen=True)
+class NewPart:
+    """A document inside a file (a message of a mailbox, an attachment): written and replaced with its file.
+
+    Its own NewDocument's path is ignored: a part is keyed "<file>#<part>". `reason` set: it could not be read."""
+
+    part: str
+    label: str
+    doc: NewDocument
+    chunks: tuple[NewChunk, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class OcrPageRef:
     """A page of a document with no text layer: the OCR phase reads it later."""
 
@@ -151,6 +164,8 @@ class ChunkRow:
     lang: str = ""  # the chunk's main language or script (core.text.detect_language)
     label: str = ""  # how a citation names the page ("slide 3"); empty: "p. N" when there is a page
     ocr: bool = False  # the text came from OCR
+    container: str = ""  # for a document inside a file: that file (what opens); `path` is "<file>#<part>"
+    part_label: str = ""  # and how it is named there ("message 3 · report.pdf")
 
 
 @dataclass(frozen=True)

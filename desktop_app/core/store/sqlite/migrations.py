@@ -196,6 +196,17 @@ def m007_page_labels_and_ocr(conn: Connection) -> None:
     """)
 
 
+def m008_documents_inside_files(conn: Connection) -> None:
+    """Documents found inside a file (the messages of a mailbox, attachments): each is a row of its own, keyed
+    "<file>#<part>", that names the file it lives in. Written, replaced and deleted together with that file."""
+    run_script(conn, """
+    ALTER TABLE documents ADD COLUMN container TEXT;            -- the file a part lives in; NULL for files
+    ALTER TABLE documents ADD COLUMN part TEXT NOT NULL DEFAULT '';
+    ALTER TABLE documents ADD COLUMN part_label TEXT NOT NULL DEFAULT '';  -- "message 3 · report.pdf"
+    CREATE INDEX documents_container ON documents(container) WHERE container IS NOT NULL;
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "core", m001_core),
@@ -205,6 +216,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (5, "vector_windows", m005_vector_windows),
     (6, "keyword_fields", m006_keyword_fields),
     (7, "page_labels_and_ocr", m007_page_labels_and_ocr),
+    (8, "documents_inside_files", m008_documents_inside_files),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -48,7 +48,7 @@ class SearchSQL(SQLiteBase):
                 part = list(chunk_ids[i : i + SQL_VARIABLES])
                 for r in conn.execute(
                     "SELECT c.id, c.text, c.page, c.ordinal, c.start, c.end, c.lang, c.label, c.ocr, c.document_id, "
-                    "d.path, d.title, "
+                    "d.path, d.title, d.container, d.part_label, "
                     "d.type, d.folder_id, d.metadata FROM chunks c JOIN documents d ON d.id = c.document_id "
                     f"WHERE c.id IN ({','.join('?' * len(part))})", part):
                     rows[int(r["id"])] = ChunkRow(
@@ -56,7 +56,8 @@ class SearchSQL(SQLiteBase):
                         start=int(r["start"]), end=int(r["end"]), document_id=int(r["document_id"]), path=r["path"],
                         title=r["title"], type=r["type"], folder_id=int(r["folder_id"]),
                         metadata=json.loads(r["metadata"]) if r["metadata"] else None, lang=r["lang"],
-                        label=r["label"], ocr=bool(r["ocr"]))
+                        label=r["label"], ocr=bool(r["ocr"]), container=r["container"] or "",
+                        part_label=r["part_label"])
         return rows
 
 
