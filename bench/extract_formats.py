@@ -215,9 +215,11 @@ def bench_mixed(per_format: int, tmp: Path) -> dict:
         doc = extract(path)
         by_type.setdefault(doc.type, []).append(time.process_time() - start)
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-    out = {"files": len(files), "files_per_cpu_s": round(len(files) / cpu, 1), "files_per_wall_s": round(len(files) / wall, 1),
+    out = {"files": len(files), "files_per_cpu_s": round(len(files) / cpu, 1),
+           "files_per_wall_s": round(len(files) / wall, 1),
            "ms_per_file_by_type": {k: round(1000 * statistics.fmean(v), 2) for k, v in sorted(by_type.items())}}
-    print(f"  mixed folder: {out['files']} files, {out['files_per_cpu_s']} files/CPU-s, {out['files_per_wall_s']} files/s")
+    print(f"  mixed folder: {out['files']} files, {out['files_per_cpu_s']} files/CPU-s, "
+          f"{out['files_per_wall_s']} files/s")
     return out
 
 

@@ -2,7 +2,8 @@
 
 Library is wiring, the way Anki's Collection composes its managers: the Store (the index, folders and chats on
 one engine), an EventBus, a FolderMonitor (the one owner of folder states), the Indexer (keyword phase), the
-EmbedWorker (vector phase), the OcrWorker (pages with no text layer), a SearchService and, created on first use, a ChatService and a LibraryWatcher.
+EmbedWorker (vector phase), the OcrWorker (pages with no text layer), a SearchService and, created on first use,
+a ChatService and a LibraryWatcher.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ class Library:
         returns when both are done; with wait=False, as soon as every file is keyword-searchable.
         """
         with self._sync_lock:
-            self.indexer.rebuild_keywords()  # after an upgrade of the text pipeline; search meanwhile uses what is there
+            self.indexer.rebuild_keywords()  # after a text pipeline upgrade; search meanwhile uses what is there
             active = [row for row in self.store.folders() if self.monitor.check(row) == FolderState.ACTIVE]
             report = self.indexer.sync_folders([(row.id, Path(row.path)) for row in active])
             for row in active:

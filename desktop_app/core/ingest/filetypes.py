@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import PurePath
 
 TEXT_EXTENSIONS = frozenset(
-    [".txt", ".text", ".rst", ".log", ".org", ".adoc", ".tex", ".bib", ".ini", ".cfg", ".conf", ".toml", ".properties", ".env", ".srt", ".vtt"]
+    (
+        ".txt .text .rst .log .org .adoc .tex .bib .ini .cfg .conf .toml .properties .env .srt .vtt"
+    ).split()
 )
 MARKDOWN_EXTENSIONS = frozenset([".md", ".markdown", ".mdown", ".mkd"])
 CODE_EXTENSIONS = frozenset(
-    [".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".rs", ".go", ".java", ".kt", ".kts", ".scala", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cs", ".rb", ".php", ".pl", ".pm", ".lua", ".r", ".jl", ".swift", ".m", ".mm", ".sh", ".bash", ".zsh", ".fish", ".ps1", ".bat", ".sql", ".yaml", ".yml", ".json", ".jsonl", ".xml", ".css", ".scss", ".sass", ".less", ".vue", ".svelte", ".dart", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj", ".el", ".vim", ".gradle", ".cmake", ".mk", ".dockerfile", ".proto", ".graphql", ".tf"]
+    (
+        ".py .pyi .js .jsx .mjs .cjs .ts .tsx .rs .go .java .kt .kts .scala .c .h .cc .cpp .cxx .hpp .hh .cs .rb "
+        ".php .pl .pm .lua .r .jl .swift .m .mm .sh .bash .zsh .fish .ps1 .bat .sql .yaml .yml .json .jsonl .xml "
+        ".css .scss .sass .less .vue .svelte .dart .ex .exs .erl .hs .ml .clj .el .vim .gradle .cmake .mk "
+        ".dockerfile .proto .graphql .tf"
+    ).split()
 )
 HTML_EXTENSIONS = frozenset([".html", ".htm", ".xhtml"])
 # Formats read by a library each; the value is the type stored with the document (and offered in type filters).
@@ -21,13 +28,18 @@ FORMAT_TYPES = {
     ".ipynb": "notebook",
     ".png": "image", ".jpg": "image", ".jpeg": "image", ".tif": "image", ".tiff": "image", ".webp": "image",
 }
-CODE_FILENAMES = frozenset(["Makefile", "Dockerfile", "CMakeLists.txt", "Rakefile", "Gemfile", "Procfile", "Jenkinsfile", "LICENSE", "README"])
+CODE_FILENAMES = frozenset(
+    "Makefile Dockerfile CMakeLists.txt Rakefile Gemfile Procfile Jenkinsfile LICENSE README".split())
 BINARY_EXTENSIONS = frozenset(
-    [".gif", ".bmp", ".ico", ".psd", ".mp3", ".wav", ".flac", ".ogg", ".m4a", ".mp4", ".mkv", ".mov", ".avi", ".webm", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".tar", ".exe", ".dll", ".so", ".dylib", ".o", ".a", ".lib", ".bin", ".class", ".jar", ".pyc", ".pyo", ".whl", ".iso", ".dmg", ".img", ".sqlite", ".sqlite3", ".db", ".gguf", ".safetensors", ".pt", ".pth", ".onnx", ".npy", ".npz", ".pkl", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".xls", ".ppt", ".doc"]
+    (
+        ".gif .bmp .ico .psd .mp3 .wav .flac .ogg .m4a .mp4 .mkv .mov .avi .webm .zip .gz .tgz .bz2 .xz .7z .rar "
+        ".tar .exe .dll .so .dylib .o .a .lib .bin .class .jar .pyc .pyo .whl .iso .dmg .img .sqlite .sqlite3 .db "
+        ".gguf .safetensors .pt .pth .onnx .npy .npz .pkl .woff .woff2 .ttf .otf .eot .xls .ppt .doc"
+    ).split()
 )
 
 
-def file_type(path: Path) -> str | None:
+def file_type(path: PurePath) -> str | None:
     """The document type Trove reads `path` as ('pdf', 'docx', 'html', 'markdown', 'code', 'text', a value of
     FORMAT_TYPES), or None for files Trove does not read."""
     suffix = path.suffix.lower()

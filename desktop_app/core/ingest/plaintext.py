@@ -1,4 +1,4 @@
-"""Text helpers every format shares: decoding bytes, titles (file name, first line, Markdown, HTML), visible HTML text."""
+"""Text helpers every format shares: decoding bytes, titles (file name, first line, Markdown, HTML), HTML text."""
 
 from __future__ import annotations
 

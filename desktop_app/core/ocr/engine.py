@@ -128,7 +128,7 @@ def _band_lines(output, top: int, keep_from: int, keep_to: int) -> list[tuple[st
     if boxes is None:
         return []
     kept = []
-    for box, text, score in zip(boxes, texts, scores):
+    for box, text, score in zip(boxes, texts, scores, strict=False):
         centre = top + float(sum(point[1] for point in box)) / len(box)
         if text and text.strip() and keep_from <= centre < keep_to:
             kept.append((text.strip(), float(score)))

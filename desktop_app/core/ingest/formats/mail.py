@@ -72,7 +72,7 @@ def _message_documents(message: EmailMessage, fallback_title: str, part: str, la
     title = meta.get("subject") or fallback_title
     documents = [Extracted(text, title, "email", meta=tuple(meta.items()), part=part, label=label)]
     failed: list[FailedPart] = []
-    for attachment, name in zip(attachments, names):
+    for attachment, name in zip(attachments, names, strict=True):
         sub_part = f"{part}/{name}" if part else name
         sub_label = f"{label} · {name}" if part else name  # in an .eml, the message is the file itself
         found = _attachment(attachment, name, sub_part, sub_label, extract_part, depth)
@@ -196,7 +196,7 @@ def _msg_documents(message, fallback_title: str, part: str, label: str, extract_
     documents = [Extracted(_message_text(meta, body, names), title, "email", meta=tuple(meta.items()), part=part,
                            label=label)]
     failed: list[FailedPart] = []
-    for attachment, name in zip(attachments, names):
+    for attachment, name in zip(attachments, names, strict=True):
         sub_part = f"{part}/{name}" if part else name
         sub_label = f"{label} · {name}" if part else name
         data = getattr(attachment, "data", None)
