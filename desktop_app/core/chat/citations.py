@@ -32,7 +32,7 @@ class Citation:
         return {"n": self.n, "path": self.path, "page": self.page, "chunk_id": self.chunk_id, "snippet": self.snippet}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Citation":
+    def from_dict(cls, d: dict[str, Any]) -> Citation:
         """The inverse of to_dict."""
         return cls(n=int(d["n"]), path=d.get("path", ""), page=d.get("page"), chunk_id=d.get("chunk_id"),
                    snippet=d.get("snippet", ""))

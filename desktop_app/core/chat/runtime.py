@@ -5,6 +5,7 @@ llama_cpp is imported only inside `_load`, so importing Trove's core never loads
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -47,9 +48,34 @@ class ChatRuntime(Protocol):
     def prompt_tokens(self, messages: Sequence[Message]) -> int: ...
     def overheads(self) -> tuple[int, int]: ...
     def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
-                 on_text: OnText | None = None, cancel: threading.Event | None = None) -> Generation: ...
+                 on_text: OnText | None = None, cancel: threading.Event | None = None,
+                 stop: Sequence[str] = ()) -> Generation: ...
     def info(self) -> ModelInfo: ...
     def close(self) -> None: ...
+
+
+def physical_cores(cpuinfo: str | None = None) -> int:
+    """CPU cores (not hyper-threads) this process may use: llama.cpp runs best with one thread per core.
+
+    llama-cpp-python's own default is half the logical CPUs, which is one thread on a 2-core machine without
+    SMT. Reads /proc/cpuinfo's (physical id, core id) pairs on Linux; elsewhere, or when they are missing,
+    the logical CPU count. Never more than the CPUs this process is allowed to run on.
+    """
+    logical = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            cpuinfo = ""
+    cores, package = set(), "0"
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "physical id":
+            package = value.strip()
+        elif key == "core id":
+            cores.add((package, value.strip()))
+    return max(1, min(len(cores) or logical, logical))
 
 
 # llama.cpp's own default (llama-cpp-python passes 1.0): tiny models loop without it, and more than this
@@ -113,7 +139,7 @@ class LlamaCppRuntime:
                  seed: int = 0) -> None:
         self.model_path = Path(model_path)
         self._n_ctx = n_ctx
-        self.n_threads = n_threads
+        self.n_threads = n_threads or physical_cores()  # 0: one thread per physical core
         self.n_gpu_layers = n_gpu_layers
         self.seed = seed
         self._llm = None
@@ -146,8 +172,8 @@ class LlamaCppRuntime:
             raise UnavailableError(f"Chat model file not found: {self.model_path}.")
         started = time.perf_counter()
         try:
-            llm = Llama(model_path=str(self.model_path), n_ctx=self._n_ctx, n_threads=self.n_threads or None,
-                        n_gpu_layers=self.n_gpu_layers, seed=self.seed, verbose=False)
+            llm = Llama(model_path=str(self.model_path), n_ctx=self._n_ctx, n_threads=self.n_threads,
+                        n_threads_batch=self.n_threads, n_gpu_layers=self.n_gpu_layers, seed=self.seed, verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
             raise UnavailableError(f"Could not load chat model {self.model_path.name}: {exc}") from exc
         template = llm.metadata.get("tokenizer.chat_template")
@@ -159,8 +185,8 @@ class LlamaCppRuntime:
             self._formatter = llama_chat_format.Jinja2ChatFormatter(
                 template=template, eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
                 bos_token=llm._model.token_get_text(bos) if bos != -1 else "")
-        log.info("loaded chat model %s (n_ctx=%d) in %.2fs; template: %s", self.model_path.name, self._n_ctx,
-                 time.perf_counter() - started, "gguf" if template else llm.chat_format)
+        log.info("loaded chat model %s (n_ctx=%d, %d threads) in %.2fs; template: %s", self.model_path.name,
+                 self._n_ctx, self.n_threads, time.perf_counter() - started, "gguf" if template else llm.chat_format)
         return llm
 
     def count_tokens(self, text: str) -> int:
@@ -193,8 +219,12 @@ class LlamaCppRuntime:
         return self._overheads
 
     def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
-                 on_text: OnText | None = None, cancel: threading.Event | None = None) -> Generation:
-        """Stream an answer to `messages`; `on_text` gets each piece on this thread; `cancel` stops it."""
+                 on_text: OnText | None = None, cancel: threading.Event | None = None,
+                 stop: Sequence[str] = ()) -> Generation:
+        """Stream an answer to `messages`; `on_text` gets each piece on this thread; `cancel` stops it.
+
+        Generation ends before any of the `stop` strings (llama.cpp holds back a piece that might start one).
+        """
         with self._lock:
             llm = self._load()
             ids = self.prompt_ids(messages)
@@ -202,7 +232,7 @@ class LlamaCppRuntime:
             started = time.perf_counter()
             stream = llm.create_chat_completion(messages=list(messages), stream=True, max_tokens=max_tokens,
                                                 temperature=temperature, seed=self.seed,
-                                                repeat_penalty=REPEAT_PENALTY)
+                                                repeat_penalty=REPEAT_PENALTY, stop=list(stop) or None)
             try:
                 pieces, first, cancelled, finish = stream_pieces(stream, on_text, cancel)
             finally:

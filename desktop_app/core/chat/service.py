@@ -7,16 +7,16 @@ threading.Event stops an answer mid-stream. Everything handed back is frozen.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_app.core.chat.budget import (GROUNDED_SYSTEM_PROMPT, NOT_COVERED, PLAIN_SYSTEM_PROMPT, BudgetConfig,
-                                          PromptPlan, Turn, plan_prompt, retrieval_query)
+from desktop_app.core.chat.attribution import attribute
+from desktop_app.core.chat.budget import BudgetConfig, PromptPlan, Turn, plan_prompt, retrieval_query
 from desktop_app.core.chat.citations import Citation, drop_dangling_markers, resolve_citations
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_model_path
+from desktop_app.core.chat.prompt import NOT_COVERED, PLAIN_SYSTEM_PROMPT, PromptStyle, get_style, strip_echoed_label
 from desktop_app.core.chat.runtime import ChatRuntime, Generation, LlamaCppRuntime
 from desktop_app.core.chat.sessions import ChatMessage, ChatStore, ChatSummary, title_for
 from desktop_app.core.errors import BugError, KnownError
@@ -88,8 +88,9 @@ class ChatService:
     """Grounded chat over one library. One model stays loaded so follow-ups reuse its KV cache."""
 
     def __init__(self, db_path: Path, retrieve: Retrieve, get_settings: Callable[[], Settings], *,
-                 runtime_factory: RuntimeFactory = default_runtime) -> None:
+                 runtime_factory: RuntimeFactory = default_runtime, style: PromptStyle | str | None = None) -> None:
         self.store = ChatStore(Path(db_path))
+        self.style = get_style(style)
         self._retrieve = retrieve
         self._get_settings = get_settings
         self._factory = runtime_factory
@@ -174,12 +175,13 @@ class ChatService:
         """Budget the prompt, then check it with the runtime's exact count and tighten if the estimate was short."""
         per_message, generation = runtime.overheads()
         n_ctx = runtime.n_ctx
-        system = GROUNDED_SYSTEM_PROMPT if grounded else PLAIN_SYSTEM_PROMPT
+        system = None if grounded else PLAIN_SYSTEM_PROMPT
         for _ in range(PLAN_ATTEMPTS):
             cfg = BudgetConfig(n_ctx=n_ctx, answer_reserve=reserve, max_context_tokens=settings.max_context_tokens,
                                min_score=settings.context_min_score, message_overhead=per_message,
                                prompt_overhead=generation)
-            plan = plan_prompt(question, results, turns, cfg, runtime.count_tokens, system_prompt=system)
+            plan = plan_prompt(question, results, turns, cfg, runtime.count_tokens, system_prompt=system,
+                               style=self.style)
             exact = runtime.prompt_tokens(plan.messages)
             over = exact + reserve - runtime.n_ctx
             if over <= 0:
@@ -199,12 +201,11 @@ class ChatService:
             count += 1
 
         return runtime.generate(list(plan.messages), max_tokens=max_tokens, temperature=temperature,
-                                on_text=emit, cancel=cancel)
+                                on_text=emit, cancel=cancel, stop=self.style.stop if plan.passages else ())
 
     def _finish(self, chat_id: int, question: str, plan: PromptPlan, gen: Generation, runtime: ChatRuntime) -> ChatAnswer:
         raw = gen.text  # stored unstripped: replayed verbatim, it matches the tokens already in the KV cache
-        text = drop_dangling_markers(raw.strip(), {p.n for p in plan.passages})
-        citations = resolve_citations(raw, plan.passages)
+        text, citations = self.cite(raw, plan.passages)
         self.store.add_exchange(chat_id, question, raw, citations, plan.passages)
         log.info("answered in chat %d: %d tokens, %d/%d prompt tokens reused, %d passages, %d cited%s", chat_id,
                  gen.tokens, gen.reused_prefix_tokens, gen.prompt_tokens, len(plan.passages), len(citations),
@@ -214,6 +215,16 @@ class ChatService:
                           completion_tokens=gen.tokens, reused_prefix_tokens=gen.reused_prefix_tokens,
                           history_turns=plan.history_turns, ttft_s=gen.ttft_s, total_s=gen.total_s,
                           model=runtime.info().name)
+
+    def cite(self, raw: str, passages: tuple[Passage, ...]) -> tuple[str, list[Citation]]:
+        """The answer as shown, and its citations: markers naming no passage dropped, an echoed passage label
+        removed, and (when the style says so) an uncited answer attributed to the passages it copies."""
+        text = drop_dangling_markers(strip_echoed_label(raw).strip(), {p.n for p in passages})
+        citations = resolve_citations(text, passages)
+        if not citations and passages and self.style.attribute:
+            text = attribute(text, passages).text
+            citations = resolve_citations(text, passages)
+        return text, citations
 
     def _refuse(self, chat_id: int, question: str, history_turns: int, runtime: ChatRuntime) -> ChatAnswer:
         self.store.add_exchange(chat_id, question, NOT_COVERED, [], [])
