@@ -252,10 +252,14 @@ class Library:
                             fusion=s.fusion)
 
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
-               folders: Iterable[str] | None = None, types: Iterable[str] | None = None) -> list[RetrievalResult]:
-        """Search what is indexed now (never waits for the writer). Results are chunks, best first."""
+               folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
+               paths: Iterable[str] | None = None) -> list[RetrievalResult]:
+        """Search what is indexed now (never waits for the writer). Results are chunks, best first.
+
+        `paths` keeps documents that are one of those files or lie under one of those folders.
+        """
         conn = self._reader()
-        filters = self._filters(conn, folders, types)
+        filters = self._filters(conn, folders, types, paths)
         embedder = self.embedder if self.embed_worker.error is None else None
         if mode == "hybrid" and not self._has_vectors(conn):
             embedder = None  # nothing embedded yet: don't load the model for an empty dense side
@@ -267,15 +271,17 @@ class Library:
         return conn.execute("SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone() is not None
 
     @staticmethod
-    def _filters(conn, folders: Iterable[str] | None, types: Iterable[str] | None) -> Filters | None:
-        if not folders and not types:
+    def _filters(conn, folders: Iterable[str] | None, types: Iterable[str] | None,
+                 paths: Iterable[str] | None = None) -> Filters | None:
+        if not folders and not types and not paths:
             return None
         folder_ids: tuple[int, ...] = ()
         if folders:
             paths = [str(Path(f).expanduser().resolve()) for f in folders]
             folder_ids = tuple(r[0] for r in conn.execute(
                 f"SELECT id FROM folders WHERE path IN ({','.join('?' * len(paths))})", paths)) or (-1,)
-        return Filters(folder_ids=folder_ids, types=tuple(types or ()))
+        return Filters(folder_ids=folder_ids, types=tuple(types or ()),
+                       paths=tuple(str(Path(p).expanduser().resolve()) for p in paths or ()))
 
     def _reader(self):
         """This thread's read-only connection (WAL readers never wait for the writer)."""
@@ -338,12 +344,26 @@ class Library:
             self._chat = ChatService(self.db_path, self._retrieve_for_chat, lambda: self.settings)
         return self._chat
 
-    def _retrieve_for_chat(self, query: str, top_k: int) -> list[RetrievalResult]:
-        return self.search(query, top_k=top_k, mode="hybrid")
+    def _retrieve_for_chat(self, query: str, top_k: int, paths: Iterable[str] = ()) -> list[RetrievalResult]:
+        return self.search(query, top_k=top_k, mode="hybrid", paths=paths or None)
 
     def ask(self, question: str, **kwargs):
-        """Answer a question from the library's documents (see ChatService.ask)."""
+        """Answer a question from the library's documents (see ChatService.ask; `scope=` paths narrows them)."""
         return self.chat.ask(question, **kwargs)
+
+    def document_chunks(self, path: str | os.PathLike[str]) -> list[tuple[int | None, str]]:
+        """(page, text) of an indexed document's chunks, in document order; empty when it is not indexed."""
+        target = str(Path(path).expanduser().resolve())
+        return [(r[0], r[1]) for r in self._reader().execute(
+            "SELECT c.page, c.text FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ? "
+            "ORDER BY c.ordinal", (target,))]
+
+    def summarize(self, path: str | os.PathLike[str], **kwargs):
+        """Summarise one indexed document of any length (map-reduce over its chunks; see ChatService.summarize)."""
+        chunks = self.document_chunks(path)
+        if not chunks:
+            raise KnownError(f"Not an indexed document: {Path(path).expanduser().resolve()}")
+        return self.chat.summarize(str(Path(path).expanduser().resolve()), [text for _page, text in chunks], **kwargs)
 
     # ---- live folder sync ----------------------------------------------------------------------
 

@@ -3,6 +3,8 @@ The real SmolLM2 in the pane is tested in test_chat_real_model.py (what any CPU 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -152,3 +154,62 @@ def test_picking_another_model_file_updates_the_label(qtbot, chat_window, tmp_pa
     with qtbot.waitSignal(pane.model_changed, timeout=5000):
         pane.set_model_path(str(bundled_model_path()))
     qtbot.waitUntil(lambda: "SmolLM2" in pane.model_label.text(), timeout=5000)
+
+
+def _search(qtbot, window, text: str) -> int:
+    panel = window.search_panel
+    panel.query.setText(text)
+    with qtbot.waitSignal(panel.results_shown, timeout=10_000, check_params_cb=lambda q, n: q == text) as shown:
+        panel.search_now()
+    return shown.args[1]
+
+
+def test_ask_about_selected_results_limits_the_chat_to_their_files(qtbot, chat_window, scripted, sample_folder):
+    pane, panel = chat_window.chat_pane, chat_window.search_panel
+    assert _search(qtbot, chat_window, "planet bread") >= 2
+    files = list(dict.fromkeys(r.source for r in panel.model.results()))
+    assert len(files) >= 2
+    rows = [next(i for i, r in enumerate(panel.model.results()) if r.source == f) for f in files[:2]]
+    selection = panel.view.selectionModel()
+    selection.clear()
+    for row in rows:
+        selection.select(panel.model.index(row), selection.SelectionFlag.Select)
+    menu = chat_window.result_chat_actions.menu()
+    ask, summarise = menu.actions()
+    assert ask.text() == "Ask about these 2 files" and not summarise.isEnabled()
+    ask.trigger()
+    assert pane.scope == tuple(files[:2]) and pane.scope_label.isVisibleTo(pane)
+    assert pane.scope_label.text().startswith("Asking about: ")
+    with qtbot.waitSignal(pane.answer_finished, timeout=ANSWER_TIMEOUT_MS) as done:
+        pane.ask("What is hottest, and how is bread leavened?")
+    assert {p.source for p in done.args[0].passages} <= set(files[:2])
+    qtbot.mouseClick(pane.scope_clear, Qt.MouseButton.LeftButton)
+    assert pane.scope == () and not pane.scope_label.isVisibleTo(pane)
+
+
+def test_ask_about_a_folder_from_its_menu(qtbot, chat_window, sample_folder):
+    panel, pane = chat_window.folders_panel, chat_window.chat_pane
+    path = str(sample_folder.resolve())
+    action = next(a for a in panel.context_menu(path).actions() if a.text() == "Ask about this folder")
+    with qtbot.waitSignal(pane.scope_changed, timeout=2000):
+        action.trigger()
+    assert pane.scope == (path,) and "docs/" in pane.scope_label.text()
+
+
+def test_summarise_a_result_shows_progress_then_the_summary(qtbot, chat_window, scripted, sample_folder):
+    scripted.reply = "Venus is the hottest planet."
+    pane, panel = chat_window.chat_pane, chat_window.search_panel
+    assert _search(qtbot, chat_window, "Venus") >= 1
+    panel.view.setCurrentIndex(panel.model.index(0))
+    path = panel.model.result(0).source
+    menu = chat_window.result_chat_actions.menu()
+    summarise = menu.actions()[1]
+    assert menu.actions()[0].text() == "Ask about this file" and summarise.isEnabled()
+    with qtbot.waitSignal(pane.summary_finished, timeout=ANSWER_TIMEOUT_MS) as done:
+        summarise.trigger()
+        assert pane.busy and pane.stop_button.isEnabled()
+    summary = done.args[0]
+    assert summary.path == path and summary.text == "Venus is the hottest planet." and not summary.cancelled
+    text = pane.transcript.toPlainText()
+    assert f"Summarise {Path(path).name}" in text and "Venus is the hottest planet." in text
+    assert "model calls" in text and not pane.busy

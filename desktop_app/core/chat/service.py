@@ -6,8 +6,9 @@ threading.Event stops an answer mid-stream. Everything handed back is frozen.
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_mod
 from desktop_app.core.chat.prompt import NOT_COVERED, PLAIN_SYSTEM_PROMPT, PromptStyle, get_style, strip_echoed_label
 from desktop_app.core.chat.runtime import ChatRuntime, Generation, LlamaCppRuntime
 from desktop_app.core.chat.sessions import ChatMessage, ChatStore, ChatSummary, title_for
+from desktop_app.core.chat.summarize import Summarizer, Summary, SummaryProgress
 from desktop_app.core.errors import BugError, KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
@@ -29,6 +31,7 @@ log = get_logger("chat")
 Retrieve = Callable[[str, int], list[RetrievalResult]]
 RuntimeFactory = Callable[[Settings, "str | None"], ChatRuntime]
 PLAN_ATTEMPTS = 3
+SUMMARY_TOKENS = 160  # per model call of a summary (a part's summary, or the final one)
 
 
 @dataclass(frozen=True)
@@ -140,11 +143,13 @@ class ChatService:
 
     def ask(self, question: str, *, chat_id: int | None = None, use_context: bool = True, top_k: int | None = None,
             model_path: str | None = None, on_token: Callable[[ChatToken], None] | None = None,
-            cancel: threading.Event | None = None, max_tokens: int | None = None) -> ChatAnswer:
+            cancel: threading.Event | None = None, max_tokens: int | None = None,
+            scope: Sequence[str] = ()) -> ChatAnswer:
         """Answer `question` in chat `chat_id` (a new chat when None) from the library's passages.
 
-        With context on and nothing relevant found (and refuse_without_context set), says the documents
-        do not cover it without calling the model. The exchange is stored either way.
+        `scope` (files or folders) limits the passages to documents there. With context on and nothing
+        relevant found (and refuse_without_context set), says the documents do not cover it without
+        calling the model. The exchange is stored either way.
         """
         question = question.strip()
         if not question:
@@ -155,7 +160,7 @@ class ChatService:
             turns = self.store.turns(chat_id)
             grounded = use_context and settings.context_enabled
             runtime = self.runtime(model_path)
-            results = self._retrieve(retrieval_query(question, turns), top_k or settings.context_top_k) if grounded else []
+            results = self._search(retrieval_query(question, turns), top_k or settings.context_top_k, scope) if grounded else []
             if grounded and settings.refuse_without_context and not relevant(results, settings.context_min_score):
                 return self._refuse(chat_id, question, len(turns), runtime)
             reserve = max(settings.answer_reserve_tokens, max_tokens or 0)
@@ -163,6 +168,24 @@ class ChatService:
             gen = self._generate(runtime, plan, chat_id, max_tokens or settings.answer_reserve_tokens,
                                  settings.temperature, on_token, cancel)
             return self._finish(chat_id, question, plan, gen, runtime)
+
+    def _search(self, query: str, top_k: int, scope: Sequence[str]) -> list[RetrievalResult]:
+        return self._retrieve(query, top_k, tuple(scope)) if scope else self._retrieve(query, top_k)
+
+    def summarize(self, name: str, texts: Sequence[str], *, max_tokens: int = SUMMARY_TOKENS, model_path: str | None = None,
+                  on_progress: Callable[[SummaryProgress], None] | None = None,
+                  cancel: threading.Event | None = None) -> Summary:
+        """Summarise a document given as its chunks' texts, in order (map-reduce when it outgrows the window)."""
+        if not any(t.strip() for t in texts):
+            raise KnownError(f"Nothing to summarise: {name} has no text.")
+        with self._lock:
+            runtime = self.runtime(model_path)
+            summary = Summarizer(runtime, name=os.path.basename(name) or name, max_tokens=max_tokens,
+                                 temperature=self._get_settings().temperature, on_progress=on_progress,
+                                 cancel=cancel).run(texts)
+        log.info("summarised %s: %d chunks, %d calls, %d rounds%s", name, summary.chunks, summary.calls, summary.rounds,
+                 " (cancelled)" if summary.cancelled else "")
+        return Summary(name, summary.text, summary.chunks, summary.calls, summary.rounds, summary.cancelled)
 
     def _chat_for(self, chat_id: int | None, question: str) -> int:
         if chat_id is None:

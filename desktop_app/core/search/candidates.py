@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from desktop_app.core.db.migrations import VECTORS_PER_CHUNK
 
+MAX_KNN = 4096  # sqlite-vec's largest k
+
 
 @dataclass(frozen=True)
 class Filters:
-    """Restrict results to some folders (ids) and/or document types."""
+    """Restrict results to some folders (ids), document types and/or paths (a file, or everything under a folder)."""
 
     folder_ids: tuple[int, ...] = ()
     types: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # absolute; a document matches its own path or a folder path above it
 
     def sql(self) -> tuple[str, list]:
         clauses, args = [], []
@@ -24,10 +28,15 @@ class Filters:
         if self.types:
             clauses.append(f"d.type IN ({','.join('?' * len(self.types))})")
             args.extend(self.types)
+        if self.paths:
+            clauses.append("(" + " OR ".join("d.path = ? OR substr(d.path, 1, ?) = ?" for _ in self.paths) + ")")
+            for path in self.paths:
+                folder = path.rstrip(os.sep) + os.sep
+                args.extend([path, len(folder), folder])
         return (" AND " + " AND ".join(clauses) if clauses else ""), args
 
     def __bool__(self) -> bool:
-        return bool(self.folder_ids or self.types)
+        return bool(self.folder_ids or self.types or self.paths)
 
 
 def keyword_candidates(conn, match: str, limit: int, *, title_weight: float = 2.0, filters: Filters | None = None) -> list[tuple[int, float]]:
@@ -46,7 +55,8 @@ def keyword_candidates(conn, match: str, limit: int, *, title_weight: float = 2.
 def dense_candidates(conn, query_vec: np.ndarray, limit: int, *, filters: Filters | None = None) -> list[tuple[int, float]]:
     """Nearest chunks by vec0 KNN (`MATCH ? AND k = ?`); score = cosine similarity of normalised vectors."""
     blob = np.asarray(query_vec, dtype=np.float32).tobytes()
-    k = int(limit) * (8 if filters else 2)  # windows of one chunk take several of the k places
+    # windows of one chunk take several of the k places; a path filter may keep only a few documents' chunks
+    k = min(MAX_KNN, int(limit) * (64 if filters and filters.paths else 8 if filters else 2))
     rows = conn.execute(
         "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, k)
     ).fetchall()

@@ -97,3 +97,45 @@ def test_the_real_model_answers_from_the_command_line(home, docs_dir, capsys, gg
     assert answer.strip()
     lines = sources.strip().splitlines()
     assert lines and all(line.startswith("[") and str(docs_dir) in line for line in lines)
+
+
+def test_ask_in_keeps_to_the_chosen_files_and_folders(home, docs_dir, capsys, server, tmp_path):
+    question = "Who invented the Zorblax reactor, and how long does the sourdough loaf bake?"
+    assert main(["--home", str(home), "ask", question, "--json"]) == 0
+    everywhere = {p["source"] for p in json.loads(capsys.readouterr().out)["passages"]}
+    assert str(docs_dir / "reactor.txt") in everywhere and everywhere != {str(docs_dir / "bread.md")}
+    assert main(["--home", str(home), "ask", question, "--in", str(docs_dir / "bread.md"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {p["source"] for p in data["passages"]} == {str(docs_dir / "bread.md")}
+    assert "Quell" not in last_user(server.requests[-1]["messages"])
+    assert main(["--home", str(home), "ask", "Who invented the Zorblax reactor?", "--in", str(docs_dir), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["passages"][0]["source"] == str(docs_dir / "reactor.txt")
+    assert main(["--home", str(home), "ask", "x", "--in", str(tmp_path / "nowhere")]) == 1
+    assert capsys.readouterr().err.startswith("trove: No such file or folder")
+
+
+def test_summarize_a_short_document_in_one_step(home, docs_dir, capsys, server):
+    server.reply = "A reactor invented in 1987."
+    assert main(["--home", str(home), "summarize", str(docs_dir / "reactor.txt")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "A reactor invented in 1987.\n"
+    assert "step 1 of 1" in captured.err and "1 model calls" in captured.err
+    assert "The Zorblax reactor was invented" in last_user(server.requests[-1]["messages"])
+
+
+def test_summarize_a_document_longer_than_the_window_maps_then_reduces(home, capsys, server, tmp_path):
+    long_dir = tmp_path / "long"
+    long_dir.mkdir()
+    sections = [f"Section {i}. " + f"The harbour of town {i} trades in salt, wool and timber. " * 40 for i in range(12)]
+    (long_dir / "chronicle.txt").write_text("\n\n".join(sections), encoding="utf-8")
+    assert main(["--home", str(home), "index", str(long_dir)]) == 0
+    capsys.readouterr()
+    server.reply = "Part summary."
+    assert main(["--home", str(home), "summarize", str(long_dir / "chronicle.txt"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    prompts = [last_user(r["messages"]) for r in server.requests]
+    assert data["rounds"] >= 2 and data["calls"] == len(prompts) and data["text"] == "Part summary."
+    assert prompts[0].startswith("Summarise this part of the document chronicle.txt") and "Section 0." in prompts[0]
+    assert prompts[-1].startswith("These are summaries of consecutive parts")
+    assert main(["--home", str(home), "summarize", str(tmp_path / "not-indexed.txt")]) == 1
+    assert capsys.readouterr().err.startswith("trove: Not an indexed document")

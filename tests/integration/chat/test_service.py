@@ -176,3 +176,32 @@ def test_the_real_model_answers_through_the_service_and_reuses_its_cache_on_a_fo
     shared = runtime.prompt_tokens(runtime.sent[-1][:3])  # system + turn 1, unchanged since the second prompt
     assert third.reused_prefix_tokens >= shared - 6  # all but the closing template tokens came from the cache
     assert third.history_turns == 2
+
+
+def test_the_real_model_summarises_a_small_document_within_its_window(chat_library, docs_dir):
+    progress = []
+    summary = chat_library.summarize(docs_dir / "reactor.txt", max_tokens=16, on_progress=progress.append)
+    runtime = chat_library.recorder["runtime"]
+    assert summary.calls == 1 and summary.rounds == 1 and not summary.cancelled and summary.chunks >= 1
+    assert runtime.prompt_tokens(runtime.sent[-1]) + 16 <= runtime.n_ctx
+    assert [(p.done, p.total, p.stage) for p in progress] == [(1, 1, "single")]
+
+
+def test_a_scope_is_a_file_or_everything_under_a_folder_never_a_sibling(make_library, tmp_path):
+    for folder in ("notes", "notes-old", "notes/deep"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "tides.txt").write_text(f"Tides in {folder} turn twice a day near the harbour.")
+    lib = make_library(home=tmp_path / "home", **CHAT_SETTINGS)
+    lib.add_folder(tmp_path)
+    lib.sync()
+
+    def found(paths):
+        return sorted(Path(r.source).parent.name for r in lib.search("tides harbour", top_k=10, paths=paths))
+    assert found(None) == ["deep", "notes", "notes-old"]
+    assert found([tmp_path / "notes"]) == ["deep", "notes"]
+    assert found([tmp_path / "notes" / "tides.txt"]) == ["notes"]
+    assert found([tmp_path / "notes-old", tmp_path / "notes" / "deep"]) == ["deep", "notes-old"]
+    runtime = use(lib, ScriptedRuntime("Twice a day."))
+    answer = lib.ask("When do tides turn?", scope=[str(tmp_path / "notes-old")])
+    assert [Path(p.source).parent.name for p in answer.passages] == ["notes-old"]
+    assert "Tides in notes-old" in last_user(runtime.sent[-1])

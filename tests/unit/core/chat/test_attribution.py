@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from desktop_app.core.chat.attribution import MIN_WORDS, attribute, longest_common_run, sentences
 from desktop_app.core.chat.context import Passage
@@ -50,7 +52,7 @@ def test_an_answer_without_a_final_stop_gets_its_marker_at_the_end():
 
 
 def test_longest_common_run():
-    assert longest_common_run("a b c d".split(), "x a b c y".split()) == 3
+    assert longest_common_run(["a", "b", "c", "d"], ["x", "a", "b", "c", "y"]) == 3
     assert longest_common_run([], ["a"]) == 0 and longest_common_run(["a"], []) == 0
 
 
@@ -83,7 +85,7 @@ def test_a_run_of_min_words_copied_from_one_passage_cites_it(prefix, copied):
 @given(st.text(max_size=200))
 def test_sentences_cover_every_non_blank_character_in_order(text):
     spans = sentences(text)
-    assert all(a < b <= c for (a, b), (c, _) in zip(spans, spans[1:], strict=False))
+    assert all(a < b <= c for (a, b), (c, _) in pairwise(spans))
     assert "".join(text[a:b] for a, b in spans).split() == text.split()
 
 

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from desktop_app.core.chat.budget import (CONTEXT_HEADER, GROUNDED_SYSTEM_PROMPT, BudgetConfig, Turn, plan_prompt,
-                                          retrieval_query, window_start)
+from desktop_app.core.chat.budget import (
+    CONTEXT_HEADER,
+    GROUNDED_SYSTEM_PROMPT,
+    BudgetConfig,
+    Turn,
+    plan_prompt,
+    retrieval_query,
+    window_start,
+)
 from desktop_app.core.errors import KnownError
 from desktop_app.core.types import RetrievalResult
 

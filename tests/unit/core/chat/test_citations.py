@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from desktop_app.core.chat.citations import (cited_numbers, drop_dangling_markers, format_source_line,
-                                             resolve_citations, snippet)
+from desktop_app.core.chat.citations import (
+    cited_numbers,
+    drop_dangling_markers,
+    format_source_line,
+    resolve_citations,
+    snippet,
+)
 from desktop_app.core.chat.context import Passage
 
 PASSAGES = [Passage(1, "The reactor was built in 1987.", "/d/reactor.pdf", page=2, chunk_id=11),

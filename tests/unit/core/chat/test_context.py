@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from desktop_app.core.chat.context import (ContextConfig, Passage, format_passage, inject_context, select_passages,
-                                           truncate_to_tokens)
+from desktop_app.core.chat.context import (
+    ContextConfig,
+    Passage,
+    format_passage,
+    inject_context,
+    select_passages,
+    truncate_to_tokens,
+)
 from desktop_app.core.memory import MemoryRegistry
 from desktop_app.core.types import RetrievalResult
 

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from desktop_app.core.chat.budget import BudgetConfig, Turn, plan_prompt
 from desktop_app.core.chat.context import Passage
-from desktop_app.core.chat.prompt import (DEFAULT_STYLE, EXAMPLE_ANSWER, STYLES, get_style, short_label,
-                                          strip_echoed_label)
+from desktop_app.core.chat.prompt import (
+    DEFAULT_STYLE,
+    EXAMPLE_ANSWER,
+    STYLES,
+    get_style,
+    short_label,
+    strip_echoed_label,
+)
 from desktop_app.core.types import RetrievalResult
 
 
