@@ -140,8 +140,11 @@ def cached_retriever(lib: Library):
 
 
 def run(lib: Library, retrieve, runtime: LlamaCppRuntime, style: str | None, questions: list[Question],
-        max_tokens: int) -> list[dict]:
-    """Ask every question (each in a new chat) through Library.ask; one scored row per question."""
+        max_tokens: int, checkpoint=None) -> list[dict]:
+    """Ask every question (each in a new chat) through Library.ask; one scored row per question.
+
+    `checkpoint(rows)` is called every 5 questions, so a run stopped early keeps what it measured.
+    """
     kwargs = {"style": style} if style else {}
     lib._chat = ChatService(lib.db_path, retrieve, lambda: lib.settings, runtime_factory=lambda s, p: runtime, **kwargs)
     rows = []
@@ -151,6 +154,8 @@ def run(lib: Library, retrieve, runtime: LlamaCppRuntime, style: str | None, que
         rows.append(score(q, answer, time.perf_counter() - started))
         print(f"  {i}/{len(questions)} {rows[-1]['wall_s']:.1f}s {rows[-1]['prompt_tokens']} tokens", file=sys.stderr,
               flush=True)
+        if checkpoint is not None and i % 5 == 0:
+            checkpoint(rows)
     return rows
 
 
@@ -196,11 +201,15 @@ def main() -> int:
             runtime = LlamaCppRuntime(model, n_ctx=settings.n_ctx, n_threads=settings.n_threads)
             for style in args.style:
                 print(f"{model.name} · style {style or 'default'}", flush=True)
-                load = os.getloadavg()[0]
-                rows = run(lib, retrieve, runtime, style, questions, args.max_tokens)
-                results.append({"model": model.stem, "style": style or "default", "threads": runtime.n_threads,
-                                "loadavg_1m_at_start": load, "summary": summarise(rows), "rows": rows})
-                save("qa", {**meta, "results": results}, args.out)  # after each style: a long run keeps what it did
+                head = {"model": model.stem, "style": style or "default", "threads": runtime.n_threads,
+                        "loadavg_1m_at_start": os.getloadavg()[0]}
+
+                def checkpoint(rows: list[dict], head: dict = head) -> None:
+                    partial = {**head, "partial": True, "summary": summarise(rows), "rows": rows}
+                    save("qa", {**meta, "results": [*results, partial]}, args.out)
+                rows = run(lib, retrieve, runtime, style, questions, args.max_tokens, checkpoint)
+                results.append({**head, "summary": summarise(rows), "rows": rows})
+                save("qa", {**meta, "results": results}, args.out)
             runtime.close()
     finally:
         lib.close()

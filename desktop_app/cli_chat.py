@@ -173,6 +173,9 @@ def _show_chat(args, chat) -> int:
                            "passages": [p.to_dict() for p in m.passages]} for m in messages], indent=2, ensure_ascii=False))
         return EXIT_OK
     for m in messages:
+        if m.role == "summary":  # compacted turns: shown as the summary the model now sees instead of them
+            print("summary: " + json.loads(m.content)["text"].replace("\n", "\n    "))
+            continue
         print(f"{m.role}: {m.content.strip()}")
         for c in m.citations:
             print(f"    {format_source_line(c)}")

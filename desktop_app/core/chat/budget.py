@@ -25,6 +25,7 @@ from desktop_app.core.chat.prompt import (
     PLAIN_SYSTEM_PROMPT,
     PromptStyle,
     get_style,
+    with_summary,
 )
 from desktop_app.core.errors import KnownError
 from desktop_app.core.types import RetrievalResult
@@ -122,15 +123,16 @@ def _fit_question(question: str, room: int, count_tokens: CountTokens) -> tuple[
 
 def plan_prompt(question: str, results: Sequence[RetrievalResult], turns: Sequence[Turn], cfg: BudgetConfig,
                 count_tokens: CountTokens, *, system_prompt: str | None = None,
-                style: PromptStyle | str | None = None) -> PromptPlan:
+                style: PromptStyle | str | None = None, summary: str = "") -> PromptPlan:
     """Choose passages and history so the prompt plus the answer reserve fits n_ctx.
 
     Priority: system prompt, worked example and question; the newest turns that fit in `history_share` of the
     window; the passages (up to max_context_tokens); then older turns as far as the compaction window allows.
     A `system_prompt` given without a style means an ungrounded chat: no example, no passages' wording.
+    `summary` (of turns compacted earlier) rides in the system message.
     """
     style = get_style(style)
-    prefix: list[Message] = [{"role": "system", "content": system_prompt or style.system}]
+    prefix: list[Message] = [{"role": "system", "content": with_summary(system_prompt or style.system, summary)}]
     if system_prompt is None:
         prefix += style.example_messages()
     mo = cfg.message_overhead

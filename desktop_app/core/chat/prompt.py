@@ -115,6 +115,14 @@ def get_style(style: str | PromptStyle | None) -> PromptStyle:
         raise ValueError(f"unknown prompt style {style!r}; known: {', '.join(STYLES)}") from None
 
 
+SUMMARY_HEADER = "Earlier in this conversation (a summary):"
+
+
+def with_summary(system: str, summary: str) -> str:
+    """The system prompt carrying a summary of compacted turns (it changes only when compaction runs again)."""
+    return f"{system}\n\n{SUMMARY_HEADER}\n{summary}" if summary.strip() else system
+
+
 _ECHOED_LABEL = re.compile(r"^\s*(?:\d+[.)]|\[\d+\])\s+[^\n]*?(?:\[Source:[^\]\n]*\]|\.\w{1,5}(?:, p\. \d+)?)\s*\n")
 
 

@@ -136,10 +136,11 @@ class LlamaCppRuntime:
     backend = "llama"
 
     def __init__(self, model_path: Path, *, n_ctx: int = 4096, n_threads: int = 0, n_gpu_layers: int = 0,
-                 seed: int = 0) -> None:
+                 seed: int = 0, n_threads_batch: int | None = None) -> None:
         self.model_path = Path(model_path)
         self._n_ctx = n_ctx
         self.n_threads = n_threads or physical_cores()  # 0: one thread per physical core
+        self.n_threads_batch = n_threads_batch or self.n_threads  # prompt evaluation; the same unless told
         self.n_gpu_layers = n_gpu_layers
         self.seed = seed
         self._llm = None
@@ -173,7 +174,7 @@ class LlamaCppRuntime:
         started = time.perf_counter()
         try:
             llm = Llama(model_path=str(self.model_path), n_ctx=self._n_ctx, n_threads=self.n_threads,
-                        n_threads_batch=self.n_threads, n_gpu_layers=self.n_gpu_layers, seed=self.seed, verbose=False)
+                        n_threads_batch=self.n_threads_batch, n_gpu_layers=self.n_gpu_layers, seed=self.seed, verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
             raise UnavailableError(f"Could not load chat model {self.model_path.name}: {exc}") from exc
         template = llm.metadata.get("tokenizer.chat_template")

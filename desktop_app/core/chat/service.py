@@ -15,6 +15,7 @@ from pathlib import Path
 from desktop_app.core.chat.attribution import attribute
 from desktop_app.core.chat.budget import BudgetConfig, PromptPlan, Turn, plan_prompt, retrieval_query
 from desktop_app.core.chat.citations import Citation, drop_dangling_markers, resolve_citations
+from desktop_app.core.chat.compaction import compact
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_model_path
 from desktop_app.core.chat.prompt import NOT_COVERED, PLAIN_SYSTEM_PROMPT, PromptStyle, get_style, strip_echoed_label
@@ -32,6 +33,7 @@ Retrieve = Callable[[str, int], list[RetrievalResult]]
 RuntimeFactory = Callable[[Settings, "str | None"], ChatRuntime]
 PLAN_ATTEMPTS = 3
 SUMMARY_TOKENS = 160  # per model call of a summary (a part's summary, or the final one)
+SUMMARY_MAX_TOKENS = 384  # the summary of compacted turns (at most an eighth of the window)
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ class ChatService:
             if grounded and settings.refuse_without_context and not relevant(results, settings.context_min_score):
                 return self._refuse(chat_id, question, len(turns), runtime)
             reserve = max(settings.answer_reserve_tokens, max_tokens or 0)
-            plan = self.plan(question, results, turns, settings, runtime, grounded, reserve)
+            plan = self._plan_with_history(chat_id, question, results, turns, settings, runtime, grounded, reserve)
             gen = self._generate(runtime, plan, chat_id, max_tokens or settings.answer_reserve_tokens,
                                  settings.temperature, on_token, cancel)
             return self._finish(chat_id, question, plan, gen, runtime)
@@ -193,8 +195,24 @@ class ChatService:
         self.store.require(chat_id)
         return chat_id
 
+    def _plan_with_history(self, chat_id: int, question: str, results: list[RetrievalResult], turns: list[Turn],
+                           settings: Settings, runtime: ChatRuntime, grounded: bool, reserve: int) -> PromptPlan:
+        """Plan with the turns since the last compaction; when they outgrow the window, summarise the oldest
+        of them into the chat's summary (stored) instead of dropping them, and plan again."""
+        covered, summary = self.store.summary(chat_id)
+        covered = min(covered, len(turns))
+        plan = self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary)
+        if plan.history_start == 0:
+            return plan
+        limit = max(32, min(SUMMARY_MAX_TOKENS, runtime.n_ctx // 8))
+        summary = compact(turns[covered:covered + plan.history_start], summary, runtime, limit)
+        covered += plan.history_start
+        self.store.add_summary(chat_id, covered, summary)
+        log.info("chat %d: compacted %d turns into a %d-token summary", chat_id, covered, runtime.count_tokens(summary))
+        return self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary)
+
     def plan(self, question: str, results: list[RetrievalResult], turns: list[Turn], settings: Settings,
-             runtime: ChatRuntime, grounded: bool, reserve: int) -> PromptPlan:
+             runtime: ChatRuntime, grounded: bool, reserve: int, *, summary: str = "") -> PromptPlan:
         """Budget the prompt, then check it with the runtime's exact count and tighten if the estimate was short."""
         per_message, generation = runtime.overheads()
         n_ctx = runtime.n_ctx
@@ -204,7 +222,7 @@ class ChatService:
                                min_score=settings.context_min_score, message_overhead=per_message,
                                prompt_overhead=generation)
             plan = plan_prompt(question, results, turns, cfg, runtime.count_tokens, system_prompt=system,
-                               style=self.style)
+                               style=self.style, summary=summary)
             exact = runtime.prompt_tokens(plan.messages)
             over = exact + reserve - runtime.n_ctx
             if over <= 0:

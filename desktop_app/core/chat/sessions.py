@@ -16,6 +16,7 @@ from desktop_app.core.db import connect, migrate, transaction
 from desktop_app.core.errors import KnownError
 
 TITLE_CHARS = 60
+SUMMARY_ROLE = "summary"  # a message row holding {"covers": turns, "text": summary} of compacted turns
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,20 @@ class ChatStore:
                           json.dumps([p.to_dict() for p in passages]), now))
             conn.execute("UPDATE chats SET updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END "
                          "WHERE id = ?", (now, title_for(question), chat_id))
+
+    def add_summary(self, chat_id: int, covers: int, text: str) -> None:
+        """Store the summary of the chat's first `covers` turns (a message row with role 'summary')."""
+        with self._lock, transaction(self._db()) as conn:
+            conn.execute("INSERT INTO messages (chat_id, role, content, created_at) VALUES (?, ?, ?, ?)",
+                         (chat_id, SUMMARY_ROLE, json.dumps({"covers": covers, "text": text}), time.time()))
+
+    def summary(self, chat_id: int) -> tuple[int, str]:
+        """(turns covered, text) of the chat's newest summary; (0, "") when it was never compacted."""
+        for m in reversed(self.messages(chat_id)):
+            if m.role == SUMMARY_ROLE:
+                data = json.loads(m.content)
+                return int(data["covers"]), str(data["text"])
+        return 0, ""
 
     def delete_chat(self, chat_id: int) -> bool:
         """Delete a chat and its messages; False when there was no such chat."""

@@ -139,3 +139,15 @@ def test_summarize_a_document_longer_than_the_window_maps_then_reduces(home, cap
     assert prompts[-1].startswith("These are summaries of consecutive parts")
     assert main(["--home", str(home), "summarize", str(tmp_path / "not-indexed.txt")]) == 1
     assert capsys.readouterr().err.startswith("trove: Not an indexed document")
+
+
+def test_chats_show_prints_a_compaction_summary(home, capsys, server):
+    assert main(["--home", str(home), "ask", "Say hi.", "--no-context"]) == 0
+    from desktop_app.core.library import Library
+
+    with Library(home) as lib:
+        lib.chat.store.add_summary(1, 1, "Q: Say hi. A: Hello.\nQ: Who? A: Quell.")
+    capsys.readouterr()
+    assert main(["--home", str(home), "chats", "--show", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("summary: Q: Say hi. A: Hello.\n    Q: Who? A: Quell.\n")
