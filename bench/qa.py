@@ -87,7 +87,8 @@ def load_questions(limit: int | None) -> list[Question]:
 def score(q: Question, answer, wall_s: float) -> dict:
     """One answer's row: what it said and every measure that applies to it."""
     cited = {c.n for c in answer.citations}
-    row = {"id": q.id, "impossible": q.impossible, "text": answer.text, "refusal": is_refusal(answer),
+    row = {"id": q.id, "impossible": q.impossible, "text": answer.text, "raw_text": answer.raw_text,
+           "refusal": is_refusal(answer),
            "cited": sorted(cited), "passages": len(answer.passages), "prompt_tokens": answer.prompt_tokens,
            "completion_tokens": answer.completion_tokens, "ttft_s": answer.ttft_s, "wall_s": wall_s}
     if not q.impossible:

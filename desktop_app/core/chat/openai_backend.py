@@ -114,8 +114,8 @@ class OpenAICompatibleRuntime:
 
     def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
                  on_text: OnText | None = None, cancel: threading.Event | None = None,
-                 stop: Sequence[str] = ()) -> Generation:
-        """Stream an answer over SSE; closing the connection on cancel makes the server stop."""
+                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation:
+        """Stream an answer over SSE; closing the connection on cancel (or at `max_sentences`) makes the server stop."""
         body: dict[str, Any] = {"model": self.model, "messages": list(messages), "stream": True,
                                 "max_tokens": max_tokens, "temperature": temperature}
         if stop:
@@ -124,7 +124,8 @@ class OpenAICompatibleRuntime:
             started = time.perf_counter()
             resp = self._open(self._request("/chat/completions", body))
             try:
-                pieces, first, cancelled, finish = stream_pieces(iter_stream_chunks(resp), on_text, cancel)
+                pieces, first, cancelled, finish = stream_pieces(iter_stream_chunks(resp), on_text, cancel,
+                                                                 max_sentences=max_sentences)
             except (TimeoutError, OSError) as exc:
                 raise UnavailableError(f"The chat server at {self.base_url} dropped the connection ({exc}).") from exc
             finally:

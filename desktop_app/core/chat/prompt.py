@@ -60,6 +60,7 @@ class PromptStyle:
     stop: tuple[str, ...] = ()
     attribute: bool = False  # cite the passage an uncited answer copies from
     focus_tokens: int = 0  # >0: send only the stretch of each passage (this many tokens) that matches the question
+    max_sentences: int = 0  # >0: end the answer after this many sentences
 
     def format_passage(self, p: Passage) -> str:
         """One passage as the model sees it."""
@@ -97,10 +98,12 @@ STYLES: dict[str, PromptStyle] = {s.name: s for s in (
     PromptStyle("legacy+focus", LEGACY_SYSTEM, header=LEGACY_HEADER, labels="legacy", focus_tokens=160),
     PromptStyle("short+focus", SHORT_SYSTEM, focus_tokens=160),
     PromptStyle("example+focus", SHORT_SYSTEM, example=True, focus_tokens=160),
-    PromptStyle("grounded", SHORT_SYSTEM, example=True, stop=ANSWER_STOPS, attribute=True, focus_tokens=160),
-    PromptStyle("grounded-96", SHORT_SYSTEM, example=True, stop=ANSWER_STOPS, attribute=True, focus_tokens=96),
+    PromptStyle("grounded", SHORT_SYSTEM, example=True, stop=ANSWER_STOPS, attribute=True, focus_tokens=160,
+                max_sentences=2),
+    PromptStyle("grounded-96", SHORT_SYSTEM, example=True, stop=ANSWER_STOPS, attribute=True, focus_tokens=96,
+                max_sentences=2),
 )}
-DEFAULT_STYLE = STYLES["legacy"]
+DEFAULT_STYLE = STYLES["grounded"]
 
 
 def get_style(style: str | PromptStyle | None) -> PromptStyle:

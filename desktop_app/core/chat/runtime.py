@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from desktop_app.core.chat.attribution import sentences
 from desktop_app.core.chat.context import Message
 from desktop_app.core.chat.model_files import ModelInfo, model_info
 from desktop_app.core.errors import UnavailableError
@@ -49,7 +50,7 @@ class ChatRuntime(Protocol):
     def overheads(self) -> tuple[int, int]: ...
     def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
                  on_text: OnText | None = None, cancel: threading.Event | None = None,
-                 stop: Sequence[str] = ()) -> Generation: ...
+                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation: ...
     def info(self) -> ModelInfo: ...
     def close(self) -> None: ...
 
@@ -83,20 +84,25 @@ def physical_cores(cpuinfo: str | None = None) -> int:
 REPEAT_PENALTY = 1.1
 
 
-def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None) -> tuple[list[str], float | None, bool, str | None]:
+def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None, *,
+                  max_sentences: int = 0) -> tuple[list[str], float | None, bool, str | None]:
     """Consume OpenAI-style stream chunks: pass each content piece on, stop as soon as `cancel` is set.
 
-    Shared by both backends. Returns (pieces, time of the first piece, cancelled, finish reason).
+    With `max_sentences`, the answer ends before the piece that would start one sentence more (finish
+    reason "sentences"). Shared by both backends. Returns (pieces, time of the first piece, cancelled, finish reason).
     """
     pieces: list[str] = []
     first: float | None = None
     finish: str | None = None
     loop = LoopGuard()
+    limit = SentenceLimit(max_sentences)
     for chunk in chunks:
         choice = (chunk.get("choices") or [{}])[0]
         piece = (choice.get("delta") or {}).get("content")
         finish = choice.get("finish_reason") or finish
         if piece:
+            if not limit.allows(piece):
+                return pieces, first, False, "sentences"
             if first is None:
                 first = time.perf_counter()
             pieces.append(piece)
@@ -107,6 +113,21 @@ def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None
         if cancel is not None and cancel.is_set():
             return pieces, first, True, "cancelled"
     return pieces, first, False, finish
+
+
+class SentenceLimit:
+    """Ends an answer after `n` sentences (0: no limit): a small model drifts away from its passages after one or two."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.text = ""
+
+    def allows(self, piece: str) -> bool:
+        """Whether `piece` still belongs to the first `n` sentences (it is added to the text when it does)."""
+        if self.n > 0 and piece[:1].isspace() and self.text.strip() and len(sentences(self.text + piece + "x")) > self.n:
+            return False
+        self.text += piece
+        return True
 
 
 class LoopGuard:
@@ -221,10 +242,11 @@ class LlamaCppRuntime:
 
     def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
                  on_text: OnText | None = None, cancel: threading.Event | None = None,
-                 stop: Sequence[str] = ()) -> Generation:
+                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation:
         """Stream an answer to `messages`; `on_text` gets each piece on this thread; `cancel` stops it.
 
-        Generation ends before any of the `stop` strings (llama.cpp holds back a piece that might start one).
+        Generation ends before any of the `stop` strings (llama.cpp holds back a piece that might start one),
+        and after `max_sentences` sentences when that is set.
         """
         with self._lock:
             llm = self._load()
@@ -235,7 +257,7 @@ class LlamaCppRuntime:
                                                 temperature=temperature, seed=self.seed,
                                                 repeat_penalty=REPEAT_PENALTY, stop=list(stop) or None)
             try:
-                pieces, first, cancelled, finish = stream_pieces(stream, on_text, cancel)
+                pieces, first, cancelled, finish = stream_pieces(stream, on_text, cancel, max_sentences=max_sentences)
             finally:
                 stream.close()  # stops llama.cpp at once; the KV cache keeps what was evaluated
             total = time.perf_counter() - started

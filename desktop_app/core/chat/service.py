@@ -242,7 +242,8 @@ class ChatService:
             count += 1
 
         return runtime.generate(list(plan.messages), max_tokens=max_tokens, temperature=temperature,
-                                on_text=emit, cancel=cancel, stop=self.style.stop if plan.passages else ())
+                                on_text=emit, cancel=cancel, stop=self.style.stop if plan.passages else (),
+                                max_sentences=self.style.max_sentences if plan.passages else 0)
 
     def _finish(self, chat_id: int, question: str, plan: PromptPlan, gen: Generation, runtime: ChatRuntime) -> ChatAnswer:
         raw = gen.text  # stored unstripped: replayed verbatim, it matches the tokens already in the KV cache

@@ -90,17 +90,19 @@ class ScriptedRuntime:
 
     def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
                  on_text: OnText | None = None, cancel: threading.Event | None = None,
-                 stop: Sequence[str] = ()) -> Generation:
+                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation:
         """Stream the scripted reply through the same loop the real backends use (cancel, loop guard)."""
         sent = [dict(m) for m in messages]
         prompt = self.prompt_tokens(sent)
         if prompt + max_tokens > self._n_ctx:
             raise AssertionError(f"prompt of {prompt} tokens + {max_tokens} exceeds n_ctx={self._n_ctx}")
         self.sent.append(sent)
-        self.calls.append({"max_tokens": max_tokens, "temperature": temperature, "stop": tuple(stop)})
+        self.calls.append({"max_tokens": max_tokens, "temperature": temperature, "stop": tuple(stop),
+                           "max_sentences": max_sentences})
         tokens, finish = scripted_tokens(self.reply, sent, max_tokens, stop)
         started = time.perf_counter()
-        pieces, first, cancelled, finish = stream_pieces(self._chunks(tokens, finish), on_text, cancel)
+        pieces, first, cancelled, finish = stream_pieces(self._chunks(tokens, finish), on_text, cancel,
+                                                         max_sentences=max_sentences)
         return Generation(text="".join(pieces), tokens=len(pieces), prompt_tokens=prompt, reused_prefix_tokens=0,
                           ttft_s=(first - started) if first else None, total_s=time.perf_counter() - started,
                           cancelled=cancelled, finish_reason=finish)

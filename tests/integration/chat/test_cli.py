@@ -64,7 +64,9 @@ def test_no_context_prints_no_sources_and_chats_lists_the_sessions(home, capsys,
     assert captured.out.strip() == "Hi there." and "(chat 1;" in captured.err
     assert main(["--home", str(home), "ask", "Who invented it then?", "--chat", "1", "--max-tokens", "8"]) == 0
     capsys.readouterr()
-    assert [m["role"] for m in server.requests[-1]["messages"]] == ["system", "user", "assistant", "user"]
+    roles = [m["role"] for m in server.requests[-1]["messages"]]
+    assert roles[0] == "system" and roles[-3:] == ["user", "assistant", "user"]  # the first turn is replayed
+    assert server.requests[-1]["messages"][-3]["content"] == "Say hi."
     assert main(["--home", str(home), "chats"]) == 0
     listing = capsys.readouterr().out.strip().splitlines()
     assert len(listing) == 1 and "4 messages" in listing[0] and "Say hi." in listing[0]

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from desktop_app.core.chat.budget import NOT_COVERED
+from desktop_app.core.chat.prompt import DEFAULT_STYLE
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.core.types import RetrievalResult
@@ -100,12 +101,13 @@ def test_a_follow_up_is_retrieved_with_the_previous_question_and_replays_the_tur
     # "it" alone matches nothing; with the previous question in the query the reactor passage comes back
     assert "reactor.txt" in names(second.passages)
     sent = runtime.sent[-1]
-    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
-    assert sent[1]["content"] == "Who invented the Zorblax reactor?" and sent[2]["content"] == first.raw_text
-    assert "Mira Quell" not in sent[1]["content"]  # old passages are not replayed
+    ex = len(DEFAULT_STYLE.example_messages())  # the style's worked example sits after the system prompt
+    assert [m["role"] for m in sent] == ["system"] + ["user", "assistant"] * (ex // 2) + ["user", "assistant", "user"]
+    assert sent[ex + 1]["content"] == "Who invented the Zorblax reactor?" and sent[ex + 2]["content"] == first.raw_text
+    assert "Mira Quell" not in sent[ex + 1]["content"]  # old passages are not replayed
     third = chat_library.ask("Who restored it?", chat_id=first.chat_id)
-    assert runtime.sent[-1][:3] == sent[:3]  # the prefix a KV cache would reuse is byte-identical
-    assert runtime.sent[-1][3] == {"role": "user", "content": "What does it run on?"}  # replayed without passages
+    assert runtime.sent[-1][:ex + 3] == sent[:ex + 3]  # the prefix a KV cache would reuse is byte-identical
+    assert runtime.sent[-1][ex + 3] == {"role": "user", "content": "What does it run on?"}  # replayed without passages
     assert third.history_turns == 2 and len(chat_library.chat.messages(first.chat_id)) == 6
 
 
@@ -173,7 +175,8 @@ def test_the_real_model_answers_through_the_service_and_reuses_its_cache_on_a_fo
     chat_library.ask("What does it run on?", chat_id=first.chat_id, max_tokens=8)
     third = chat_library.ask("Who restored it?", chat_id=first.chat_id, max_tokens=8)
     runtime = chat_library.recorder["runtime"]
-    shared = runtime.prompt_tokens(runtime.sent[-1][:3])  # system + turn 1, unchanged since the second prompt
+    ex = len(DEFAULT_STYLE.example_messages())
+    shared = runtime.prompt_tokens(runtime.sent[-1][:ex + 3])  # system, example, turn 1: unchanged since prompt 2
     assert third.reused_prefix_tokens >= shared - 6  # all but the closing template tokens came from the cache
     assert third.history_turns == 2
 

@@ -39,7 +39,7 @@ def quell_aware(messages) -> str:
     system = messages[0]["content"]
     if "What else did she invent" in messages[-1]["content"]:
         return "Mira Quell also invented the helium pump." if "Mira Quell" in system else "I do not know who she is."
-    return "Filler answer about tides. " + "The tide turns twice a day near the harbour. " * 6
+    return "Filler answer about tides: " + "the tide turns twice a day near the harbour, " * 6 + "and so on."
 
 
 def test_a_follow_up_about_a_compacted_turn_still_finds_it_in_the_summary(tmp_path):
