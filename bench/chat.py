@@ -7,7 +7,7 @@ Time to first token (TTFT): one SQuAD question of bench/data/qa over the same li
 index of bench/data/qa/articles) and the same retrieved passages, answered through ChatService with
   before: llama-cpp-python's default threads (half the logical CPUs; all of them for the prompt) and the
           old prompt (style "legacy": whole chunks, full paths),
-  after:  one thread per physical core and the grounded prompt (question-focused passages),
+  after:  one thread per physical core and the default prompt (DEFAULT_STYLE: question-focused passages),
 and the two mixed, so each change shows on its own. Runs are interleaved and start from an empty KV cache.
 Also: Trove vs raw llama-cpp-python on the identical prompt, and a follow-up with and without KV reuse.
 
@@ -34,6 +34,7 @@ from desktop_app.core.chat.attribution import sentences
 from desktop_app.core.chat.budget import Turn
 from desktop_app.core.chat.compaction import extractive_summary, model_summary
 from desktop_app.core.chat.model_files import resolve_model_path
+from desktop_app.core.chat.prompt import DEFAULT_STYLE
 from desktop_app.core.chat.runtime import LlamaCppRuntime, physical_cores
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
@@ -85,14 +86,14 @@ def measure_ttft(args) -> dict:
     cells = {(threads, style): ChatService(Path(tmp.name) / f"{threads}-{style}.db", lambda q, k: results[:k],
                                            lambda: settings, runtime_factory=lambda s, p, rt=runtimes[threads]: rt,
                                            style=style)
-             for threads in runtimes for style in ("legacy", "grounded")}
+             for threads in runtimes for style in ("legacy", DEFAULT_STYLE.name)}
     for (threads, _style), service in cells.items():  # warm up: load, allocate buffers
         ttft(service, runtimes[threads], question, 2)
     rows: dict[str, list] = {f"{t}-threads/{s}": [] for t, s in cells}
     for _ in range(args.reps):
         for (threads, style), service in cells.items():
             rows[f"{threads}-threads/{style}"].append(ttft(service, runtimes[threads], question, args.max_tokens))
-    after = cells[("after", "grounded")]
+    after = cells[("after", DEFAULT_STYLE.name)]
     plan = after.plan(question, results, [], settings, runtimes["after"], True, args.max_tokens)
     raw = Llama(model_path=str(gguf), n_ctx=settings.n_ctx, n_threads=after_threads[0],
                 n_threads_batch=after_threads[1], seed=0, verbose=False)
@@ -109,9 +110,9 @@ def measure_ttft(args) -> dict:
     return {"question": question, "reps": args.reps, "max_tokens": args.max_tokens, "cpu_count": os.cpu_count(),
             "physical_cores": physical_cores(), "threads_before": before_threads, "threads_after": after_threads,
             "loadavg_1m": os.getloadavg()[0], "grid": grid, "raw_ttft_s": med(raw_rows),
-            "ratios": {"ttft_after_over_before": grid["after-threads/grounded"]["ttft_s"]
+            "ratios": {"ttft_after_over_before": grid[f"after-threads/{DEFAULT_STYLE.name}"]["ttft_s"]
                        / grid["before-threads/legacy"]["ttft_s"],
-                       "trove_over_raw_same_prompt": grid["after-threads/grounded"]["ttft_s"] / med(raw_rows)},
+                       "trove_over_raw_same_prompt": grid[f"after-threads/{DEFAULT_STYLE.name}"]["ttft_s"] / med(raw_rows)},
             "follow_up": reuse}
 
 

@@ -162,18 +162,55 @@ def run(lib: Library, retrieve, runtime: LlamaCppRuntime, style: str | None, que
 
 def print_table(results: list[dict]) -> None:
     """One line per model × style."""
-    head = (f"{'model':<26}{'style':<12}{'gold':>6}{'ceil':>6}{'cites':>7}{'c-prec':>8}{'refuse':>8}{'f-ref':>7}"
+    head = (f"{'model':<26}{'style':<40}{'gold':>6}{'ceil':>6}{'cites':>7}{'c-prec':>8}{'refuse':>8}{'f-ref':>7}"
             f"{'TTFT s':>8}{'ans s':>7}{'prompt':>8}")
     print(head)
     for r in results:
         s = r["summary"]
-        print(f"{r['model'][:25]:<26}{r['style'][:11]:<12}{s['gold']:>6.3f}{s['ceiling']:>6.3f}{s['cites']:>7.3f}"
+        print(f"{r['model'][:25]:<26}{r['style'][:39]:<40}{s['gold']:>6.3f}{s['ceiling']:>6.3f}{s['cites']:>7.3f}"
               f"{s['citation_precision']:>8.3f}{s['refusal_unanswerable']:>8.3f}{s['refusal_answerable']:>7.3f}"
               f"{s['ttft_s_median']:>8.2f}{s['answer_s_median']:>7.2f}{s['prompt_tokens_median']:>8.0f}")
 
 
+def plan_only(lib: Library, retrieve, runtime: LlamaCppRuntime, styles: Sequence[str], top_ks: Sequence[int],
+              questions: list[Question], max_tokens: int) -> list[dict]:
+    """Passages × length without generating: for each style and top-k, the retrieval ceiling (a sent passage
+    holds a gold answer) and the prompt tokens, over the answerable questions. Prompt evaluation time grows
+    with the prompt tokens (bench/chat.py), so this chooses how much to send."""
+    out = []
+    for style in styles:
+        service = ChatService(lib.db_path, retrieve, lambda: lib.settings, runtime_factory=lambda s, p: runtime,
+                              **({"style": style} if style else {}))
+        for k in top_ks:
+            held, tokens = [], []
+            for q in (q for q in questions if not q.impossible):
+                plan = service.plan(q.question, retrieve(q.question, k), [], lib.settings, runtime, True, max_tokens)
+                held.append(any(contains_any(p.content, q.answers) for p in plan.passages))
+                tokens.append(runtime.prompt_tokens(plan.messages))
+            out.append({"style": style or "default", "top_k": k, "ceiling": sum(held) / len(held),
+                        "prompt_tokens_median": median(tokens), "prompt_tokens_p90": percentile(tokens, 90)})
+            print(f"{style or 'default':<16} top_k={k:<3} ceiling {out[-1]['ceiling']:.3f}  prompt tokens "
+                  f"median {out[-1]['prompt_tokens_median']:.0f}  p90 {out[-1]['prompt_tokens_p90']:.0f}", flush=True)
+        service.close()
+    return out
+
+
+def compare(paths: Sequence[str]) -> list[dict]:
+    """Runs from several result files, summarised over the questions they all answered (a fair table)."""
+    runs = [(Path(p).name, r) for p in paths for r in json.loads(Path(p).read_text(encoding="utf-8"))["results"]]
+    common = set.intersection(*({row["id"] for row in r["rows"]} for _, r in runs))
+    out = []
+    for name, r in runs:
+        rows = [row for row in r["rows"] if row["id"] in common]
+        out.append({**r, "style": f"{r['style']} ({name})", "summary": summarise(rows), "rows": rows})
+    print(f"{len(common)} questions answered in every run")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--table", nargs="+", metavar="JSON", help="only print a table of earlier results files "
+                    "(over the questions they have in common)")
     ap.add_argument("--limit", type=int, help="ask only the first N questions (a quick run)")
     ap.add_argument("--model", nargs="*", default=[], help="GGUF files (default: the bundled SmolLM2-135M)")
     ap.add_argument("--style", nargs="*", default=[""], help="prompt styles to compare (default: the service's)")
@@ -182,10 +219,15 @@ def main() -> int:
     ap.add_argument("--index", help="keep the index in this folder and reuse it next time (default: a temp folder)")
     ap.add_argument("--n-ctx", type=int, default=Settings.n_ctx)
     ap.add_argument("--top-k", type=int, default=Settings.context_top_k)
+    ap.add_argument("--plan-only", type=int, nargs="*", metavar="K",
+                    help="no generation: retrieval ceiling and prompt tokens per style for each top-k given")
     ap.add_argument("--max-context-tokens", type=int, default=Settings.max_context_tokens)
     ap.add_argument("--label", default="", help="a note saved with the results (e.g. before/after)")
     ap.add_argument("--out", default=str(RESULTS / "qa.json"))
     args = ap.parse_args()
+    if args.table:
+        print_table(compare(args.table))
+        return 0
     settings = Settings(embedder="minilm", n_ctx=args.n_ctx, n_threads=args.threads, context_top_k=args.top_k,
                         max_context_tokens=args.max_context_tokens)
     questions = load_questions(args.limit)
@@ -193,6 +235,14 @@ def main() -> int:
     lib, index_s = build_library(home, settings)
     print(f"indexed {len(list((DATA / 'articles').iterdir()))} articles in {index_s:.1f}s; {len(questions)} questions")
     retrieve = cached_retriever(lib)
+    if args.plan_only is not None:
+        runtime = LlamaCppRuntime(resolve_model_path(), n_ctx=settings.n_ctx, n_threads=settings.n_threads)
+        rows = plan_only(lib, retrieve, runtime, args.style, args.plan_only or [args.top_k], questions, args.max_tokens)
+        runtime.close()
+        lib.close()
+        save("qa_plan", {"questions": len(questions), "n_ctx": settings.n_ctx, "max_context_tokens":
+                         settings.max_context_tokens, "results": rows}, str(Path(args.out).with_name("qa_plan.json")))
+        return 0
     results: list[dict] = []
     meta = {"label": args.label, "questions": len(questions), "index_seconds": index_s,
             "settings": {"n_ctx": settings.n_ctx, "top_k": settings.context_top_k, "max_tokens": args.max_tokens,
