@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core.embed.base import Embedder, make_embedder
+from desktop_app.core.errors import KnownError
 from desktop_app.core.events import Event, EventBus, IndexProgress
 from desktop_app.core.folders import FolderInfo, FolderMonitor, deepest_folder
 from desktop_app.core.index.embed_worker import EmbedWorker
@@ -203,11 +204,14 @@ class Library:
 
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
-               langs: Iterable[str] | None = None) -> list[RetrievalResult]:
-        """Search what is indexed now (never waits for the writer). Results are chunks, best first."""
+               langs: Iterable[str] | None = None, paths: Iterable[str] | None = None) -> list[RetrievalResult]:
+        """Search what is indexed now (never waits for the writer). Results are chunks, best first.
+
+        `paths` keeps documents that are one of those files or lie under one of those folders.
+        """
         self.searcher.embedder_broken = self.embed_worker.error is not None
         return self.searcher.search(query, top_k, mode, group_by_document=group_by_document, folders=folders,
-                                    types=types, langs=langs)
+                                    types=types, langs=langs, paths=paths)
 
     # ---- stats and settings --------------------------------------------------------------------
 
@@ -255,12 +259,23 @@ class Library:
             self._chat = ChatService(self.store, self._retrieve_for_chat, lambda: self.settings)
         return self._chat
 
-    def _retrieve_for_chat(self, query: str, top_k: int) -> list[RetrievalResult]:
-        return self.search(query, top_k=top_k, mode="hybrid")
+    def _retrieve_for_chat(self, query: str, top_k: int, paths: Iterable[str] = ()) -> list[RetrievalResult]:
+        return self.search(query, top_k=top_k, mode="hybrid", paths=paths or None)
 
     def ask(self, question: str, **kwargs: Any) -> Any:
-        """Answer a question from the library's documents (see ChatService.ask)."""
+        """Answer a question from the library's documents (see ChatService.ask; `scope=` paths narrows them)."""
         return self.chat.ask(question, **kwargs)
+
+    def document_chunks(self, path: str | os.PathLike[str]) -> list[tuple[int | None, str]]:
+        """(page, text) of an indexed document's chunks, in document order; empty when it is not indexed."""
+        return self.store.document_chunks(str(Path(path).expanduser().resolve()))
+
+    def summarize(self, path: str | os.PathLike[str], **kwargs: Any) -> Any:
+        """Summarise one indexed document of any length (map-reduce over its chunks; see ChatService.summarize)."""
+        chunks = self.document_chunks(path)
+        if not chunks:
+            raise KnownError(f"Not an indexed document: {Path(path).expanduser().resolve()}")
+        return self.chat.summarize(str(Path(path).expanduser().resolve()), [text for _page, text in chunks], **kwargs)
 
     # ---- live folder sync ----------------------------------------------------------------------
 

@@ -53,12 +53,14 @@ class FoldersPanel(FolderDropTarget, QWidget):
         sync_requested(): the user asked to resync.
         changed(): a folder was paused, resumed or removed; the window refreshes.
         action_failed(str): a folder action failed (message for the notices).
+        ask_about_requested(list): the user wants the chat limited to these folders (paths).
     """
 
     folders_added = Signal(list)
     sync_requested = Signal()
     changed = Signal()
     action_failed = Signal(str)
+    ask_about_requested = Signal(list)
 
     def __init__(self, library, tasks: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -201,6 +203,7 @@ class FoldersPanel(FolderDropTarget, QWidget):
         else:
             menu.addAction("Pause", lambda: self.set_state(path, "paused"))
         menu.addAction("Resync", self.sync_requested.emit)
+        menu.addAction("Ask about this folder", lambda: self.ask_about_requested.emit([path]))
         menu.addAction("Open in file manager", lambda: open_file.open_path(path))
         menu.addSeparator()
         menu.addAction("Remove from library…", lambda: self.remove(path))

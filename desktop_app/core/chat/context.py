@@ -108,11 +108,12 @@ def to_passage(n: int, result: RetrievalResult) -> Passage:
 
 
 def select_passages(results: Sequence[RetrievalResult], *, min_score: float, budget_tokens: int,
-                    count_tokens: CountTokens) -> list[Passage]:
+                    count_tokens: CountTokens, format_one: Callable[[Passage], str] = format_passage) -> list[Passage]:
     """Passages that clear `min_score`, best first, numbered from 1, whose formatted text fits the budget.
 
     The first passage that does not fit whole is cut to the space left (if that leaves enough to be
     useful) and selection stops there, so a lower-ranked passage never displaces a better one.
+    `format_one` is how a passage will appear in the prompt (its label costs tokens too).
     """
     chosen: list[Passage] = []
     used = 0
@@ -120,12 +121,12 @@ def select_passages(results: Sequence[RetrievalResult], *, min_score: float, bud
         if result.score < min_score or not result.content.strip():
             continue
         p = to_passage(len(chosen) + 1, result)
-        cost = count_tokens(format_passage(p)) + 2  # +2: the blank line between passages
+        cost = count_tokens(format_one(p)) + 2  # +2: the blank line between passages
         if used + cost <= budget_tokens:
             chosen.append(p)
             used += cost
             continue
-        header = count_tokens(format_passage(Passage(p.n, "", p.source, p.page))) + 2
+        header = count_tokens(format_one(Passage(p.n, "", p.source, p.page))) + 2
         room = budget_tokens - used - header
         if room >= MIN_PASSAGE_TOKENS:
             cut = truncate_to_tokens(p.content, room, count_tokens)

@@ -158,21 +158,23 @@ class SearchService:
 
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
-               langs: Iterable[str] | None = None) -> list[RetrievalResult]:
+               langs: Iterable[str] | None = None, paths: Iterable[str] | None = None) -> list[RetrievalResult]:
         """Search what is indexed now (never waits for the writer). Results are chunks, best first."""
-        filters = self.filters(folders, types, langs)
+        filters = self.filters(folders, types, langs, paths)
         embedder: Embedder | None = None if self.embedder_broken else self.embedder
         if mode == "hybrid" and not self.store.has_vectors():
             embedder = None  # nothing embedded yet: don't load the model for an empty dense side
         return search_store(self.store, query, embedder=embedder, mode=mode, top_k=top_k, params=self.params,
                             filters=filters, group_by_document=group_by_document)
 
-    def filters(self, folders: Iterable[str] | None, types: Iterable[str] | None,
-                langs: Iterable[str] | None = None) -> Filters | None:
-        """Filters for folder paths, document types and chunk languages (an unknown folder matches nothing)."""
-        if not folders and not types and not langs:
+    def filters(self, folders: Iterable[str] | None, types: Iterable[str] | None, langs: Iterable[str] | None = None,
+                paths: Iterable[str] | None = None) -> Filters | None:
+        """Filters for folder paths, document types, chunk languages and file/folder paths (an unknown folder
+        matches nothing)."""
+        if not folders and not types and not langs and not paths:
             return None
         folder_ids: tuple[int, ...] = ()
         if folders:
             folder_ids = self.store.folder_ids([normalise(f) for f in folders]) or (-1,)
-        return Filters(folder_ids=folder_ids, types=tuple(types or ()), langs=tuple(langs or ()))
+        return Filters(folder_ids=folder_ids, types=tuple(types or ()), langs=tuple(langs or ()),
+                       paths=tuple(normalise(p) for p in paths or ()))

@@ -209,6 +209,10 @@ class Store(Protocol):
         """Chunk ids nearest to a normalised query vector, best first; score = cosine similarity."""
         ...
 
+    def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
+        """(page, text) of one document's chunks, in document order (empty when it is not indexed)."""
+        ...
+
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """Chunks with their documents, by id (ids that no longer exist are left out)."""
         ...

@@ -178,14 +178,15 @@ class Failure:
 
 @dataclass(frozen=True)
 class Filters:
-    """Restrict candidates to some folders (ids), document types and/or chunk languages."""
+    """Restrict candidates to some folders (ids), document types, chunk languages and/or paths."""
 
     folder_ids: tuple[int, ...] = ()
     types: tuple[str, ...] = ()
     langs: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # absolute: a document matches its own path, its file's, or a folder path above it
 
     def __bool__(self) -> bool:
-        return bool(self.folder_ids or self.types or self.langs)
+        return bool(self.folder_ids or self.types or self.langs or self.paths)
 
 
 @dataclass(frozen=True)

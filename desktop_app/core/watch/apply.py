@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from functools import partial
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from desktop_app.core.errors import KnownError

@@ -7,6 +7,7 @@ chunk text, a batch per transaction, resumable (meta.fts_rebuilt_to), while sear
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from desktop_app.core import text as tp
@@ -36,6 +37,12 @@ def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
         if values:
             clauses.append(f"{column} IN ({','.join('?' * len(values))})")
             args.extend(values)
+    if filters.paths:
+        clauses.append("(" + " OR ".join("d.path = ? OR d.container = ? OR substr(d.path, 1, ?) = ?"
+                                          for _ in filters.paths) + ")")
+        for path in filters.paths:
+            prefix = path.rstrip(os.sep) + os.sep
+            args.extend((path, path, len(prefix), prefix))
     return " AND " + " AND ".join(clauses), args
 
 

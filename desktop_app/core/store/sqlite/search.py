@@ -12,6 +12,7 @@ from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keywords import filter_sql
+from desktop_app.core.store.sqlite.vectors import chunk_vectors
 
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k in a KNN query
 SQL_VARIABLES = 900  # ids per IN (...) statement, under SQLite's bound-parameter limit
@@ -20,18 +21,23 @@ SQL_VARIABLES = 900  # ids per IN (...) statement, under SQLite's bound-paramete
 class SearchSQL(SQLiteBase):
     """Dense candidates, and the rows that make results."""
 
-    def dense_candidates(
-        self, vector: np.ndarray, limit: int, *, filters: Filters | None = None
-    ) -> list[tuple[int, float]]:
-        """Nearest chunks by vec0 KNN; score = cosine similarity of normalised vectors (a chunk's best window)."""
+    def dense_candidates(self, vector: np.ndarray, limit: int, *,
+                         filters: Filters | None = None) -> list[tuple[int, float]]:
+        """Nearest chunks by vec0 KNN; score = cosine similarity of normalised vectors (a chunk's best window).
+
+        A narrow scope (a few files asked about) is searched exactly instead: its chunks' vectors are compared one
+        by one, so a file that is far down the whole library's ranking still gets its best passages."""
         if limit <= 0:
             return []
-        blob = np.asarray(vector, dtype=np.float32).tobytes()
-        k = min(int(limit) * (MAX_WINDOWS if filters else 2), VEC0_MAX_K)  # a chunk's windows share the k places
+        query = np.asarray(vector, dtype=np.float32)
         with self._read() as conn:
-            rows = conn.execute(
-                "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, k)
-            ).fetchall()
+            if filters and filters.paths:
+                scoped = _scoped_chunks(conn, filters)
+                if scoped is not None:
+                    return _exact(conn, query, scoped)[: int(limit)]
+            k = min(int(limit) * (MAX_WINDOWS if filters else 2), VEC0_MAX_K)  # a chunk's windows share the k places
+            rows = conn.execute("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? "
+                                "ORDER BY distance", (query.tobytes(), k)).fetchall()
             best: dict[int, float] = {}
             for rowid, dist in rows:  # nearest first: a chunk's first window here is its best (max-sim)
                 best.setdefault(int(rowid) // MAX_WINDOWS, 1.0 - float(dist) ** 2 / 2.0)
@@ -39,6 +45,13 @@ class SearchSQL(SQLiteBase):
             if filters:
                 hits = _keep_filtered(conn, hits, filters)
         return hits[: int(limit)]
+
+    def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
+        """(page, text) of one document's chunks, in document order (empty when it is not indexed)."""
+        with self._read() as conn:
+            return [(r[0], r[1]) for r in conn.execute(
+                "SELECT c.page, c.text FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ? "
+                "ORDER BY c.ordinal", (path,))]
 
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """Chunks with their documents, by id."""
@@ -77,3 +90,26 @@ def _keep_filtered(conn: Connection, hits: list[tuple[int, float]], filters: Fil
             )
         )
     return [h for h in hits if h[0] in keep]
+
+
+EXACT_SCOPE = 5000  # chunks: up to this many, a scoped search compares every vector (point lookups, numpy)
+
+
+def _scoped_chunks(conn: Connection, filters: Filters) -> list[int] | None:
+    """The embedded chunks a narrow filter allows, or None when there are too many to compare one by one."""
+    extra, args = filter_sql(filters)
+    ids = [r[0] for r in conn.execute(
+        f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.embedded = 1{extra} LIMIT ?",
+        [*args, EXACT_SCOPE + 1])]
+    return ids if len(ids) <= EXACT_SCOPE else None
+
+
+def _exact(conn: Connection, query: np.ndarray, chunk_ids: list[int]) -> list[tuple[int, float]]:
+    """Cosine similarity of every window of these chunks to the query; each chunk's best window, best first."""
+    best: dict[int, float] = {}
+    for cid in chunk_ids:
+        for blob in chunk_vectors(conn, cid):
+            sim = float(np.dot(np.frombuffer(blob, dtype=np.float32), query))
+            if sim > best.get(cid, -2.0):
+                best[cid] = sim
+    return sorted(best.items(), key=lambda kv: -kv[1])
