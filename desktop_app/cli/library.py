@@ -9,6 +9,7 @@ import time
 
 from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, add_paths, open_library
 from desktop_app.cli.progress import ProgressPrinter
+from desktop_app.core.chat.context import place_text
 from desktop_app.core.text.language import LANGUAGE_NAMES
 
 
@@ -127,10 +128,10 @@ def cmd_search(args, library) -> int:
     if not results:
         print("no results")
     for i, r in enumerate(results, start=1):
-        page = r.metadata.get("page")
-        where = f"{r.source}" + (f" (p. {page})" if page else "")
+        place = place_text(r.metadata.get("label") or "", r.metadata.get("page"))
+        mark = "  (OCR)" if r.metadata.get("ocr") else ""
         snippet = " ".join(r.content.split())[:200]
-        print(f"{i:>2}. {where}  [{r.score:.3f}]\n    {snippet}")
+        print(f"{i:>2}. {r.source}" + (f" ({place})" if place else "") + f"  [{r.score:.3f}]{mark}\n    {snippet}")
     return EXIT_OK
 
 

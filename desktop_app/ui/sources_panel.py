@@ -22,10 +22,9 @@ from desktop_app.ui import open_file
 
 
 def passage_label(p) -> str:
-    """"[2] p. 3 · report.pdf": number and page first, so eliding a long file name keeps them."""
+    """"[2] p. 3 · report.pdf": number and place first, so eliding a long file name keeps them."""
     name = os.path.basename(p.source) or p.source
-    page = f"p. {p.page} · " if p.page is not None else ""
-    return f"[{p.n}] {page}{name}"
+    return f"[{p.n}] " + (f"{p.where} · " if p.where else "") + name
 
 
 class SourcesPanel(QWidget):

@@ -45,7 +45,7 @@ def file_name(source: str) -> str:
 
 def short_label(p: Passage) -> str:
     """"[n] name.pdf, p. 3": the number to cite and where the passage is from, with no path."""
-    return f"[{p.n}] {file_name(p.source)}" + (f", p. {p.page}" if p.page is not None else "")
+    return f"[{p.n}] {file_name(p.source)}" + (f", {p.where}" if p.where else "")
 
 
 @dataclass(frozen=True)
