@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from desktop_app.core.embed.base import Embedder
+from desktop_app.core.embed.base import Embedder, embed_query
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
 from desktop_app.core.search.candidates import Filters, dense_candidates, keyword_candidates
@@ -60,7 +60,7 @@ def search_chunks(conn, query: str, *, embedder: Embedder | None, mode: str = "h
                 raise UnavailableError("Semantic search is not available: no embedding model is loaded.")
         else:
             try:
-                qvec = embedder.embed([query])[0]
+                qvec = embed_query(embedder, query)
             except UnavailableError:
                 if mode == "semantic":
                     raise
