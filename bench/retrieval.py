@@ -1,7 +1,7 @@
 """Retrieval quality and speed on a BEIR-layout dataset, through the real Library pipeline.
 
     python bench/retrieval.py --dataset ../shared/eval/scifact [--split test|train] [--json OUT]
-        [--embedder minilm|minilm-onnx|use-multilingual|e5-small] [--query-embedder NAME]
+        [--embedder use-multilingual|e5-small|minilm|minilm-torch] [--query-embedder NAME]
     python bench/retrieval.py --dataset bench/data/multilingual-qa [--embedder NAME]
 
 A folder with a manifest.json (bench/data/multilingual-qa) holds several tasks, one per language: each is
@@ -260,7 +260,7 @@ def main() -> None:
         print(f"{mode:<22} {m['ndcg@10']:>8.4f} {m['recall@100']:>8.4f} {p50:>8} {p95:>8}")
     if "embedding" in results:
         print_embedding(results["embedding"])
-    name = f"retrieval_{args.dataset.name}_{args.split}" + (f"_{args.embedder}" if args.embedder != "minilm" else "")
+    name = f"retrieval_{args.dataset.name}_{args.split}_{args.embedder}"
     if args.max_docs:
         name += f"_docs{args.max_docs}"
         results["max_docs"] = args.max_docs

