@@ -99,12 +99,12 @@ def index_libraries(sides: dict[str, list[str]], embedders: list[str], work: Pat
     return homes
 
 
-def measure(commands: list[tuple], homes: dict, work: Path, runs: int) -> dict:
-    """Time every command `runs` times (after one untimed run each), interleaved; keyed "case/embedder/side"."""
+def measure(commands: list[tuple], homes: dict, work: Path, runs: int, warmup: int = 1) -> dict:
+    """Time every command `runs` times (after `warmup` untimed runs each), interleaved; keyed "case/embedder/side"."""
     walls: dict[str, list[float]] = {}
     cpus: dict[str, list[float]] = {}
     errors: dict[str, str] = {}
-    for round_no in range(runs + 1):
+    for round_no in range(runs + warmup):
         for (case, emb_key), side, emb, argv in commands:
             home, trove_home = homes[(side, emb)]
             if case == "window":
@@ -114,7 +114,7 @@ def measure(commands: list[tuple], homes: dict, work: Path, runs: int) -> dict:
             wall, cpu, code, err = timed(argv, minimal_env(home, trove_home, emb, side), home)
             if code != 0:
                 errors[key] = f"exit {code}: {err.strip()}"
-            elif round_no:  # round 0 warms the page cache
+            elif round_no >= warmup:  # the first rounds warm the page cache
                 walls.setdefault(key, []).append(wall)
                 cpus.setdefault(key, []).append(cpu)
     return {key: {"wall_s": summary(walls[key]), "cpu_s": summary(cpus[key])} for key in walls} | (
@@ -153,7 +153,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", default=sys.executable, help="the source app's python")
     parser.add_argument("--app", help="also time this frozen executable (e.g. dist/trove/trove)")
-    parser.add_argument("--runs", type=int, default=7, help="timed runs per command (after one untimed)")
+    parser.add_argument("--runs", type=int, default=7, help="timed runs per command")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs per command first (page cache)")
     parser.add_argument("--cases", default=DEFAULT_CASES, help="comma-separated: import," + ",".join([*OTHER, *SEARCHES]))
     parser.add_argument("--embedders", default="minilm,use-multilingual", help="for the semantic and hybrid cases")
     parser.add_argument("--out", default=str(RESULTS))
@@ -167,12 +168,12 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="trove-coldstart-"))
     results: dict = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                                  "load_avg_1m_start": os.getloadavg()[0]},
-                     "python": args.python, "app": args.app, "runs": args.runs, "embedders": embedders}
+                     "python": args.python, "app": args.app, "runs": args.runs, "warmup": args.warmup, "embedders": embedders}
     try:
         homes = index_libraries(sides, embedders, work)
         for side in sides:
             (work / side / "empty").mkdir(parents=True, exist_ok=True)
-        measured = measure(plan(cases, embedders, sides, args.python), homes, work, args.runs)
+        measured = measure(plan(cases, embedders, sides, args.python), homes, work, args.runs, args.warmup)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results["machine"]["load_avg_1m_end"] = os.getloadavg()[0]
