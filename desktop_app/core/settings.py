@@ -28,8 +28,12 @@ class Settings:
     min_chunk_size: int = 50
     max_file_mb: float = 50.0
     excluded_patterns: tuple[str, ...] = DEFAULT_EXCLUDES
-    # embedding: "minilm" (the real model) or "hash" (deterministic, for tests and benchmarks)
-    embedder: str = "minilm"
+    # embedding (core/embed/base.py EMBEDDERS): "use-multilingual" (16 languages in one space, numpy only),
+    # "e5-small" (multilingual-e5-small, ~100 languages, Linux x86-64 and macOS arm64), "minilm" (English
+    # all-MiniLM-L6-v2 via onnxruntime), "minilm-torch" (the same via sentence-transformers: needs torch),
+    # "hash" (deterministic, for tests and benchmarks). The model id is recorded with the vectors: a change
+    # re-embeds the library.
+    embedder: str = "use-multilingual"
     embed_batch_size: int = 64
     # search
     top_k: int = 10

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.core.embed.base import Embedder
+from desktop_app.core.embed.base import Embedder, embed_query
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.folders import normalise
 from desktop_app.core.log import get_logger
@@ -74,7 +74,7 @@ def search_store(
                 raise UnavailableError("Semantic search is not available: no embedding model is loaded.")
         else:
             try:
-                qvec = embedder.embed([query])[0]
+                qvec = embed_query(embedder, query)
             except UnavailableError:
                 if mode == "semantic":
                     raise
