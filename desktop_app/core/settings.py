@@ -18,6 +18,9 @@ DEFAULT_EXCLUDES = (
 )
 
 
+DEFAULT_EMBEDDER = "use-multilingual"
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob a user can turn. Unknown keys in the file are ignored; missing ones take defaults."""
@@ -33,7 +36,7 @@ class Settings:
     # all-MiniLM-L6-v2 via onnxruntime), "minilm-torch" (the same via sentence-transformers: needs torch),
     # "hash" (deterministic, for tests and benchmarks). The model id is recorded with the vectors: a change
     # re-embeds the library.
-    embedder: str = "use-multilingual"
+    embedder: str = DEFAULT_EMBEDDER
     embed_batch_size: int = 64
     # search
     top_k: int = 10

@@ -14,6 +14,7 @@ from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.memory.base import MemoryBackend, MemoryRegistry
 from desktop_app.core.search.fusion import rrf_fuse
 from desktop_app.core.search.service import SearchParams, search_store
+from desktop_app.core.settings import DEFAULT_EMBEDDER
 from desktop_app.core.store.rows import ChunkVectors, NewChunk, NewDocument
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.text import build_query
@@ -33,7 +34,7 @@ class IndexedMemory(MemoryBackend):
                  chunk_config: ChunkConfig | None = None, mode: str | None = None) -> None:
         self.mode = mode or self.mode
         self.db = SQLiteStore(os.fspath(db_path) if db_path else ":memory:")
-        self.embedder = embedder if embedder is not None or self.mode == "keyword" else make_embedder("minilm")
+        self.embedder = embedder if embedder is not None or self.mode == "keyword" else make_embedder(DEFAULT_EMBEDDER)
         self.chunk_config = chunk_config or ChunkConfig()
         self.folder_id = self.db.add_folder(MEMORY_FOLDER).id
         if self.embedder is not None:
