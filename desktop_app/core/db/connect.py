@@ -16,6 +16,7 @@ from pathlib import Path
 import sqlean as sqlite3
 import sqlite_vec
 
+from desktop_app.core.db.textcodec import CodecConnection, decode_text
 from desktop_app.core.errors import DatabaseLockedError, DiskFullError, KnownError
 from desktop_app.core.log import get_logger
 
@@ -36,10 +37,12 @@ def connect(path: str | Path, *, readonly: bool = False, check_same_thread: bool
     try:
         if readonly and target != ":memory:":
             conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True, isolation_level=None,
-                                   check_same_thread=check_same_thread, timeout=BUSY_TIMEOUT_MS / 1000)
+                                   check_same_thread=check_same_thread, timeout=BUSY_TIMEOUT_MS / 1000,
+                                   factory=CodecConnection)
         else:
             conn = sqlite3.connect(target, isolation_level=None, check_same_thread=check_same_thread,
-                                   timeout=BUSY_TIMEOUT_MS / 1000)
+                                   timeout=BUSY_TIMEOUT_MS / 1000, factory=CodecConnection)
+        conn.text_factory = decode_text  # file names with undecodable bytes: see db/textcodec.py
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.enable_load_extension(False)
@@ -59,7 +62,7 @@ def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator
     """BEGIN (IMMEDIATE) … COMMIT, or ROLLBACK on any exception. Errors become KnownErrors where they are the environment's."""
     try:
         conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
-    except sqlite3.OperationalError as exc:
+    except sqlite3.DatabaseError as exc:
         raise translate_error(exc) from exc
     try:
         yield conn
@@ -67,7 +70,7 @@ def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator
     except BaseException as exc:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
-        if isinstance(exc, sqlite3.OperationalError):
+        if isinstance(exc, sqlite3.DatabaseError):
             raise translate_error(exc) from exc
         raise
 
@@ -80,8 +83,14 @@ def translate_error(exc: Exception, where: str = "") -> Exception:
         return DatabaseLockedError(f"The library database is locked by another program{place}; try again shortly.")
     if "disk is full" in text or "database or disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC:
         return DiskFullError(f"The disk holding the library is full{place}; free some space and try again.")
+    if "disk i/o error" in text:
+        return KnownError(f"The disk holding the library database reported an error{place} ({exc}).")
     if "not a database" in text or "malformed" in text:
-        return KnownError(f"The library database is damaged{place}: {exc}")
+        return KnownError(f"The library database is damaged{place} ({exc}). `trove repair` moves it aside "
+                          "and rebuilds the index from your folders.")
+    if "readonly" in text or "read-only" in text:
+        return KnownError(f"The library database cannot be written{place} ({exc}): check the permissions of "
+                          "the library folder and its files.")
     if "unable to open" in text:
         return KnownError(f"Cannot open the library database{place}: {exc}")
     return exc
