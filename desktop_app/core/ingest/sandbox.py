@@ -1,0 +1,272 @@
+"""Extraction under a per-file budget of time and memory, in a worker process that can be killed.
+
+Parsers of PDF, DOCX and HTML run pure-Python and C code on whatever a file holds: one 320 KB PDF whose
+content stream inflates to 300 MB kept pdfminer busy for hours at 2.7 GB, a 1.5 MB DOCX asked lxml for
+1.6 GB. Neither can be interrupted from inside (a single C call, a single page), so the parser runs in one
+long-lived worker process (started on first use, shared by every Library of this process):
+
+* time: the parent waits `seconds` for the answer, then kills the worker (a new one starts for the next
+  file) and the file fails with "took longer than 60 s to read";
+* memory: the worker's address space is capped at what it uses idle plus the budget (RLIMIT_AS, where the
+  platform has it), so an allocation past it raises MemoryError inside the worker: "needed more than 1 GB";
+* decompression: a zip-based file (DOCX and the other Office/EPUB formats) whose members declare more than
+  the memory budget in total is refused before any XML is parsed (zipfile itself stops a member that
+  inflates past its declared size; libxml2 and expat refuse entity amplification);
+* text: a document whose text is longer than MAX_TEXT_CHARS is refused instead of being sent back whole.
+
+The worker talks over two one-way pipes (no socket is ever made). A dead parent closes them, and the worker
+exits. bench/extract_budget.py measures the cost per file against extraction in the same process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import multiprocessing
+import os
+import stat
+import threading
+import zipfile
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from desktop_app.core.errors import ExtractionError
+from desktop_app.core.ingest.extract import Extracted, extract
+from desktop_app.core.ingest.filetypes import file_type
+from desktop_app.core.ingest.readtext import as_utf8, looks_binary, open_regular
+from desktop_app.core.log import get_logger
+from desktop_app.core.pathnames import clean_text
+
+log = get_logger("ingest")
+
+MAX_TEXT_CHARS = 50_000_000
+MAX_ARCHIVE_MEMBERS = 50_000
+STARTUP_SECONDS = 120.0  # the first start imports the parsers; a slow, shared machine gets time for that
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one file may cost to read."""
+
+    seconds: float = 60.0
+    memory_mb: int = 1024
+
+    def memory_text(self) -> str:
+        return f"{self.memory_mb / 1024:g} GB" if self.memory_mb % 1024 == 0 else f"{self.memory_mb} MB"
+
+
+def over_time(budget: Budget) -> str:
+    return f"took longer than {budget.seconds:g} s to read"
+
+
+def over_memory(budget: Budget) -> str:
+    return f"needed more than {budget.memory_text()} of memory to read"
+
+
+# ---- the worker (runs in the child process) -----------------------------------------------------------
+
+
+def _worker_main(requests: Connection, replies: Connection) -> None:
+    """Serve (path, memory bytes) requests until the parent closes the pipe."""
+    logging.getLogger().setLevel(logging.ERROR)  # pdfminer's warnings about damaged files are not for stderr
+    _import_parsers()
+    base = _address_space()
+    replies.send(("ready", None))
+    while True:
+        try:
+            path, memory_bytes = requests.recv()
+        except (EOFError, OSError):
+            return
+        _limit_memory(base + memory_bytes if base else 0)
+        status, payload = _serve_one(Path(path), memory_bytes)
+        try:
+            replies.send((status, payload))
+        except (OSError, ValueError):
+            return
+        if status == "memory":
+            return  # the heap may stay huge after a MemoryError: a fresh worker takes the next file
+
+
+def _import_parsers() -> None:
+    """Load the parsers before measuring the idle size, so the budget is what a file costs, not the imports."""
+    for name in ("pdfplumber", "docx"):
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+
+
+def _serve_one(path: Path, memory_bytes: int) -> tuple[str, object]:
+    try:
+        check_regular(path)
+        check_archive(path, memory_bytes)
+        doc = extract(path, _markup_as_utf8(path))
+        if len(doc.text) > MAX_TEXT_CHARS:
+            raise ExtractionError(f"too much text ({len(doc.text) / 1e6:.0f} million characters; "
+                                  f"the limit is {MAX_TEXT_CHARS / 1e6:.0f} million)")
+        return "ok", replace(doc, text=clean_text(doc.text), title=clean_text(doc.title))
+    except MemoryError:
+        return "memory", None
+    except RecursionError:
+        return "failed", "too deeply nested to read"
+    except ExtractionError as exc:
+        return ("memory", None) if _caused_by(exc, MemoryError) else ("failed", str(exc))
+    except Exception as exc:  # a bug in a parser: the file fails with the reason, the worker goes on
+        return "failed", f"could not be read ({type(exc).__name__}: {str(exc)[:200]})"
+
+
+def _markup_as_utf8(path: Path) -> bytes | None:
+    """HTML's bytes re-encoded as UTF-8 with readtext's encoding guess (UTF-16 without BOM, Windows-1252)."""
+    if file_type(path) != "html":
+        return None
+    with open_regular(path) as fh:
+        raw = fh.read()
+    return raw if looks_binary(raw) else as_utf8(raw)
+
+
+def _caused_by(exc: BaseException, kind: type) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, kind) or any(isinstance(a, kind) for a in getattr(seen, "args", ())):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _address_space() -> int:
+    """This process's virtual size in bytes (0 where it cannot be read or limited)."""
+    try:
+        import resource  # noqa: F401 - only to know the platform can limit it
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError):
+        return 0
+
+
+def _limit_memory(limit: int) -> None:
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit or resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except (ImportError, ValueError, OSError) as exc:
+        log.debug("cannot limit memory: %s", exc)
+
+
+def check_regular(path: Path) -> None:
+    """Refuse a path that is no longer a regular file (replaced by a link or a FIFO since it was listed)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as exc:
+        raise ExtractionError(f"cannot read: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(mode):
+        raise ExtractionError("not a regular file any more")
+
+
+def check_archive(path: Path, memory_bytes: int) -> None:
+    """A zip whose members declare more than the memory budget in total is refused before it is parsed."""
+    with open(path, "rb") as fh:
+        if fh.read(4) != b"PK\x03\x04":
+            return
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # the format's own reader says what is wrong with it
+    if len(members) > MAX_ARCHIVE_MEMBERS:
+        raise ExtractionError(f"archive has {len(members)} parts (the limit is {MAX_ARCHIVE_MEMBERS})")
+    total = sum(m.file_size for m in members)
+    if memory_bytes and total > memory_bytes:
+        raise ExtractionError(f"archive would inflate to {total / 1e9:.1f} GB "
+                              f"(more than the {memory_bytes / 2**30:g} GB a file may use)")
+
+
+# ---- the parent side ----------------------------------------------------------------------------------
+
+
+class _Worker:
+    def __init__(self) -> None:
+        ctx = multiprocessing.get_context("spawn")  # never fork a process that runs threads (embedder, watcher)
+        req_read, self.requests = ctx.Pipe(duplex=False)
+        self.replies, rep_write = ctx.Pipe(duplex=False)
+        self.process = ctx.Process(target=_worker_main, args=(req_read, rep_write), name="trove-extract",
+                                   daemon=True)
+        self.process.start()
+        req_read.close()
+        rep_write.close()
+        if not self.replies.poll(STARTUP_SECONDS):
+            self.kill()
+            raise ExtractionError("the document reader did not start")
+        self.replies.recv()
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(10)
+        for conn in (self.requests, self.replies):
+            conn.close()
+
+
+class ExtractionSandbox:
+    """Runs `extract()` in a worker process under a Budget. Thread-safe (one file at a time)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._worker: _Worker | None = None
+
+    def extract(self, path: Path, budget: Budget) -> Extracted:
+        """The file's extraction, or ExtractionError with the reason (over time, over memory, unreadable)."""
+        with self._lock:
+            worker = self._worker = self._worker or _Worker()
+            try:
+                worker.requests.send((os.fspath(path), budget.memory_mb * 2**20))
+                ready = worker.replies.poll(budget.seconds)
+            except (OSError, EOFError):
+                ready = True  # died before or while reading the request: recv() below says how
+            if not ready:
+                self._discard()
+                raise ExtractionError(over_time(budget))
+            try:
+                status, payload = worker.replies.recv()
+            except (EOFError, OSError):
+                code = self._discard()
+                raise ExtractionError(f"the document reader crashed on this file (exit {code})") from None
+        if status == "ok":
+            return payload  # type: ignore[return-value]
+        if status == "memory":
+            self._discard()
+            raise ExtractionError(over_memory(budget))
+        raise ExtractionError(str(payload))
+
+    def _discard(self) -> int | None:
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return None
+        worker.kill()
+        return worker.process.exitcode
+
+    def close(self) -> None:
+        """Stop the worker (a later extract() starts a new one)."""
+        with self._lock:
+            self._discard()
+
+
+_shared: ExtractionSandbox | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_sandbox() -> ExtractionSandbox:
+    """The process's sandbox (its worker starts on the first file that needs it and stops at exit)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = ExtractionSandbox()
+            atexit.register(_shared.close)
+        return _shared
+
+
+def needs_sandbox(path: Path) -> bool:
+    """Plain text, Markdown and code are decoded in-process (linear, streamed); every parser runs sandboxed."""
+    return file_type(path) not in ("text", "markdown", "code")
