@@ -20,7 +20,8 @@ from desktop_app.core.log import get_logger
 from desktop_app.core.paths import resolve_home
 from desktop_app.core.search.candidates import Filters
 from desktop_app.core.search.engine import SearchParams, search_chunks
-from desktop_app.core.settings import Settings, load_settings, save_settings
+from desktop_app.core.pathnames import clean_text
+from desktop_app.core.settings import Settings, read_settings, save_settings
 from desktop_app.core.types import RetrievalResult
 
 log = get_logger("index")
@@ -58,7 +59,11 @@ class Library:
         self.home = resolve_home(home)
         self.db_path = self.home / DB_NAME
         self.settings_path = self.home / SETTINGS_NAME
-        self.settings = settings or load_settings(self.settings_path)
+        # Problems found in settings.json (one line each, naming the field): the CLI prints them, the window shows them.
+        self.settings_problems: list[str] = []
+        if settings is None:
+            settings, self.settings_problems = read_settings(self.settings_path)
+        self.settings = settings
         self._listeners: list[Callable[[object], None]] = []
         self._listeners_lock = threading.Lock()
         self.writer = Writer(self.db_path)
@@ -254,6 +259,7 @@ class Library:
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None) -> list[RetrievalResult]:
         """Search what is indexed now (never waits for the writer). Results are chunks, best first."""
+        query = clean_text(query)  # lone surrogates (non-UTF-8 argv bytes) cannot reach the tokenizers
         conn = self._reader()
         filters = self._filters(conn, folders, types)
         embedder = self.embedder if self.embed_worker.error is None else None
@@ -343,7 +349,7 @@ class Library:
 
     def ask(self, question: str, **kwargs):
         """Answer a question from the library's documents (see ChatService.ask)."""
-        return self.chat.ask(question, **kwargs)
+        return self.chat.ask(clean_text(question), **kwargs)
 
     # ---- live folder sync ----------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,9 +14,11 @@ from desktop_app.core.events import IndexProgress
 from desktop_app.core.index import store
 from desktop_app.core.index.writer import Writer
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
-from desktop_app.core.ingest.discover import Found, discover, wants_file
-from desktop_app.core.ingest.extract import Extracted, extract, title_from_path
+from desktop_app.core.ingest.discover import Found, Skipped, classify, scan
+from desktop_app.core.ingest.extract import Extracted, title_from_path
 from desktop_app.core.ingest.filetypes import file_type
+from desktop_app.core.ingest.reader import Counted, extract_document, peek, read_for_index, size_problem
+from desktop_app.core.ingest.readtext import StreamedText
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 
@@ -50,8 +52,12 @@ class SyncReport:
         self.errors += other.errors
 
 
-def chunk_extracted(doc: Extracted, config: ChunkConfig) -> list[store.NewChunk]:
-    """Chunks of an extraction; PDF pages are chunked one by one so every chunk has exactly one page."""
+def chunk_extracted(doc: Extracted | StreamedText, config: ChunkConfig) -> Iterable[store.NewChunk]:
+    """Chunks of an extraction; PDF pages are chunked one by one so every chunk has exactly one page.
+
+    A StreamedText (a big text file) gives an iterator that reads the file as it is consumed."""
+    if isinstance(doc, StreamedText):
+        return (store.NewChunk(span, None) for span in doc.spans(config))
     if not doc.pages:
         return [store.NewChunk(span, None) for span in chunk_spans(doc.text, config)]
     chunks = []
@@ -83,19 +89,28 @@ class Indexer:
         follow moves by content hash."""
         started = time.monotonic()
         report = SyncReport()
+        if root.is_symlink():  # e.g. a link to a folder created while watching: never walked into
+            return self.index_path(folder_id, root)
         if not root.is_dir():
             report.offline.append(str(root))
             return report
         with self.writer.locked() as conn:
             known = store.documents_of_folder(conn, folder_id)
+            roots = [r[0] for r in conn.execute("SELECT path FROM folders")]
         prefix = str(root).rstrip(os.sep) + os.sep
         known = {p: d for p, d in known.items() if p.startswith(prefix)}
-        found = {str(f.path): f for f in discover(root, self.settings.excluded_patterns)}
+        found: dict[str, Found] = {}
+        skipped: dict[str, Skipped] = {}
+        for entry in scan(root, self.settings.excluded_patterns, roots):
+            (found if isinstance(entry, Found) else skipped)[str(entry.path)] = entry  # type: ignore[index]
         if not found and known and not _dir_has_entries(root):
             # An empty mount point looks like a folder whose files were all deleted: treat it as offline.
             report.offline.append(str(root))
             return report
-        vanished = {p: d for p, d in known.items() if p not in found}
+        vanished = {p: d for p, d in known.items() if p not in found and p not in skipped}
+        for path, entry in skipped.items():
+            if not _unchanged(known.get(path), entry):
+                self._fail(folder_id, entry, entry.path.name, file_type(entry.path) or "", "", entry.reason, report)
         by_hash = {d.content_hash: d for d in vanished.values() if d.status == "indexed" and d.content_hash}
         todo = [f for p, f in found.items() if not _unchanged(known.get(p), f)]
         report.unchanged = len(found) - len(todo)
@@ -128,20 +143,18 @@ class Indexer:
         """Bring one path up to date: index it if it is a wanted file, remove it (or everything under it) if gone."""
         report = SyncReport()
         started = time.monotonic()
-        try:
-            st = path.stat()
-        except OSError:
-            st = None
-        if st is None or not path.is_file() or not wants_file(path, self.settings.excluded_patterns):
+        with self.writer.locked() as conn:
+            roots = [r[0] for r in conn.execute("SELECT path FROM folders")]
+            old = store.document_by_path(conn, str(path))
+        found = classify(path, self.settings.excluded_patterns, roots)
+        if found is None:
             report.removed += self.remove_path(path)
+        elif _unchanged(old, found):
+            report.unchanged += 1
+        elif isinstance(found, Skipped):
+            self._fail(folder_id, found, path.name, file_type(path) or "", "", found.reason, report)
         else:
-            with self.writer.locked() as conn:
-                old = store.document_by_path(conn, str(path))
-            found = Found(path, st.st_size, st.st_mtime_ns)
-            if _unchanged(old, found):
-                report.unchanged += 1
-            else:
-                self._index_found(folder_id, found, old, {}, report)
+            self._index_found(folder_id, found, old, {}, report)
         report.seconds = time.monotonic() - started
         return report
 
@@ -187,21 +200,17 @@ class Indexer:
         path = item.path
         type_ = file_type(path) or ""
         title = title_from_path(path)
-        limit = int(self.settings.max_file_mb * 1024 * 1024)
-        if item.size > limit:
-            self._fail(folder_id, item, title, type_, "", f"too large ({item.size / 1e6:.1f} MB; the limit is "
-                       f"{self.settings.max_file_mb:g} MB)", report)
+        too_big = size_problem(item.size, type_, self.settings)
+        if too_big:
+            self._fail(folder_id, item, title, type_, "", too_big, report)
             return
         try:
-            data = path.read_bytes()
-        except PermissionError:
-            self._fail(folder_id, item, title, type_, "", "permission denied", report)
+            source = read_for_index(path, type_)  # regular files only; hashed as streamed
+        except (ExtractionError, OSError) as exc:
+            self._fail(folder_id, item, title, type_, "", str(exc), report)
             return
-        except OSError as exc:
-            self._fail(folder_id, item, title, type_, "", f"cannot read: {exc.strerror or exc}", report)
-            return
-        digest = store.content_hash(data)
-        report.bytes += len(data)
+        digest = source.digest
+        report.bytes += source.size
         if old is not None and old.content_hash == digest and old.status == "indexed":
             with self.writer.tx() as conn:
                 store.touch_document(conn, old.id, item.size, item.mtime_ns)
@@ -215,7 +224,7 @@ class Indexer:
             report.moved += 1
             return
         try:
-            doc = extract(path, data)
+            doc = extract_document(path, type_, source, self.settings)  # under the per-file budget
         except ExtractionError as exc:
             self._fail(folder_id, item, title, type_, digest, str(exc), report)
             return
@@ -225,18 +234,23 @@ class Indexer:
             log.exception("unexpected error extracting %s", path)
             self._fail(folder_id, item, title, type_, digest, f"could not be read ({type(exc).__name__}: {exc})", report)
             return
-        chunks = chunk_extracted(doc, self.chunk_config)
-        if not chunks:
+        first, chunks = peek(chunk_extracted(doc, self.chunk_config))
+        if first is None:
             self._fail(folder_id, item, title, type_, digest, "empty: no text to index", report)
             return
-        with self.writer.tx() as conn:
-            store.write_document(conn, folder_id=folder_id, path=str(path), title=doc.title, type_=doc.type,
-                                 size=item.size, mtime_ns=item.mtime_ns, digest=digest, pages=doc.page_count,
-                                 chunks=chunks)
+        counted = Counted(chunks)
+        try:
+            with self.writer.tx() as conn:
+                store.write_document(conn, folder_id=folder_id, path=str(path), title=doc.title, type_=doc.type,
+                                     size=item.size, mtime_ns=item.mtime_ns, digest=digest,
+                                     pages=getattr(doc, "page_count", None), chunks=counted)
+        except (ExtractionError, OSError) as exc:  # a streamed file that went wrong half-way: nothing was kept
+            self._fail(folder_id, item, title, type_, digest, str(exc), report)
+            return
         report.indexed += 1
-        report.chunks += len(chunks)
+        report.chunks += counted.count
 
-    def _fail(self, folder_id: int, item: Found, title: str, type_: str, digest: str, reason: str, report: SyncReport) -> None:
+    def _fail(self, folder_id: int, item: Found | Skipped, title: str, type_: str, digest: str, reason: str, report: SyncReport) -> None:
         log.info("failed to index %s: %s", item.path, reason)
         with self.writer.tx() as conn:
             store.record_failure(conn, folder_id=folder_id, path=str(item.path), title=title, type_=type_,
@@ -245,7 +259,7 @@ class Indexer:
         report.errors.append((str(item.path), reason))
 
 
-def _unchanged(old: store.DocRow | None, found: Found) -> bool:
+def _unchanged(old: store.DocRow | None, found: Found | Skipped) -> bool:
     return old is not None and old.size == found.size and old.mtime_ns == found.mtime_ns
 
 

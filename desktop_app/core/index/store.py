@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,8 +108,12 @@ def _old_vectors(conn, doc_id: int) -> dict[str, list[bytes]]:
 
 
 def write_document(conn, *, folder_id: int, path: str, title: str, type_: str, size: int, mtime_ns: int,
-                   digest: str, pages: int | None, chunks: Sequence[NewChunk]) -> int:
-    """Replace whatever was stored for `path` with this extraction. Vectors of unchanged chunk texts are kept."""
+                   digest: str, pages: int | None, chunks: Iterable[NewChunk]) -> int:
+    """Replace whatever was stored for `path` with this extraction. Vectors of unchanged chunk texts are kept.
+
+    `chunks` may be an iterator (a big text file streams through here); its count is recorded at the end.
+    """
+    sized = isinstance(chunks, Sized)
     old = document_by_path(conn, path)
     reuse: dict[str, bytes] = {}
     now = time.time()
@@ -119,21 +123,26 @@ def write_document(conn, *, folder_id: int, path: str, title: str, type_: str, s
         conn.execute(
             "UPDATE documents SET folder_id=?, title=?, type=?, size=?, mtime_ns=?, content_hash=?, pages=?, "
             "status='indexed', error=NULL, chunk_count=?, indexed_at=? WHERE id=?",
-            (folder_id, title, type_, size, mtime_ns, digest, pages, len(chunks), now, old.id),
+            (folder_id, title, type_, size, mtime_ns, digest, pages, len(chunks) if sized else 0, now, old.id),
         )
         doc_id = old.id
     else:
         doc_id = conn.execute(
             "INSERT INTO documents (folder_id, path, title, type, size, mtime_ns, content_hash, pages, status, "
             "chunk_count, indexed_at) VALUES (?,?,?,?,?,?,?,?, 'indexed', ?, ?)",
-            (folder_id, path, title, type_, size, mtime_ns, digest, pages, len(chunks), now),
+            (folder_id, path, title, type_, size, mtime_ns, digest, pages, len(chunks) if sized else 0, now),
         ).lastrowid
-    insert_chunks(conn, doc_id, index_title(title, Path(path)), chunks, reuse)
+    count = insert_chunks(conn, doc_id, index_title(title, Path(path)), chunks, reuse)
+    if not sized:
+        conn.execute("UPDATE documents SET chunk_count = ? WHERE id = ?", (count, doc_id))
     return doc_id
 
 
-def insert_chunks(conn, doc_id: int, fts_title: str, chunks: Sequence[NewChunk], reuse: dict[str, list[bytes]]) -> None:
-    """Insert chunks with their FTS rows; a chunk whose text has known vectors gets them back at once."""
+def insert_chunks(conn, doc_id: int, fts_title: str, chunks: Iterable[NewChunk], reuse: dict[str, list[bytes]]) -> int:
+    """Insert chunks with their FTS rows; a chunk whose text has known vectors gets them back at once.
+
+    Returns how many were inserted."""
+    ordinal = -1
     for ordinal, chunk in enumerate(chunks):
         h = text_hash(chunk.span.text)
         blobs = reuse.get(h)
@@ -143,6 +152,7 @@ def insert_chunks(conn, doc_id: int, fts_title: str, chunks: Sequence[NewChunk],
         ).lastrowid
         conn.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)", (cid, fts_title, chunk.span.text))
         _insert_windows(conn, cid, blobs or [])
+    return ordinal + 1
 
 
 def _insert_windows(conn, chunk_id: int, blobs: Sequence[bytes]) -> None:

@@ -8,6 +8,8 @@ import numpy as np
 
 from desktop_app.core.db.migrations import VECTORS_PER_CHUNK
 
+VEC0_MAX_K = 4096
+
 
 @dataclass(frozen=True)
 class Filters:
@@ -46,7 +48,9 @@ def keyword_candidates(conn, match: str, limit: int, *, title_weight: float = 2.
 def dense_candidates(conn, query_vec: np.ndarray, limit: int, *, filters: Filters | None = None) -> list[tuple[int, float]]:
     """Nearest chunks by vec0 KNN (`MATCH ? AND k = ?`); score = cosine similarity of normalised vectors."""
     blob = np.asarray(query_vec, dtype=np.float32).tobytes()
-    k = int(limit) * (8 if filters else 2)  # windows of one chunk take several of the k places
+    # windows of one chunk take several of the k places; vec0 refuses k over VEC0_MAX_K ("k value in knn query
+    # too large"), which `trove search -k 683` reached: clamp, and a big k simply gets fewer candidates per window
+    k = min(int(limit) * (8 if filters else 2), VEC0_MAX_K)
     rows = conn.execute(
         "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, k)
     ).fetchall()
