@@ -16,6 +16,15 @@ from desktop_app import __version__
 from desktop_app.core.errors import KnownError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+MAX_K = 10_000
+
+
+def result_count(text: str) -> int:
+    """`-k`: a whole number of results from 1 to MAX_K (argparse turns the ValueError into a usage line)."""
+    k = int(text)
+    if not 1 <= k <= MAX_K:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_K}, not {k}")
+    return k
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", help="search the library")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
+    p.add_argument("-k", type=result_count, default=10, help=f"how many results (1 to {MAX_K}, default 10)")
     p.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
     p.add_argument("--documents", action="store_true", help="one result per document")
     p.add_argument("--json", action="store_true")
@@ -69,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Command groups that live in their own modules (chat, watch)."""
     found = []
-    for module, name in (("desktop_app.cli_chat", "add_chat_commands"), ("desktop_app.cli_watch", "add_watch_commands")):
+    for module, name in (("desktop_app.cli_chat", "add_chat_commands"), ("desktop_app.cli_watch", "add_watch_commands"),
+                         ("desktop_app.cli_repair", "add_repair_commands")):
         try:
             mod = __import__(module, fromlist=[name])
         except ModuleNotFoundError as exc:
@@ -206,13 +216,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    for stream in (sys.stdout, sys.stderr):  # a file name with undecodable bytes prints as \udcff, never crashes
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     library = None
     try:
         if getattr(args, "needs_library", True):
             library = open_library(args)
+            for problem in library.settings_problems:
+                print(f"trove: {problem}", file=sys.stderr)
         return args.func(args, library)
     except KnownError as exc:
         print(f"trove: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:  # a damaged database can fail in any query, not only where it is translated
+        from desktop_app.core.db.connect import Error, translate_error
+
+        if not isinstance(exc, Error) or not isinstance(translate_error(exc), KnownError):
+            raise
+        print(f"trove: {translate_error(exc)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("trove: interrupted", file=sys.stderr)
