@@ -8,7 +8,9 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
+from desktop_app.core.pathnames import display_path
 from desktop_app.core.types import RetrievalResult
+from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.snippets import snippet_html
 from desktop_app.ui.type_icons import TYPE_NAMES, type_icon
 
@@ -22,7 +24,7 @@ Index = QModelIndex | QPersistentModelIndex
 def location_text(result: RetrievalResult) -> str:
     """"folder · p. 3 · PDF" for the line under the file name."""
     meta = result.metadata
-    parts = [os.path.basename(os.path.dirname(result.source)) or os.path.dirname(result.source)]
+    parts = [display_path(os.path.basename(os.path.dirname(result.source)) or os.path.dirname(result.source))]
     if meta.get("page") is not None:
         parts.append(f"p. {meta['page']}")
     if meta.get("type"):
@@ -61,10 +63,10 @@ class ResultsModel(QAbstractListModel):
             return None
         r = self._results[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return os.path.basename(r.source) or r.source
+            return display_path(os.path.basename(r.source) or r.source)
         if role == Qt.ItemDataRole.ToolTipRole:
             page = r.metadata.get("page")
-            return r.source + (f" (page {page})" if page is not None else "")
+            return plain_tooltip(display_path(r.source) + (f" (page {page})" if page is not None else ""))
         if role == Qt.ItemDataRole.DecorationRole:
             return type_icon(str(r.metadata.get("type", "")))
         if role == ResultRole:

@@ -10,7 +10,9 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
+from desktop_app.core.pathnames import display_path
 from desktop_app.ui import open_file
+from desktop_app.ui.safe_document import plain_tooltip
 
 
 def passage_label(p) -> str:
@@ -69,8 +71,8 @@ class SourcesPanel(QWidget):
         for p in ordered:
             item = QListWidgetItem(passage_label(p))
             item.setData(Qt.ItemDataRole.UserRole, p.n)
-            where = p.source + (f" (page {p.page})" if p.page is not None else "")
-            item.setToolTip(where if p.n in cited_set else f"{where}\nsent to the model, not cited")
+            where = display_path(p.source) + (f" (page {p.page})" if p.page is not None else "")
+            item.setToolTip(plain_tooltip(where if p.n in cited_set else f"{where}\nsent to the model, not cited"))
             if p.n not in cited_set:  # passages the answer did not cite are shown dimmed (palette colour: dark-mode safe)
                 item.setForeground(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
             self.list.addItem(item)
