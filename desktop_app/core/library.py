@@ -244,6 +244,10 @@ class Library:
         return self.embed_worker.wait_idle(timeout)
 
     def _ensure_embedding_model(self) -> None:
+        with self.writer.locked() as conn:  # the usual case needs no write lock: another process may hold it long
+            if (store.get_meta(conn, "embed_model"), store.get_meta(conn, "embed_dim")) == (
+                    self.embedder.model_id, str(self.embedder.dim)):
+                return
         with self.writer.tx() as conn:
             if store.ensure_embedding_model(conn, self.embedder.model_id, self.embedder.dim):
                 log.info("embedding model is now %s: vectors will be (re)computed", self.embedder.model_id)

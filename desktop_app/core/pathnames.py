@@ -7,7 +7,8 @@ only correct in-process form of the path. SQLite text (and PostgreSQL's) must be
 
 At the database boundary a text goes through `to_db` and comes back through `from_db`:
 
-* a lone surrogate U+DCxx becomes ESC + U+10FExx, and ESC itself (U+10FFFD, the last private-use code
+* a lone surrogate U+D800..U+DFFF (U+DC80..U+DCFF from POSIX bytes; any of them from a broken Windows
+  UTF-16 name) becomes ESC + U+10F000 + (its offset), and ESC itself (U+10FFFD, the last private-use code
   point) becomes ESC ESC. The map is character by character and prefix-free, so it is injective, it keeps
   every other text byte for byte, and a folder's stored path is still a prefix of its files' stored paths.
 * `from_db` undoes it exactly; stored text that was never escaped comes back unchanged.
@@ -22,12 +23,12 @@ import os
 import re
 
 ESC = "\U0010fffd"
-_SURROGATE_BASE = 0x10FE00
-_NEEDS_ESCAPE = re.compile("[\udc80-\udcff\U0010fffd]")
+_SURROGATE_BASE = 0x10F000
+_NEEDS_ESCAPE = re.compile("[\ud800-\udfff\U0010fffd]")
 _ESCAPED = re.compile("\U0010fffd(.)", re.DOTALL)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # C0/C1 controls, DEL, and the bidi embedding/override/isolate marks that reorder what follows them.
-_UNSAFE_FOR_DISPLAY = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+_UNSAFE_FOR_DISPLAY = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -42,7 +43,7 @@ def _escape_one(match: re.Match[str]) -> str:
     char = match.group(0)
     if char == ESC:
         return ESC + ESC
-    return ESC + chr(_SURROGATE_BASE + ord(char) - 0xDC00)
+    return ESC + chr(_SURROGATE_BASE + ord(char) - 0xD800)
 
 
 def from_db(text: str) -> str:
@@ -56,8 +57,8 @@ def _unescape_one(match: re.Match[str]) -> str:
     char = match.group(1)
     if char == ESC:
         return ESC
-    code = ord(char) - _SURROGATE_BASE + 0xDC00
-    return chr(code) if 0xDC80 <= code <= 0xDCFF else match.group(0)
+    code = ord(char) - _SURROGATE_BASE + 0xD800
+    return chr(code) if 0xD800 <= code <= 0xDFFF else match.group(0)
 
 
 def display_path(path: str | os.PathLike[str]) -> str:

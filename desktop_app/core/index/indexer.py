@@ -163,7 +163,8 @@ class Indexer:
         prefix = str(path).rstrip(os.sep) + os.sep
         with self.writer.tx() as conn:
             rows = conn.execute(
-                "SELECT id FROM documents WHERE path = ? OR substr(path, 1, ?) = ?", (str(path), len(prefix), prefix)
+                # length(?2), not len(prefix): the stored prefix is longer when it holds escaped bytes (pathnames)
+                "SELECT id FROM documents WHERE path = ?1 OR substr(path, 1, length(?2)) = ?2", (str(path), prefix)
             ).fetchall()
             for (doc_id,) in rows:
                 store.delete_document(conn, doc_id)
@@ -177,7 +178,8 @@ class Indexer:
             moves = [(old, dest)] if old else []
             if not old:
                 prefix = str(src).rstrip(os.sep) + os.sep
-                for row in conn.execute("SELECT path FROM documents WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)).fetchall():
+                for row in conn.execute("SELECT path FROM documents WHERE substr(path, 1, length(?1)) = ?1",
+                                        (prefix,)).fetchall():
                     doc = store.document_by_path(conn, row[0])
                     moves.append((doc, dest / row[0][len(prefix):]))
             for doc, target in moves:
