@@ -21,12 +21,17 @@ exits. bench/extract_budget.py measures the cost per file against extraction in 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import multiprocessing
 import os
 import stat
+import sys
+import tempfile
 import threading
+import types
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -67,8 +72,15 @@ def over_memory(budget: Budget) -> str:
 # ---- the worker (runs in the child process) -----------------------------------------------------------
 
 
-def _worker_main(requests: Connection, replies: Connection) -> None:
-    """Serve (path, memory bytes) requests until the parent closes the pipe."""
+def _worker_main(requests: Connection, replies: Connection, errlog: str) -> None:
+    """Serve (path, memory bytes) requests until the parent closes the pipe.
+
+    The worker's stderr goes to `errlog`: a parser's warnings, or Python's own "Fatal Python error" when an
+    allocation fails where no MemoryError can be raised, are read by the parent, never shown to the person.
+    """
+    fd = os.open(errlog, os.O_WRONLY | os.O_APPEND)
+    os.dup2(fd, 2)
+    os.close(fd)
     logging.getLogger().setLevel(logging.ERROR)  # pdfminer's warnings about damaged files are not for stderr
     _import_parsers()
     base = _address_space()
@@ -186,14 +198,35 @@ def check_archive(path: Path, memory_bytes: int) -> None:
 # ---- the parent side ----------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """Start a spawned child without re-importing this process's __main__.
+
+    spawn runs the parent's main script again in the child (as __mp_main__): a script that opens a Library
+    at its top level, without an `if __name__ == "__main__"` guard, would index again in the worker and try to
+    start a worker of its own. The worker needs nothing from it; an empty stand-in is all spawn gets to see.
+    (A frozen app needs multiprocessing.freeze_support() in its entry point: packaging/entry*.py call it.)
+    """
+    real = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if real is not None:
+            sys.modules["__main__"] = real
+
+
 class _Worker:
     def __init__(self) -> None:
         ctx = multiprocessing.get_context("spawn")  # never fork a process that runs threads (embedder, watcher)
         req_read, self.requests = ctx.Pipe(duplex=False)
         self.replies, rep_write = ctx.Pipe(duplex=False)
-        self.process = ctx.Process(target=_worker_main, args=(req_read, rep_write), name="trove-extract",
-                                   daemon=True)
-        self.process.start()
+        fd, self.errlog = tempfile.mkstemp(prefix="trove-extract-", suffix=".log")
+        os.close(fd)
+        self.process = ctx.Process(target=_worker_main, args=(req_read, rep_write, self.errlog),
+                                   name="trove-extract", daemon=True)
+        with _main_module_hidden():
+            self.process.start()
         req_read.close()
         rep_write.close()
         if not self.replies.poll(STARTUP_SECONDS):
@@ -207,6 +240,18 @@ class _Worker:
         self.process.join(10)
         for conn in (self.requests, self.replies):
             conn.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.errlog)
+
+    def ran_out_of_memory(self) -> bool:
+        """Whether the worker's last words were about memory (read before kill() removes them)."""
+        try:
+            with open(self.errlog, "rb") as fh:
+                fh.seek(max(0, os.fstat(fh.fileno()).st_size - 8192))
+                tail = fh.read()
+            return b"MemoryError" in tail or b"out of memory" in tail
+        except OSError:
+            return False
 
 
 class ExtractionSandbox:
@@ -231,7 +276,11 @@ class ExtractionSandbox:
             try:
                 status, payload = worker.replies.recv()
             except (EOFError, OSError):
+                worker.process.join(5)
+                memory = worker.ran_out_of_memory()
                 code = self._discard()
+                if memory:
+                    raise ExtractionError(over_memory(budget)) from None
                 raise ExtractionError(f"the document reader crashed on this file (exit {code})") from None
         if status == "ok":
             return payload  # type: ignore[return-value]
