@@ -55,8 +55,9 @@ class FolderRow(QWidget):
         self.name.setEnabled(info.state != "paused")
         if keyword is not None and keyword.files_queued:
             self.keyword.setValue(int(1000 * keyword.fraction))
-            self.keyword.setToolTip(plain_tooltip(f"{keyword.files_done + keyword.files_failed} of "
-                                                  f"{keyword.files_queued} files: {display_path(keyword.current_file)}"))
+            done = keyword.files_done + keyword.files_failed
+            self.keyword.setToolTip(plain_tooltip(f"{done} of {keyword.files_queued} files: "
+                                                  f"{display_path(keyword.current_file)}"))
         else:
             self.keyword.setValue(1000 if info.documents or info.failed or info.chunks else 0)
             self.keyword.setToolTip("Every file is keyword-searchable")

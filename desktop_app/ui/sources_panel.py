@@ -17,7 +17,7 @@ from desktop_app.ui.safe_document import plain_tooltip
 
 def passage_label(p) -> str:
     """"[2] p. 3 · report.pdf": number and page first, so eliding a long file name keeps them."""
-    name = os.path.basename(p.source) or p.source
+    name = display_path(os.path.basename(p.source) or p.source)
     page = f"p. {p.page} · " if p.page is not None else ""
     return f"[{p.n}] {page}{name}"
 
