@@ -173,7 +173,10 @@ def cmd_watch(args, library) -> int:
         library.start_watching()
         _say(args, f"watching {len(library.folders())} folder(s); press Ctrl+C to stop")
         while not stop.wait(0.5):
-            pass
+            if not library.watcher.running:  # never keep saying "watching" once the sync thread is gone
+                print("trove: live sync stopped unexpectedly; see the log (-v) and run trove watch again",
+                      file=sys.stderr)
+                return 1
         library.stop_watching()
     finally:
         for sig, handler in previous.items():
