@@ -3,7 +3,8 @@
     python bench/extract_budget.py [--files 150] [--out bench/results/extract_budget.json]
 
 A folder of small real files (PDF via fpdf2, DOCX via python-docx, HTML) is extracted four ways, all in
-this process's timing loop:
+this process's timing loop, each file through all four in a random order (so load on a shared machine is
+shared out fairly):
 
 * in-process: `extract(path)` — the baseline, no budget at all;
 * cooperative: `extract(path)` with a deadline and an RSS check after every file — the cheapest limit there
@@ -20,6 +21,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import random
 import resource
 import statistics
 import sys
@@ -50,12 +52,15 @@ def make_folder(root: Path, n: int) -> list[Path]:
     return paths
 
 
-def time_each(paths: list[Path], run) -> list[float]:
-    out = []
+def time_interleaved(paths: list[Path], methods: dict, rng: random.Random) -> dict[str, list[float]]:
+    """Each file through every method, in a fresh random order per file: load that comes and goes on a
+    shared machine lands on all methods alike instead of on whichever ran during it."""
+    out: dict[str, list[float]] = {name: [] for name in methods}
     for path in paths:
-        started = time.perf_counter()
-        run(path)
-        out.append(time.perf_counter() - started)
+        for name in rng.sample(list(methods), len(methods)):
+            started = time.perf_counter()
+            methods[name](path)
+            out[name].append(time.perf_counter() - started)
     return out
 
 
@@ -90,8 +95,7 @@ def main() -> int:
         methods = {"in-process": extract, "cooperative": cooperative,
                    "worker": lambda p: sandbox.extract(p, budget), "fork per file": fork_per_file}
         results = {}
-        for name, run in methods.items():
-            times = time_each(paths, run)
+        for name, times in time_interleaved(paths, methods, random.Random(3)).items():
             results[name] = {"ms_per_file": round(1000 * statistics.mean(times), 3),
                              "median_ms": round(1000 * statistics.median(times), 3)}
         sandbox.close()

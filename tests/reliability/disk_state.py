@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from desktop_app.core.db import connect
+from desktop_app.core.db.connect import OperationalError
 
 
 def disk_state(root: Path, suffixes: tuple[str, ...] = (".txt", ".md")) -> dict[str, str]:
@@ -34,6 +35,8 @@ def index_state(db: Path) -> dict[str, str]:
     conn = connect(db, readonly=True)
     try:
         return dict(conn.execute("SELECT path, content_hash FROM documents WHERE status = 'indexed'"))
+    except OperationalError:  # the first instants of a new library: the schema is not there yet
+        return {}
     finally:
         conn.close()
 
