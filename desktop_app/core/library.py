@@ -17,10 +17,10 @@ from desktop_app.core.index.embed_worker import EmbedWorker
 from desktop_app.core.index.indexer import Indexer, SyncReport
 from desktop_app.core.index.writer import Writer
 from desktop_app.core.log import get_logger
+from desktop_app.core.pathnames import clean_text
 from desktop_app.core.paths import resolve_home
 from desktop_app.core.search.candidates import Filters
 from desktop_app.core.search.engine import SearchParams, search_chunks
-from desktop_app.core.pathnames import clean_text
 from desktop_app.core.settings import Settings, read_settings, save_settings
 from desktop_app.core.types import RetrievalResult
 

@@ -252,7 +252,8 @@ class Indexer:
         report.indexed += 1
         report.chunks += counted.count
 
-    def _fail(self, folder_id: int, item: Found | Skipped, title: str, type_: str, digest: str, reason: str, report: SyncReport) -> None:
+    def _fail(self, folder_id: int, item: Found | Skipped, title: str, type_: str, digest: str, reason: str,
+              report: SyncReport) -> None:
         log.info("failed to index %s: %s", item.path, reason)
         with self.writer.tx() as conn:
             store.record_failure(conn, folder_id=folder_id, path=str(item.path), title=title, type_=type_,
