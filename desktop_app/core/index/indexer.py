@@ -102,7 +102,10 @@ class Indexer:
         found: dict[str, Found] = {}
         skipped: dict[str, Skipped] = {}
         for entry in scan(root, self.settings.excluded_patterns, roots):
-            (found if isinstance(entry, Found) else skipped)[str(entry.path)] = entry  # type: ignore[index]
+            if isinstance(entry, Found):
+                found[str(entry.path)] = entry
+            else:
+                skipped[str(entry.path)] = entry
         if not found and known and not _dir_has_entries(root):
             # An empty mount point looks like a folder whose files were all deleted: treat it as offline.
             report.offline.append(str(root))

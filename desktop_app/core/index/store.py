@@ -113,7 +113,7 @@ def write_document(conn, *, folder_id: int, path: str, title: str, type_: str, s
 
     `chunks` may be an iterator (a big text file streams through here); its count is recorded at the end.
     """
-    sized = isinstance(chunks, Sized)
+    declared = len(chunks) if isinstance(chunks, Sized) else None  # None: counted while inserting
     old = document_by_path(conn, path)
     reuse: dict[str, bytes] = {}
     now = time.time()
@@ -123,17 +123,17 @@ def write_document(conn, *, folder_id: int, path: str, title: str, type_: str, s
         conn.execute(
             "UPDATE documents SET folder_id=?, title=?, type=?, size=?, mtime_ns=?, content_hash=?, pages=?, "
             "status='indexed', error=NULL, chunk_count=?, indexed_at=? WHERE id=?",
-            (folder_id, title, type_, size, mtime_ns, digest, pages, len(chunks) if sized else 0, now, old.id),
+            (folder_id, title, type_, size, mtime_ns, digest, pages, declared or 0, now, old.id),
         )
         doc_id = old.id
     else:
         doc_id = conn.execute(
             "INSERT INTO documents (folder_id, path, title, type, size, mtime_ns, content_hash, pages, status, "
             "chunk_count, indexed_at) VALUES (?,?,?,?,?,?,?,?, 'indexed', ?, ?)",
-            (folder_id, path, title, type_, size, mtime_ns, digest, pages, len(chunks) if sized else 0, now),
+            (folder_id, path, title, type_, size, mtime_ns, digest, pages, declared or 0, now),
         ).lastrowid
     count = insert_chunks(conn, doc_id, index_title(title, Path(path)), chunks, reuse)
-    if not sized:
+    if declared is None:
         conn.execute("UPDATE documents SET chunk_count = ? WHERE id = ?", (count, doc_id))
     return doc_id
 

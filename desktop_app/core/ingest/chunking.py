@@ -146,7 +146,8 @@ def _final_spans(buf: str, cfg: ChunkConfig, base: int) -> tuple[list[Span], int
 def _paragraph_start_indices(text: str, words: list[tuple[int, int]]) -> list[int]:
     """Indices of words that begin a paragraph (the first word after a blank line)."""
     breaks = [m.end() for m in _PARAGRAPH_BREAK.finditer(text)]
-    starts, w = [], 0
+    starts: list[int] = []
+    w = 0
     for pos in breaks:
         while w < len(words) and words[w][0] < pos:
             w += 1
