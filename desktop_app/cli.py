@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from desktop_app import __version__
 from desktop_app.core.errors import KnownError
+from desktop_app.core.pathnames import display_path
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 MAX_K = 10_000
@@ -123,9 +124,9 @@ def cmd_index(args, library) -> int:
         print(f"indexed {report.indexed}, unchanged {report.unchanged}, moved {report.moved}, removed {report.removed}, "
               f"failed {report.failed} files; {report.chunks} chunks in {report.seconds:.2f}s")
         for path, reason in report.errors:
-            print(f"  failed: {path}: {reason}")
+            print(f"  failed: {display_path(path)}: {reason}")
         for path in report.offline:
-            print(f"  offline: {path}")
+            print(f"  offline: {display_path(path)}")
     if not args.no_wait and library.embed_worker.error:
         print(f"trove: files are keyword-searchable, but semantic indexing failed: {library.embed_worker.error}",
               file=sys.stderr)
@@ -155,7 +156,7 @@ def cmd_search(args, library) -> int:
         print("no results")
     for i, r in enumerate(results, start=1):
         page = r.metadata.get("page")
-        where = f"{r.source}" + (f" (p. {page})" if page else "")
+        where = display_path(r.source) + (f" (p. {page})" if page else "")
         snippet = " ".join(r.content.split())[:200]
         print(f"{i:>2}. {where}  [{r.score:.3f}]\n    {snippet}")
     return EXIT_OK
@@ -170,11 +171,12 @@ def cmd_stats(args, library) -> int:
     print(f"documents: {stats['documents']}  failed: {stats['failed']}  chunks: {stats['chunks']} "
           f"(with vectors: {stats['chunks_embedded']})  database: {stats['database_bytes'] / 1e6:.1f} MB")
     for f in stats["folders"]:
-        print(f"  [{f['state']}] {f['path']}: {f['documents']} documents, {f['failed']} failed, {f['chunks']} chunks")
+        print(f"  [{f['state']}] {display_path(f['path'])}: {f['documents']} documents, {f['failed']} failed, "
+              f"{f['chunks']} chunks")
     if stats["failures"]:
         print("failed files:")
         for item in stats["failures"]:
-            print(f"  {item['path']}: {item['reason']}")
+            print(f"  {display_path(item['path'])}: {item['reason']}")  # one line, whatever the name holds
     if stats["embedding_error"]:
         print(f"semantic indexing: {stats['embedding_error']}")
     return EXIT_OK
@@ -187,7 +189,7 @@ def cmd_folders(args, library) -> int:
     elif not folders:
         print("no folders yet: trove index PATH")
     for f in folders if not args.json else []:
-        print(f"[{f.state}] {f.path}  ({f.documents} documents, {f.failed} failed)")
+        print(f"[{f.state}] {display_path(f.path)}  ({f.documents} documents, {f.failed} failed)")
     return EXIT_OK
 
 

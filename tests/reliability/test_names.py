@@ -55,9 +55,11 @@ def test_cli_prints_every_name_escaped_on_one_line(tmp_path):
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     stats = run_trove(tmp_path / "home", "stats")
     assert stats.returncode == 0, stats.stderr
-    assert "bin\\udcffary.txt: binary file" in stats.stdout  # undecodable bytes escaped, never a crash
+    assert "bin\\xffary.txt: binary file" in stats.stdout  # undecodable bytes escaped, never a crash
     search = run_trove(tmp_path / "home", "search", "capybara")
-    assert search.returncode == 0 and "bad\\udcffname.txt" in search.stdout
+    assert search.returncode == 0 and "bad\\xffname.txt" in search.stdout
+    lines = run_trove(tmp_path / "home", "search", "quokka").stdout.splitlines()
+    assert "new\\nline.txt" in lines[0]  # the newline in the name is shown escaped: one line per result
     as_json = run_trove(tmp_path / "home", "search", "capybara", "--json").json()
     assert as_json[0]["source"] == str((root / os.fsdecode(b"bad\xffname.txt")).resolve())  # JSON keeps the bytes
     assert display_path(as_json[0]["source"]).endswith("bad\\xffname.txt")
