@@ -171,6 +171,15 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="trove-soak-"))
     soak = Soak(work, random.Random(args.seed), args.embedder)
     soak.start()
+    try:
+        return run_soak(soak, args, work)
+    finally:
+        if soak.watch is not None and soak.watch.poll() is None:  # never leave a watcher behind
+            soak.watch.kill()
+
+
+def run_soak(soak: Soak, args: argparse.Namespace, work: Path) -> int:
+    """The steps, then the summary; returns the exit status (1 if any step did not converge)."""
     took, first = converge(soak, 120)
     assert not first, f"the first index never matched the disk: {first}"
     steps, kills, times, mismatches, actions = 0, 0, [], [], {}
