@@ -29,14 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
+import legacy_fts_query as fts_query  # the keyword query builder before core/text, as the baseline
 from _common import percentile, save
 from retrieval import evaluate, load_dataset
 
 from desktop_app.core import text as tp
-from desktop_app.core.store.sqlite.connect import connect
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.ingest.extract import extract, index_title, title_from_path
-import legacy_fts_query as fts_query  # the keyword query builder before core/text, as the baseline
+from desktop_app.core.store.sqlite.connect import connect
 
 TOP = 100
 CANDIDATES = 300  # Library.search(top_k=100) fetches max(3 * top_k, 50) chunks

@@ -18,10 +18,21 @@ from desktop_app.cli.chat import add_chat_commands
 from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
 from desktop_app.cli.library import add_library_commands
 from desktop_app.cli.models import add_model_commands
+from desktop_app.cli.repair import add_repair_commands
 from desktop_app.cli.watch import add_watch_commands
 from desktop_app.core.errors import KnownError
 
-COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands)
+
+def database_error(exc: Exception) -> KnownError | None:
+    """The one-line KnownError a database failure stands for, or None when `exc` is not the environment's."""
+    from desktop_app.core.store.sqlite.connect import Error, translate_error
+
+    known = translate_error(exc) if isinstance(exc, Error) else None
+    return known if isinstance(known, KnownError) else None
+
+
+COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
+                  add_repair_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,13 +58,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    for stream in (sys.stdout, sys.stderr):  # a file name with undecodable bytes prints as \udcff, never crashes
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     library = None
     try:
         if getattr(args, "needs_library", True):
             library = open_library(args)
+            for problem in library.settings_problems:
+                print(f"trove: {problem}", file=sys.stderr)
         return int(args.func(args, library))
     except KnownError as exc:
         print(f"trove: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:  # a damaged database can fail in any query, not only where it is translated
+        known = database_error(exc)
+        if known is None:
+            raise
+        print(f"trove: {known}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("trove: interrupted", file=sys.stderr)

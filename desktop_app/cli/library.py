@@ -7,9 +7,10 @@ import json
 import sys
 import time
 
-from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, add_paths, open_library
+from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, MAX_K, add_paths, open_library, result_count
 from desktop_app.cli.progress import ProgressPrinter
 from desktop_app.core.chat.context import place_text
+from desktop_app.core.pathnames import display_path
 from desktop_app.core.text.language import LANGUAGE_NAMES
 
 
@@ -28,7 +29,7 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("search", help="search the library")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
+    p.add_argument("-k", type=result_count, default=10, help=f"how many results (1 to {MAX_K}, default 10)")
     p.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
     p.add_argument("--documents", action="store_true", help="one result per document")
     p.add_argument("--type", action="append", metavar="TYPE", dest="types",
@@ -104,9 +105,9 @@ def cmd_index(args, library) -> int:
             print(f"OCR: {ocr['pages_done']} pages read, {ocr['pages_failed']} unreadable, "
                   f"{ocr['pages_pending']} waiting")
         for path, reason in report.errors:
-            print(f"  failed: {path}: {reason}")
+            print(f"  failed: {display_path(path)}: {reason}")
         for path in report.offline:
-            print(f"  offline: {path}")
+            print(f"  offline: {display_path(path)}")
     if not args.no_wait and library.embed_worker.error:
         print(f"trove: files are keyword-searchable, but semantic indexing failed: {library.embed_worker.error}",
               file=sys.stderr)
@@ -131,7 +132,8 @@ def cmd_search(args, library) -> int:
         place = place_text(r.metadata.get("label") or "", r.metadata.get("page"))
         mark = "  (OCR)" if r.metadata.get("ocr") else ""
         snippet = " ".join(r.content.split())[:200]
-        print(f"{i:>2}. {r.source}" + (f" ({place})" if place else "") + f"  [{r.score:.3f}]{mark}\n    {snippet}")
+        print(f"{i:>2}. {display_path(r.source)}" + (f" ({place})" if place else "")
+              + f"  [{r.score:.3f}]{mark}\n    {snippet}")
     return EXIT_OK
 
 
@@ -150,11 +152,12 @@ def cmd_stats(args, library) -> int:
     if stats["keyword_rebuild_pending"]:
         print(f"keyword index: {stats['keyword_rebuild_pending']} chunks left to rebuild (trove index finishes it)")
     for f in stats["folders"]:
-        print(f"  [{f['state']}] {f['path']}: {f['documents']} documents, {f['failed']} failed, {f['chunks']} chunks")
+        print(f"  [{f['state']}] {display_path(f['path'])}: {f['documents']} documents, {f['failed']} failed, "
+              f"{f['chunks']} chunks")
     if stats["failures"]:
         print("failed files:")
         for item in stats["failures"]:
-            print(f"  {item['path']}: {item['reason']}")
+            print(f"  {display_path(item['path'])}: {item['reason']}")  # one line, whatever the name holds
     ocr = stats["ocr"]
     if ocr["pages_pending"] or ocr["pages_done"] or ocr["pages_failed"]:
         print(f"OCR: {ocr['pages_done']} pages read, {ocr['pages_failed']} unreadable, {ocr['pages_pending']} waiting"
@@ -171,13 +174,13 @@ def cmd_folders(args, library) -> int:
     elif not folders:
         print("no folders yet: trove index PATH")
     for f in folders if not args.json else []:
-        print(f"[{f.state}] {f.path}  ({f.documents} documents, {f.failed} failed)")
+        print(f"[{f.state}] {display_path(f.path)}  ({f.documents} documents, {f.failed} failed)")
     return EXIT_OK
 
 
 def cmd_remove(args, library) -> int:
     n = library.remove_folder(args.path)
-    print(f"removed {args.path} ({n} documents)")
+    print(f"removed {display_path(args.path)} ({n} documents)")
     return EXIT_OK
 
 

@@ -23,9 +23,10 @@ from desktop_app.core.index.embed_worker import EmbedWorker
 from desktop_app.core.index.indexer import Indexer, SyncReport
 from desktop_app.core.index.ocr_worker import OcrRead, OcrWorker
 from desktop_app.core.log import get_logger
+from desktop_app.core.pathnames import clean_text
 from desktop_app.core.paths import resolve_home
 from desktop_app.core.search.service import SearchParams, SearchService
-from desktop_app.core.settings import Settings, load_settings, save_settings
+from desktop_app.core.settings import Settings, read_settings, save_settings
 from desktop_app.core.store import Store, is_server_url, open_store
 from desktop_app.core.store.rows import FolderState
 from desktop_app.core.types import RetrievalResult
@@ -49,7 +50,11 @@ class Library:
                  embedder: Embedder | None = None, db: str | None = None, ocr_read: OcrRead | None = None) -> None:
         self.home = resolve_home(home)
         self.settings_path = self.home / SETTINGS_NAME
-        self.settings = settings or load_settings(self.settings_path)
+        # Problems found in settings.json (one line each, naming the field): the CLI prints them, the window too.
+        self.settings_problems: list[str] = []
+        if settings is None:
+            settings, self.settings_problems = read_settings(self.settings_path)
+        self.settings = settings
         target = db or os.environ.get("TROVE_DB") or ""
         self.db_path = self.home / DB_NAME
         self.store: Store = open_store(target if is_server_url(target) else self.db_path)
@@ -210,6 +215,7 @@ class Library:
         `paths` keeps documents that are one of those files or lie under one of those folders.
         """
         self.searcher.embedder_broken = self.embed_worker.error is not None
+        query = clean_text(query)  # lone surrogates (non-UTF-8 argv bytes) cannot reach the tokenizers
         return self.searcher.search(query, top_k, mode, group_by_document=group_by_document, folders=folders,
                                     types=types, langs=langs, paths=paths)
 
@@ -264,7 +270,7 @@ class Library:
 
     def ask(self, question: str, **kwargs: Any) -> Any:
         """Answer a question from the library's documents (see ChatService.ask; `scope=` paths narrows them)."""
-        return self.chat.ask(question, **kwargs)
+        return self.chat.ask(clean_text(question), **kwargs)
 
     def document_chunks(self, path: str | os.PathLike[str]) -> list[tuple[int | None, str]]:
         """(page, text) of an indexed document's chunks, in document order; empty when it is not indexed."""

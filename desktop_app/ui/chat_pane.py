@@ -26,6 +26,7 @@ from desktop_app.core.chat.citations import drop_dangling_markers
 from desktop_app.core.log import get_logger
 from desktop_app.ui.chat_markdown import Exchange
 from desktop_app.ui.chat_transcript import ChatTranscript
+from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.sources_panel import SourcesPanel
 from desktop_app.ui.tasks import TaskRunner
 
@@ -184,11 +185,11 @@ class ChatPane(QWidget):
     def on_model_info(self, info) -> None:
         size = f" · {human_size(info.size_bytes)}" if info.size_bytes else ""
         self.model_label.setText(f"Model: {info.name}{size}")
-        self.model_label.setToolTip(info.path)
+        self.model_label.setToolTip(plain_tooltip(info.path, path=True))
 
     def on_model_info_error(self, exc: BaseException) -> None:
         self.model_label.setText("Model: none")
-        self.model_label.setToolTip(str(exc))
+        self.model_label.setToolTip(plain_tooltip(str(exc)))
 
     def refresh_chats(self) -> None:
         self.tasks.run(self.chat.list_chats, self.on_chats_listed, lambda exc: log.warning("chats: %s", exc))
@@ -198,7 +199,7 @@ class ChatPane(QWidget):
         for summary in chats:
             item = QListWidgetItem(summary.title or "(untitled)")
             item.setData(Qt.ItemDataRole.UserRole, summary.id)
-            item.setToolTip(f"{summary.title}\n{summary.message_count // 2} questions")
+            item.setToolTip(plain_tooltip(f"{summary.title}\n{summary.message_count // 2} questions"))
             self.chats.addItem(item)
             if summary.id == self.chat_id:
                 self.chats.setCurrentItem(item)

@@ -8,7 +8,9 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
+from desktop_app.core.pathnames import display_path
 from desktop_app.core.types import RetrievalResult
+from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.snippets import snippet_html
 from desktop_app.ui.type_icons import TYPE_NAMES, type_icon
 
@@ -29,7 +31,8 @@ def page_text(meta: dict[str, Any]) -> str:
 def location_text(result: RetrievalResult) -> str:
     """"folder · p. 3 · PDF · OCR" for the line under the file name."""
     meta = result.metadata
-    parts = [os.path.basename(os.path.dirname(result.source)) or os.path.dirname(result.source), page_text(meta)]
+    parts = [display_path(os.path.basename(os.path.dirname(result.source)) or os.path.dirname(result.source)),
+             page_text(meta)]
     if meta.get("type"):
         parts.append(TYPE_NAMES.get(meta["type"], str(meta["type"])))
     if meta.get("ocr"):
@@ -68,10 +71,10 @@ class ResultsModel(QAbstractListModel):
             return None
         r = self._results[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return os.path.basename(r.source) or r.source
+            return display_path(os.path.basename(r.source) or r.source)
         if role == Qt.ItemDataRole.ToolTipRole:
             where = page_text(r.metadata)
-            return r.source + (f" ({where})" if where else "")
+            return plain_tooltip(display_path(r.source) + (f" ({where})" if where else ""))
         if role == Qt.ItemDataRole.DecorationRole:
             return type_icon(str(r.metadata.get("type", "")))
         if role == ResultRole:

@@ -23,6 +23,7 @@ from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
 from desktop_app.ui.result_delegate import ResultDelegate
 from desktop_app.ui.results_model import ResultsModel
+from desktop_app.ui.safe_document import make_plain
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.type_icons import TYPE_NAMES
 
@@ -74,6 +75,7 @@ class SearchPanel(QWidget):
         self.lang_filter.addItem("All languages", None)
         self.lang_filter.setVisible(False)  # until the library holds two languages
         self.summary = QLabel(EMPTY_HINT, wordWrap=True)  # wrapping: a long hint must not widen the pane
+        make_plain(self.summary)  # shows error messages, which may quote a file name
         self.summary.setObjectName("searchSummary")
         self.model = ResultsModel(self)
         self.view = QListView()

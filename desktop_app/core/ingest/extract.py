@@ -67,6 +67,17 @@ def extract_many(path: Path, data: bytes | None = None) -> Extraction:
     return mail.extract_eml(_refuse_binary(raw), fallback, extract_part)
 
 
+def extract_with_parts(path: Path, data: bytes | None = None) -> tuple[Extracted, Extraction]:
+    """A file's own document, and the documents inside it (a mailbox's messages, attachments) when it holds some.
+    Raises ExtractionError."""
+    if file_type(path) != "email":
+        return extract(path, data), Extraction(())
+    found = extract_many(path, data)
+    own = next((d for d in found.documents if not d.part), None)
+    inner = Extraction(tuple(d for d in found.documents if d.part), found.failed)
+    return own or Extracted("", title_from_path(path), "email"), inner
+
+
 def extract_part(name: str, data: bytes) -> Extraction:
     """An attachment, from its file name and bytes (its type from the name's extension)."""
     from desktop_app.core.ingest.formats import mail

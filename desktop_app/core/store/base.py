@@ -104,7 +104,7 @@ class Store(Protocol):
         """The document row for one path."""
         ...
 
-    def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk], ocr_pages: Sequence[OcrPageRef] = (),
+    def write_document(self, doc: NewDocument, chunks: Iterable[NewChunk], ocr_pages: Sequence[OcrPageRef] = (),
                        parts: Sequence[NewPart] = ()) -> int:
         """Replace whatever was stored for doc.path (its parts included) with these chunks and `parts` (documents
         inside the file, keyed "<path>#<part>"); unchanged chunk texts keep their vectors. `ocr_pages` (pages with

@@ -29,6 +29,7 @@ from desktop_app.core.watch.target import WatchTarget
 
 log = get_logger("watch")
 
+RETRY_SECONDS = 10.0  # a failed startup reconcile is tried again this soon, not at the next rescan
 MAX_HELD = 10_000  # held operations per paused folder; beyond that, resume reconciles the folder instead
 
 
@@ -147,9 +148,9 @@ class LibraryWatcher:
             for folder in list(self._folders.values()):
                 folder.fresh = False
                 self._check_folder(folder)  # observers first, so nothing changed during the reconcile is missed
-            self.runner.reconcile_all()
+            reconciled = self._guarded(self.runner.reconcile_all)  # a failure here used to end the thread
             self._publish_status()
-            self._next_rescan = self._clock() + self._rescan_interval()
+            self._next_rescan = self._clock() + (self._rescan_interval() if reconciled else RETRY_SECONDS)
             self._next_check = self._clock() + self.check_seconds
             while not self._stop.is_set():
                 self._mark_idle()
@@ -163,8 +164,12 @@ class LibraryWatcher:
             self._idle.set()
 
     def _step_safely(self) -> None:
+        self._guarded(self._step)
+
+    def _guarded(self, work: Callable[[], object]) -> bool:
+        """Run `work`; on any failure log it, tell the person once, and keep the thread alive (False)."""
         try:
-            self._step()
+            work()
         except Exception as exc:  # keep watching; the next rescan repairs whatever this step missed
             log.exception("live sync step failed")
             message = f"Live sync hit an error and will retry: {exc}"
@@ -172,8 +177,9 @@ class LibraryWatcher:
                 self.library.publish(Notice("error", message))
             self._last_error = message
             self._stop.wait(1.0)
-        else:
-            self._last_error = ""
+            return False
+        self._last_error = ""
+        return True
 
 
     def _step(self) -> None:

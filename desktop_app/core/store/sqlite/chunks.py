@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from desktop_app.core.store.rows import NewChunk
 from desktop_app.core.store.sqlite.connect import Connection
@@ -17,10 +17,13 @@ def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def insert_chunks(conn: Connection, doc_id: int, fts_title: str, chunks: Sequence[NewChunk],
-                  reuse: dict[str, list[bytes]], first_ordinal: int = 0) -> None:
-    """Insert chunks with their FTS rows; a chunk whose text has known vectors gets them back at once."""
+def insert_chunks(conn: Connection, doc_id: int, fts_title: str, chunks: Iterable[NewChunk],
+                  reuse: dict[str, list[bytes]], first_ordinal: int = 0) -> int:
+    """Insert chunks with their FTS rows; a chunk whose text has known vectors gets them back at once.
+    Returns how many were inserted."""
+    count = 0
     for ordinal, chunk in enumerate(chunks, start=first_ordinal):
+        count += 1
         h = text_hash(chunk.span.text)
         blobs = reuse.get(h)
         cid = int(conn.execute(
@@ -30,3 +33,4 @@ def insert_chunks(conn: Connection, doc_id: int, fts_title: str, chunks: Sequenc
              detect_language(chunk.span.text), chunk.label, int(chunk.ocr))).lastrowid)
         write_fts_row(conn, cid, fts_title, chunk.span.text)
         insert_windows(conn, cid, blobs or [])
+    return count

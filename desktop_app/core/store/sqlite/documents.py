@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,8 +45,8 @@ class DocumentSQL(SQLiteBase):
         """A folder's file rows by path (only those below `prefix` when given); parts are left out."""
         with self._read() as conn:
             if prefix:
-                rows = conn.execute(_DOC + " WHERE folder_id = ? AND substr(path, 1, ?) = ? AND" + _FILES,
-                                    (folder_id, len(prefix), prefix))
+                rows = conn.execute(_DOC + " WHERE folder_id = ? AND substr(path, 1, length(?)) = ? AND" + _FILES,
+                                    (folder_id, prefix, prefix))
             else:
                 rows = conn.execute(_DOC + " WHERE folder_id = ? AND" + _FILES, (folder_id,))
             return {r[2]: _doc(r) for r in rows}
@@ -59,10 +59,10 @@ class DocumentSQL(SQLiteBase):
     def documents_below(self, prefix: str) -> list[DocRow]:
         """File rows whose path starts with `prefix`, in any folder."""
         with self._read() as conn:
-            return [_doc(r) for r in conn.execute(_DOC + " WHERE substr(path, 1, ?) = ? AND" + _FILES,
-                                                  (len(prefix), prefix))]
+            return [_doc(r) for r in conn.execute(_DOC + " WHERE substr(path, 1, length(?)) = ? AND" + _FILES,
+                                                  (prefix, prefix))]
 
-    def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk], ocr_pages: Sequence[OcrPageRef] = (),
+    def write_document(self, doc: NewDocument, chunks: Iterable[NewChunk], ocr_pages: Sequence[OcrPageRef] = (),
                        parts: Sequence[NewPart] = ()) -> int:
         """Replace whatever was stored for doc.path, its parts included; vectors of unchanged chunk texts are kept.
         `ocr_pages` are pages with no text layer, listed for the OCR phase (what OCR read of this file is kept)."""
@@ -120,8 +120,9 @@ class DocumentSQL(SQLiteBase):
         """Forget the file at `path` and every document below it (parts included)."""
         prefix = path.rstrip(os.sep) + os.sep
         with self._tx() as conn:
-            rows = conn.execute("SELECT id FROM documents WHERE path = ? OR container = ? OR substr(path, 1, ?) = ?",
-                                (path, path, len(prefix), prefix)).fetchall()
+            # length(?), not len(prefix): a stored path is longer than the str when it holds escaped bytes
+            rows = conn.execute("SELECT id FROM documents WHERE path = ? OR container = ? "
+                                "OR substr(path, 1, length(?)) = ?", (path, path, prefix, prefix)).fetchall()
             for (doc_id,) in rows:
                 _delete(conn, doc_id)
         return len(rows)
@@ -132,11 +133,11 @@ class DocumentSQL(SQLiteBase):
             conn.execute("UPDATE documents SET mtime_ns = -1, content_hash = ''")
 
 
-def _write(conn: Connection, doc: NewDocument, chunks: Sequence[NewChunk], reuse: dict[str, list[bytes]],
+def _write(conn: Connection, doc: NewDocument, chunks: Iterable[NewChunk], reuse: dict[str, list[bytes]],
            *, container: str | None = None, part: str = "", part_label: str = "") -> int:
-    """Insert or replace one document row and its chunks."""
+    """Insert or replace one document row and its chunks (which may stream from a big file: counted as written)."""
     meta = json.dumps(doc.metadata) if doc.metadata is not None else None
-    values = _doc_values(doc) + (doc.pages, len(chunks), time.time(), meta, container, part, part_label)
+    values = _doc_values(doc) + (doc.pages, 0, time.time(), meta, container, part, part_label)
     old = _by_path(conn, doc.path)
     if old:
         reuse.update(_old_vectors(conn, old.id))
@@ -148,7 +149,8 @@ def _write(conn: Connection, doc: NewDocument, chunks: Sequence[NewChunk], reuse
         doc_id = int(conn.execute(
             f"INSERT INTO documents ({_DOC_COLUMNS}, pages, chunk_count, indexed_at, metadata, container, part, "
             "part_label, status) VALUES (?,?,?,?,?,?,?, ?,?,?,?,?,?,?, 'indexed')", (doc.path, *values)).lastrowid)
-    insert_chunks(conn, doc_id, index_title(doc.title, Path(doc.path)), chunks, reuse)
+    count = insert_chunks(conn, doc_id, index_title(doc.title, Path(doc.path)), chunks, reuse)
+    conn.execute("UPDATE documents SET chunk_count = ? WHERE id = ?", (count, doc_id))
     return doc_id
 
 

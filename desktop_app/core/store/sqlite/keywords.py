@@ -38,11 +38,11 @@ def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
             clauses.append(f"{column} IN ({','.join('?' * len(values))})")
             args.extend(values)
     if filters.paths:
-        clauses.append("(" + " OR ".join("d.path = ? OR d.container = ? OR substr(d.path, 1, ?) = ?"
+        clauses.append("(" + " OR ".join("d.path = ? OR d.container = ? OR substr(d.path, 1, length(?)) = ?"
                                           for _ in filters.paths) + ")")
         for path in filters.paths:
             prefix = path.rstrip(os.sep) + os.sep
-            args.extend((path, path, len(prefix), prefix))
+            args.extend((path, path, prefix, prefix))
     return " AND " + " AND ".join(clauses), args
 
 

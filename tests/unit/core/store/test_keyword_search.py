@@ -4,7 +4,8 @@ prefix, highlights land on the matched characters — on the real FTS5 index wri
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.search.service import search_store
