@@ -60,7 +60,8 @@ class Library:
         self.store: Store = open_store(target if is_server_url(target) else self.db_path)
         self.bus = EventBus()
         self.monitor = FolderMonitor(self.store, self.bus)
-        self.embedder = embedder or make_embedder(self.settings.embedder, self.settings.embed_batch_size)
+        self.embedder = embedder or make_embedder(self.settings.embedder, self.settings.embed_batch_size,
+                                                  languages=self.store.languages)
         if self.store.ensure_embedding_model(self.embedder.model_id, self.embedder.dim):
             log.info("embedding model is now %s: vectors will be (re)computed", self.embedder.model_id)
         self.indexer = Indexer(self.store, self.settings, emit=self.bus.publish)
@@ -247,12 +248,23 @@ class Library:
 
     def update_settings(self, **changes: Any) -> Settings:
         """Change settings, save them, and apply them to new work."""
+        old = self.settings
         self.settings = self.settings.with_changes(**changes)
+        if self.settings.embedder != old.embedder:
+            self._use_embedder(make_embedder(self.settings.embedder, self.settings.embed_batch_size,
+                                             languages=self.store.languages))
         self.indexer.settings = self.settings
         self.ocr_worker.settings = self.settings
         self.searcher.params = self._search_params()
         save_settings(self.settings_path, self.settings)
         return self.settings
+
+    def _use_embedder(self, embedder: Embedder) -> None:
+        """Another semantic model from now on: its vectors replace the old ones, in the background."""
+        self.embedder = self.embed_worker.embedder = self.searcher.embedder = embedder
+        if self.store.ensure_embedding_model(embedder.model_id, embedder.dim):
+            log.info("embedding model is now %s: vectors will be (re)computed", embedder.model_id)
+            self.embed_worker.wake()
 
     # ---- chat (lazily, so search-only use never loads llama.cpp) --------------------------------
 

@@ -32,7 +32,7 @@ class SettingsError(KnownError):
     """A setting holds a value Trove cannot use; the message names the field."""
 
 
-DEFAULT_EMBEDDER = "use-multilingual"
+DEFAULT_EMBEDDER = "auto"  # MiniLM for an English library, the multilingual model for others (embed/auto.py)
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,9 @@ class Settings:
     extract_timeout_seconds: float = 60.0  # per file; a file over it fails and is retried when it changes
     extract_memory_mb: int = 1024  # per file, for the parser's worker process
     excluded_patterns: tuple[str, ...] = DEFAULT_EXCLUDES
-    # embedding (core/embed/base.py EMBEDDERS): "use-multilingual" (16 languages in one space, numpy only),
+    # embedding (core/embed/base.py EMBEDDERS): "auto" (the default: "minilm" for an English library,
+    # "use-multilingual" once a tenth of it is in other languages; core/embed/auto.py),
+    # "use-multilingual" (16 languages in one space, numpy only),
     # "e5-small" (multilingual-e5-small, ~100 languages, Linux x86-64 and macOS arm64), "minilm" (English
     # all-MiniLM-L6-v2 via onnxruntime), "minilm-torch" (the same via sentence-transformers: needs torch),
     # "hash" (deterministic, for tests and benchmarks). The model id is recorded with the vectors: a change

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer
 
-
 _SCHEDSTAT = Path("/proc/thread-self/schedstat")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -23,6 +24,13 @@ from PySide6.QtWidgets import (
 from desktop_app.core.settings import Settings
 
 CHUNKING_FIELDS = ("chunk_size", "chunk_overlap")
+# The semantic model: what each choice is for (core/embed/auto.py chooses for "auto").
+EMBEDDER_CHOICES = (
+    ("auto", "Automatic: by the languages of your documents"),
+    ("minilm", "English (MiniLM)"),
+    ("use-multilingual", "16 languages, incl. Thai, Chinese, Japanese, Korean, Arabic (USE multilingual)"),
+    ("e5-small", "About 100 languages (multilingual-e5-small)"),
+)
 
 
 def _spin(lo: int, hi: int, value: int, step: int = 1, suffix: str = "") -> QSpinBox:
@@ -68,7 +76,14 @@ class SettingsDialog(QDialog):
         self.excluded = QPlainTextEdit("\n".join(s.excluded_patterns))
         self.excluded.setPlaceholderText("one pattern per line, e.g. node_modules or *.log")
         self.excluded.setMaximumHeight(110)
+        self.embedder = QComboBox(toolTip="Changing the model recomputes the library's vectors in the background")
+        for value, label in EMBEDDER_CHOICES:
+            self.embedder.addItem(label, value)
+        if self.embedder.findData(s.embedder) < 0:  # a setting made elsewhere (e.g. minilm-torch): keep it
+            self.embedder.addItem(s.embedder, s.embedder)
+        self.embedder.setCurrentIndex(self.embedder.findData(s.embedder))
         index = QFormLayout()
+        index.addRow("Semantic model", self.embedder)
         index.addRow("Chunk size", self.chunk_size)
         index.addRow("Chunk overlap", self.chunk_overlap)
         index.addRow("Excluded patterns", self.excluded)
@@ -103,7 +118,8 @@ class SettingsDialog(QDialog):
                 "chunk_overlap": min(self.chunk_overlap.value(), self.chunk_size.value() - 1),
                 "excluded_patterns": patterns, "top_k": self.top_k.value(),
                 "context_top_k": self.context_top_k.value(), "context_min_score": round(self.min_score.value(), 4),
-                "keyword_weight": self.keyword_weight.value(), "semantic_weight": self.semantic_weight.value()}
+                "keyword_weight": self.keyword_weight.value(), "semantic_weight": self.semantic_weight.value(),
+                "embedder": self.embedder.currentData()}
 
     def changes(self) -> dict:
         """Only the settings that differ from the ones the dialog opened with."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -19,8 +19,15 @@ MAX_WINDOWS = 8
 class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors of a fixed size."""
 
-    model_id: str
-    dim: int
+    @property
+    def model_id(self) -> str:
+        """Recorded with the vectors: two models' vectors never mix."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """The vectors' size."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """An (n, dim) float32 array, one normalised row per text."""
@@ -66,13 +73,23 @@ def embed_query(embedder: Embedder, text: str) -> np.ndarray:
     return embedder.embed([text])[0]
 
 
-# What the `embedder` setting may name. Only "minilm-torch" imports torch; "minilm" is the same model (same
-# model id, interchangeable vectors) run by onnxruntime.
-EMBEDDERS = ("use-multilingual", "e5-small", "minilm", "minilm-torch", "hash")
+# What the `embedder` setting may name. "auto" picks MiniLM or the multilingual model per library (embed/auto.py).
+# Only "minilm-torch" imports torch; "minilm" is the same model (same model id, interchangeable vectors) run by
+# onnxruntime.
+EMBEDDERS = ("auto", "use-multilingual", "e5-small", "minilm", "minilm-torch", "hash")
 
 
-def make_embedder(name: str, batch_size: int = 64) -> Embedder:
-    """The embedder a setting names (one of EMBEDDERS); an unknown name is the user's to fix (UnavailableError)."""
+def make_embedder(name: str, batch_size: int = 64,
+                  languages: Callable[[], Sequence[tuple[str, int]]] | None = None) -> Embedder:
+    """The embedder a setting names (one of EMBEDDERS); an unknown name is the user's to fix (UnavailableError).
+
+    "auto" needs `languages`: the library's (language, chunk count) pairs, read when it chooses."""
+    if name == "auto":
+        from desktop_app.core.embed.auto import AutoEmbedder
+
+        if languages is None:
+            raise ValueError('the "auto" embedder chooses from a library\'s languages: pass languages=')
+        return AutoEmbedder(languages, lambda chosen: make_embedder(chosen, batch_size))
     if name == "hash":
         return HashEmbedder()
     if name == "minilm-torch":

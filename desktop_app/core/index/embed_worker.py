@@ -37,12 +37,22 @@ class EmbedWorker(BackgroundPhase):
         self.batch = batch  # the largest round
         self.round_seconds = round_seconds
 
+    def _choose_model(self) -> None:
+        """An "auto" embedder chooses again from the library's languages; a new model means new vectors."""
+        refresh = getattr(self.embedder, "refresh", None)
+        if refresh is None or not refresh():
+            return
+        if self.store.ensure_embedding_model(self.embedder.model_id, self.embedder.dim):
+            self.notify(Notice("info", f"Semantic search now uses {self.embedder.model_id}, the model for the "
+                                       "languages this library holds; its vectors are being recomputed."))
+
     def run_pending(self) -> int:
         """Embed every pending chunk, round by round (each round one transaction). Returns how many got vectors.
 
         Rounds are sized to take about `round_seconds` at the measured rate, so a kill loses seconds of work and
         files become semantically searchable progressively, without making the model's batches tiny.
         """
+        self._choose_model()
         total = self.store.count_pending()
         done, after, started = 0, 0, time.monotonic()
         size = min(MIN_ROUND, self.batch)

@@ -34,7 +34,9 @@ class IndexedMemory(MemoryBackend):
                  chunk_config: ChunkConfig | None = None, mode: str | None = None) -> None:
         self.mode = mode or self.mode
         self.db = SQLiteStore(os.fspath(db_path) if db_path else ":memory:")
-        self.embedder = embedder if embedder is not None or self.mode == "keyword" else make_embedder(DEFAULT_EMBEDDER)
+        if embedder is None and self.mode != "keyword":
+            embedder = make_embedder(DEFAULT_EMBEDDER, languages=self.db.languages)
+        self.embedder = embedder
         self.chunk_config = chunk_config or ChunkConfig()
         self.folder_id = self.db.add_folder(MEMORY_FOLDER).id
         if self.embedder is not None:

@@ -1,0 +1,89 @@
+"""The "auto" embedder: each library gets the model that reads its languages.
+
+Measured (bench/retrieval.py, README): on English (SciFact) MiniLM's hybrid nDCG@10 is 0.738 and the multilingual
+Universal Sentence Encoder's only 0.661 - below keyword search alone (0.693) - while on Thai, Chinese, Japanese and
+Arabic MiniLM's vectors are noise (Thai semantic 0.09 against USE's 0.78). No one model is best for every library,
+so "auto" picks per library from the languages of its chunks (detected by core.text when they are written):
+MiniLM while at least 90 % of the library is English, the multilingual model once 10 % or more is another language
+(Latin-script languages other than English included; undetermined chunks - code, numbers - do not count). Back to
+MiniLM only below 5 %, so a library near the line does not flip.
+
+The choice is made when the library opens and again before each embedding run, so a first folder of Thai files
+gets the multilingual model in the same session. A change drops the library's vectors (they are recomputed, like
+any model change) and is announced as a notice. The `embedder` setting names a model to fix the choice.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from desktop_app.core.embed.base import Embedder, embed_passages, embed_query
+
+ENGLISH = "minilm"
+MULTILINGUAL = "use-multilingual"
+SWITCH_UP = 0.10  # share of non-English chunks at which the multilingual model takes over
+SWITCH_DOWN = 0.05  # ... and below which MiniLM comes back
+
+
+def other_language_share(languages: Sequence[tuple[str, int]]) -> float:
+    """The share of chunks in a language other than English (chunks of undetermined language left out)."""
+    counted = [(lang, n) for lang, n in languages if lang and lang != "und"]
+    total = sum(n for _, n in counted)
+    return sum(n for lang, n in counted if lang != "en") / total if total else 0.0
+
+
+def choose_embedder(languages: Sequence[tuple[str, int]], current: str | None = None) -> str:
+    """The embedder name for a library whose chunks have these (language, count) pairs."""
+    share = other_language_share(languages)
+    if current == MULTILINGUAL:
+        return MULTILINGUAL if share >= SWITCH_DOWN else ENGLISH
+    return MULTILINGUAL if share >= SWITCH_UP else ENGLISH
+
+
+class AutoEmbedder:
+    """An Embedder that stands for the model `choose_embedder` picks for one store's library."""
+
+    def __init__(self, languages: Callable[[], Sequence[tuple[str, int]]],
+                 make: Callable[[str], Embedder]) -> None:
+        self._languages = languages
+        self._make = make
+        self._models: dict[str, Embedder] = {}
+        self._lock = threading.Lock()
+        self.choice = choose_embedder(languages())
+
+    @property
+    def current(self) -> Embedder:
+        """The chosen model (created on first use; its weights load on its first text)."""
+        with self._lock:
+            choice = self.choice
+            if choice not in self._models:
+                self._models[choice] = self._make(choice)
+            return self._models[choice]
+
+    @property
+    def model_id(self) -> str:
+        return self.current.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.current.dim
+
+    def refresh(self) -> bool:
+        """Choose again from the library's languages now. True when the model changed."""
+        choice = choose_embedder(self._languages(), self.choice)
+        if choice == self.choice:
+            return False
+        self.choice = choice
+        return True
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.current.embed(texts)
+
+    def embed_passages(self, texts: Sequence[str], max_windows: int = 8) -> list[np.ndarray]:
+        return embed_passages(self.current, texts, max_windows)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return embed_query(self.current, text)
