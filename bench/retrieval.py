@@ -151,7 +151,7 @@ def run_mode(lib: Library, queries: dict, mode: str) -> tuple[dict[str, list[str
 def bare_encode_rate(lib: Library, texts: list[str]) -> tuple[float, float] | None:
     """Texts/s and CPU-ms per text of the embedder's own library encoding the same texts in this process
     (None for the hash embedder). CPU time is the fairer figure on a machine shared with other work."""
-    encode = bare_encoder(lib.embedder)
+    encode = bare_encoder(getattr(lib.embedder, "current", lib.embedder))  # "auto": the model it chose
     if encode is None:
         return None
     encode(texts[:8])  # a model the bare call loads itself is loaded before the clock starts
@@ -162,7 +162,7 @@ def bare_encode_rate(lib: Library, texts: list[str]) -> tuple[float, float] | No
 
 def model_windows(lib: Library, chunks: list[str]) -> list[str]:
     """The texts the pipeline gave the model: each chunk's windows (long chunks have several)."""
-    windows = getattr(lib.embedder, "windows", None)
+    windows = getattr(getattr(lib.embedder, "current", lib.embedder), "windows", None)  # "auto": its choice
     if windows is None:
         return chunks
     return [w for chunk in chunks for w in windows(chunk)[:VECTORS_PER_CHUNK]]
@@ -260,8 +260,8 @@ def main() -> None:
     if report.indexed and not args.skip_bare:
         results["embedding"] = embedding_figures(lib, semantic_s, semantic_cpu_s, args.bare_sample)
     if args.query_embedder:
-        lib.embedder = make_embedder(args.query_embedder)  # the index keeps its vectors; queries use this model
-        results["query_embedder"] = lib.embedder.model_id
+        lib.searcher.embedder = make_embedder(args.query_embedder)  # the index keeps its vectors; queries use it
+        results["query_embedder"] = lib.searcher.embedder.model_id
 
     t0 = time.perf_counter()
     baseline = evaluate(bm25_baseline(corpus, queries), qrels)

@@ -42,7 +42,7 @@ def index_corpus(root: Path, corpus_name: str, work: Path, settings: Settings, a
     if report.indexed and not args.skip_bare:
         figures["embedding"] = embedding_figures(lib, semantic_s, semantic_cpu_s, args.bare_sample)
     if args.query_embedder:
-        lib.embedder = make_embedder(args.query_embedder)
+        lib.searcher.embedder = make_embedder(args.query_embedder)
     return lib, figures
 
 

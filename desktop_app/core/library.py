@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.embed.base import Embedder, make_embedder
+from desktop_app.core.embed.auto import library_embedder
+from desktop_app.core.embed.base import Embedder
 from desktop_app.core.errors import KnownError
 from desktop_app.core.events import Event, EventBus, IndexProgress
 from desktop_app.core.folders import FolderInfo, FolderMonitor, deepest_folder
@@ -60,8 +61,8 @@ class Library:
         self.store: Store = open_store(target if is_server_url(target) else self.db_path)
         self.bus = EventBus()
         self.monitor = FolderMonitor(self.store, self.bus)
-        self.embedder = embedder or make_embedder(self.settings.embedder, self.settings.embed_batch_size,
-                                                  languages=self.store.languages)
+        self.embedder = embedder or library_embedder(self.settings.embedder, self.settings.embed_batch_size,
+                                                     self.store.languages)
         if self.store.ensure_embedding_model(self.embedder.model_id, self.embedder.dim):
             log.info("embedding model is now %s: vectors will be (re)computed", self.embedder.model_id)
         self.indexer = Indexer(self.store, self.settings, emit=self.bus.publish)
@@ -251,8 +252,8 @@ class Library:
         old = self.settings
         self.settings = self.settings.with_changes(**changes)
         if self.settings.embedder != old.embedder:
-            self._use_embedder(make_embedder(self.settings.embedder, self.settings.embed_batch_size,
-                                             languages=self.store.languages))
+            self._use_embedder(library_embedder(self.settings.embedder, self.settings.embed_batch_size,
+                                                self.store.languages))
         self.indexer.settings = self.settings
         self.ocr_worker.settings = self.settings
         self.searcher.params = self._search_params()

@@ -1,4 +1,4 @@
-"""Text embedders: the Embedder protocol, the real MiniLM model and a deterministic stand-in."""
+"""Text embedders: the Embedder protocol, make_embedder (by setting name, "auto" per library) and the models."""
 
 from desktop_app.core.embed.base import Embedder, HashEmbedder, make_embedder
 from desktop_app.core.embed.minilm import MiniLMEmbedder

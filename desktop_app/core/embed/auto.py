@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from desktop_app.core.embed.base import Embedder, embed_passages, embed_query
+from desktop_app.core.embed.base import Embedder, embed_passages, embed_query, make_embedder
 
 ENGLISH = "minilm"
 MULTILINGUAL = "use-multilingual"
@@ -87,3 +87,12 @@ class AutoEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return embed_query(self.current, text)
+
+
+def library_embedder(name: str, batch_size: int,
+                     languages: Callable[[], Sequence[tuple[str, int]]]) -> Embedder:
+    """The embedder a library's `embedder` setting names: "auto" chooses from `languages` (the library's
+    (language, chunk count) pairs, read again before each embedding run); any other name is that model."""
+    if name == "auto":
+        return AutoEmbedder(languages, lambda chosen: make_embedder(chosen, batch_size))
+    return make_embedder(name, batch_size)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -79,17 +79,12 @@ def embed_query(embedder: Embedder, text: str) -> np.ndarray:
 EMBEDDERS = ("auto", "use-multilingual", "e5-small", "minilm", "minilm-torch", "hash")
 
 
-def make_embedder(name: str, batch_size: int = 64,
-                  languages: Callable[[], Sequence[tuple[str, int]]] | None = None) -> Embedder:
-    """The embedder a setting names (one of EMBEDDERS); an unknown name is the user's to fix (UnavailableError).
+def make_embedder(name: str, batch_size: int = 64) -> Embedder:
+    """The model a setting names (one of EMBEDDERS); an unknown name is the user's to fix (UnavailableError).
 
-    "auto" needs `languages`: the library's (language, chunk count) pairs, read when it chooses."""
+    "auto" is not a model: embed.auto.library_embedder makes it from a library's languages."""
     if name == "auto":
-        from desktop_app.core.embed.auto import AutoEmbedder
-
-        if languages is None:
-            raise ValueError('the "auto" embedder chooses from a library\'s languages: pass languages=')
-        return AutoEmbedder(languages, lambda chosen: make_embedder(chosen, batch_size))
+        raise ValueError('"auto" chooses per library: use desktop_app.core.embed.auto.library_embedder')
     if name == "hash":
         return HashEmbedder()
     if name == "minilm-torch":

@@ -8,7 +8,8 @@ import os
 import uuid
 from typing import Any
 
-from desktop_app.core.embed.base import Embedder, embed_passages, make_embedder
+from desktop_app.core.embed.auto import library_embedder
+from desktop_app.core.embed.base import Embedder, embed_passages
 from desktop_app.core.index.indexer import content_hash
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.memory.base import MemoryBackend, MemoryRegistry
@@ -35,7 +36,7 @@ class IndexedMemory(MemoryBackend):
         self.mode = mode or self.mode
         self.db = SQLiteStore(os.fspath(db_path) if db_path else ":memory:")
         if embedder is None and self.mode != "keyword":
-            embedder = make_embedder(DEFAULT_EMBEDDER, languages=self.db.languages)
+            embedder = library_embedder(DEFAULT_EMBEDDER, 64, self.db.languages)
         self.embedder = embedder
         self.chunk_config = chunk_config or ChunkConfig()
         self.folder_id = self.db.add_folder(MEMORY_FOLDER).id

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_app.core.embed.auto import ENGLISH, MULTILINGUAL, AutoEmbedder, choose_embedder, other_language_share
+from desktop_app.core.embed.auto import (
+    ENGLISH,
+    MULTILINGUAL,
+    AutoEmbedder,
+    choose_embedder,
+    library_embedder,
+    other_language_share,
+)
 from desktop_app.core.embed.base import HashEmbedder, embed_passages, embed_query, make_embedder
 
 
@@ -49,6 +56,7 @@ def test_the_auto_embedder_follows_the_library_and_delegates():
 
 
 def test_auto_needs_the_librarys_languages():
-    with pytest.raises(ValueError, match="languages"):
+    with pytest.raises(ValueError, match="per library"):
         make_embedder("auto")
-    assert isinstance(make_embedder("auto", languages=lambda: []), AutoEmbedder)
+    assert isinstance(library_embedder("auto", 64, lambda: []), AutoEmbedder)
+    assert isinstance(library_embedder("hash", 64, lambda: []), HashEmbedder)

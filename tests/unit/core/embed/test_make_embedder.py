@@ -3,19 +3,21 @@
 import numpy as np
 import pytest
 
+from desktop_app.core.embed.auto import library_embedder
 from desktop_app.core.embed.base import EMBEDDERS, Embedder, HashEmbedder, embed_query, make_embedder
 from desktop_app.core.errors import UnavailableError
 
 
 @pytest.mark.parametrize("name", EMBEDDERS)
 def test_every_setting_value_names_an_embedder(name):
-    embedder = make_embedder(name)
+    embedder = library_embedder(name, 64, lambda: [])  # "auto" reads the library's languages
     assert isinstance(embedder, Embedder)
     assert embedder.dim in (384, 512) and embedder.model_id
 
 
 def test_each_model_records_its_own_id_so_a_switch_reembeds():
-    ids = {name: make_embedder(name).model_id for name in EMBEDDERS}
+    ids = {name: library_embedder(name, 64, lambda: []).model_id for name in EMBEDDERS}
+    assert ids.pop("auto") == ids["minilm"]  # "auto" stands for a model: MiniLM for an empty library
     # MiniLM through onnxruntime and through torch: one model, one id (its vectors are interchangeable)
     assert ids["minilm"] == ids["minilm-torch"]
     others = [v for k, v in ids.items() if k != "minilm-torch"]
