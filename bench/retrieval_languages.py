@@ -73,7 +73,7 @@ def run_tasks(args: argparse.Namespace) -> None:
     work = args.home or Path(tempfile.mkdtemp(prefix="trove-bench-langs-"))
     settings = Settings(embedder=args.embedder)
     libraries: dict[str, Library] = {}
-    results: dict = {"dataset": manifest["name"], "embedder": make_embedder(args.embedder).model_id,
+    results: dict = {"dataset": manifest["name"], "embedder": args.embedder,
                      "query_embedder": args.query_embedder, "corpora": {}, "tasks": {}}
     try:
         for task in manifest["tasks"]:

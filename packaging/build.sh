@@ -21,7 +21,9 @@ args=(--noconfirm --workpath build/pyinstaller --distpath dist)
 echo "== PyInstaller ($("$PY" -m PyInstaller --version)) -> dist/trove"
 start=$SECONDS
 "$PY" -m PyInstaller "${args[@]}" packaging/trove.spec
-echo "== built in $((SECONDS - start))s: $(du -sh dist/trove | cut -f1)"
+echo "== built in $((SECONDS - start))s: $(du -sm dist/trove | cut -f1) MB; largest parts (MB):"
+# (sed reads all of sort's output: `head` would close the pipe early, and pipefail would stop the build on SIGPIPE)
+du -sm dist/trove/trove dist/trove/_internal/* | sort -rn | sed -n '1,10s,dist/trove/,    ,p'
 
 [[ "$(uname -s)" == Linux && "${TROVE_NO_TARBALL:-0}" != 1 ]] || exit 0
 
@@ -41,4 +43,4 @@ gz=(gzip -6)
 command -v pigz >/dev/null && gz=(pigz -6)
 rm -f "dist/$name.tar.gz"
 tar -C dist --owner=0 --group=0 --transform "s,^trove,$name," -cf - trove | "${gz[@]}" >"dist/$name.tar.gz"
-echo "== dist/$name.tar.gz: $(du -h "dist/$name.tar.gz" | cut -f1) (folder $(du -sh "$app" | cut -f1))"
+echo "== dist/$name.tar.gz: $(du -m "dist/$name.tar.gz" | cut -f1) MB (folder $(du -sm "$app" | cut -f1) MB)"

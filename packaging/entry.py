@@ -3,9 +3,14 @@
 import multiprocessing
 import sys
 
-from desktop_app.cli import main
-
 if __name__ == "__main__":
-    # A frozen app re-executes itself for worker processes; this lets those children start cleanly.
+    # The extraction sandbox (desktop_app/core/ingest/sandbox.py) starts its worker with multiprocessing's "spawn",
+    # which in a frozen app re-runs this executable with `--multiprocessing-fork ...` (and the resource tracker
+    # with `-c ...`). freeze_support() recognises those arguments, runs the child's code and exits; PyInstaller's
+    # runtime hook makes it do so on Linux and macOS too, not only on Windows. It comes before the CLI is imported
+    # so a worker does not load the command line (and Qt-free but sizeable modules) it never uses.
     multiprocessing.freeze_support()
+
+    from desktop_app.cli import main
+
     sys.exit(main())

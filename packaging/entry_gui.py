@@ -7,10 +7,12 @@ the same command line as `trove`.
 import multiprocessing
 import sys
 
-from desktop_app.cli import main
-
 if __name__ == "__main__":
+    # Before anything else: a spawned extraction worker re-runs this executable (see entry.py).
     multiprocessing.freeze_support()
+
+    from desktop_app.cli import main
+
     # Old macOS versions pass a process serial number when Finder launches an app; it is not ours to parse.
     args = [arg for arg in sys.argv[1:] if not arg.startswith("-psn_")]
     sys.exit(main(args or ["gui"]))

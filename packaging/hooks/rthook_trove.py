@@ -1,7 +1,8 @@
 """PyInstaller runtime hook: runs before Trove's own code in the frozen app.
 
-- Nothing is fetched from a model hub: the embedding model and the GGUF ship inside the bundle. The CLI sets
-  these too; setting them here also covers anything imported before `main()` runs.
+- Nothing is fetched from a model hub: the embedding models, the OCR models and the GGUF ship inside the bundle,
+  and no Hugging Face library is in it. The variables are kept as a guard for anything that might still read
+  them (the CLI sets them too); setting them here also covers code imported before `main()` runs.
 - A windowed executable (Windows `trove-gui.exe`, the macOS .app) starts with sys.stdout/sys.stderr set to
   None; progress bars and logging would then fail on `.write`, so they get a sink instead.
 """

@@ -16,7 +16,7 @@ app=dist/Trove.app
 "$app/Contents/MacOS/trove" --version
 
 if [[ -n "${CODESIGN_IDENTITY:-}" ]]; then
-    # Hardened runtime; torch and llama.cpp load their own dylibs, which this signs with the app.
+    # Hardened runtime; onnxruntime, OpenCV and llama.cpp load their own dylibs, which this signs with the app.
     codesign --deep --force --options runtime --timestamp \
         --entitlements packaging/macos/entitlements.plist --sign "$CODESIGN_IDENTITY" "$app"
 fi

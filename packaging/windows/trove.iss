@@ -2,7 +2,6 @@
 ;
 ; Build the one-folder app first, on Windows, from the repository root:
 ;     py -3.11 -m venv .venv
-;     .venv\Scripts\pip install torch==2.13.0 --index-url <PyTorch CPU wheel index>
 ;     .venv\Scripts\pip install -e ".[package]"
 ;     .venv\Scripts\pyinstaller --noconfirm --workpath build\pyinstaller --distpath dist packaging\trove.spec
 ; then compile this script (it reads dist\trove\ and writes dist\trove-<version>-windows-x64-setup.exe):
