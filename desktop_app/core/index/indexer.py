@@ -147,7 +147,8 @@ class Indexer:
                                     rate=n / elapsed, eta_seconds=(len(todo) - n) * elapsed / n))
         for plan in plans:
             for doc in plan.vanished:
-                if self.store.delete_document(doc.id):
+                still = self.store.document_by_path(doc.path)  # not a document that moved to a found file
+                if still is not None and still.id == doc.id and self.store.delete_document(doc.id):
                     report.removed += 1
             self.store.mark_scanned(plan.folder_id, time.time())
         report.seconds = time.monotonic() - started

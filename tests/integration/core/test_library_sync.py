@@ -306,3 +306,24 @@ def test_quick_files_of_every_folder_are_indexed_before_any_pdf(make_library, tm
     report = lib.sync(wait=False)
     assert report.indexed == 9 and len(order) == 9
     assert set(order[:6]) == {".txt", ".md"} and order[6:] == [".pdf"] * 3
+
+
+def test_a_file_moved_while_nobody_watched_keeps_its_document_and_vectors(make_library, tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "a").mkdir(parents=True)
+    (docs / "b").mkdir()
+    for i in range(3):
+        (docs / "a" / f"n{i}.txt").write_text(f"shared words and marker{i}\n", encoding="utf-8")
+    lib = make_library()
+    lib.add_folder(docs)
+    lib.sync()
+    assert lib.wait_for_embeddings(60)
+    before = lib.store.document_by_path(str(docs / "a" / "n1.txt"))
+    (docs / "a" / "n1.txt").rename(docs / "b" / "moved.txt")
+    report = lib.sync()
+    assert (report.moved, report.removed, report.indexed) == (1, 0, 0)
+    after = lib.store.document_by_path(str(docs / "b" / "moved.txt"))
+    assert after is not None and after.id == before.id  # the same row: its chunks and vectors followed
+    assert sources(lib.search("marker1", mode="keyword")) == ["moved.txt"]
+    assert lib.stats()["chunks_embedded"] == lib.stats()["chunks"] == 3
+    assert lib.sync().moved == 0 and lib.store.document_by_path(str(docs / "b" / "moved.txt")) is not None
