@@ -125,8 +125,12 @@ class SourcesPanel(QWidget):
         p = self._passages.get(current.data(Qt.ItemDataRole.UserRole)) if current else None
         self.open_button.setEnabled(p is not None)
         text = p.content if p else ""
+        direction = text_direction(text)
+        rtl = direction == Qt.LayoutDirection.RightToLeft
+        self.preview.setLayoutDirection(direction)  # the scroll bar's side
         option = QTextOption(self.preview.document().defaultTextOption())
-        option.setTextDirection(text_direction(text))
+        option.setTextDirection(direction)  # the order of runs within a line
+        option.setAlignment(Qt.AlignmentFlag.AlignRight if rtl else Qt.AlignmentFlag.AlignLeft)  # a plain text box
         self.preview.document().setDefaultTextOption(option)
         self.preview.setPlainText(text)
         if p is not None:

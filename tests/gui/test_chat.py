@@ -231,5 +231,9 @@ def test_an_arabic_answer_and_its_passage_read_right_to_left(qtbot, chat_window,
     pane.sources.select(1)
     option = pane.sources.preview.document().defaultTextOption()
     assert option.textDirection() == Qt.LayoutDirection.RightToLeft
+    assert pane.sources.preview.layoutDirection() == Qt.LayoutDirection.RightToLeft
+    pane.sources.preview.grab()  # lay it out: the first line ends at the right edge
+    line = pane.sources.preview.document().firstBlock().layout().lineAt(0).naturalTextRect()
+    assert line.right() > pane.sources.preview.viewport().width() - 20
     pane.sources.select(2)
     assert pane.sources.preview.document().defaultTextOption().textDirection() == Qt.LayoutDirection.LeftToRight
