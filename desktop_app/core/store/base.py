@@ -27,6 +27,7 @@ from desktop_app.core.store.rows import (
     NewChunk,
     NewDocument,
     PendingChunk,
+    StoredDocument,
 )
 
 
@@ -56,6 +57,30 @@ class Store(Protocol):
         """Vectors of two models never mix: a different model (or size) drops every vector. True when reset."""
         ...
 
+    # ---- machines (a server library is shared by many desktops) ---------------------------------
+
+    @property
+    def machine_id(self) -> str:
+        """This machine's stable id ("" for an embedded library, which only one machine writes)."""
+        ...
+
+    def claim_folder(self, folder_id: int) -> bool:
+        """Take (or keep) the right to index a folder. False while another live machine holds it; a machine that
+        stopped renewing loses it after the lease expires. The store renews what it holds until release or close."""
+        ...
+
+    def release_folder(self, folder_id: int) -> None:
+        """Give up the right to index a folder (another machine that watches it may take it at once)."""
+        ...
+
+    def folder_holder(self, folder_id: int) -> str | None:
+        """The machine that holds a folder's lease now (None when nobody does)."""
+        ...
+
+    def all_folders(self) -> list[FolderRow]:
+        """Every machine's folders, by path (folders() is only this machine's)."""
+        ...
+
     # ---- folders -------------------------------------------------------------------------------
 
     def add_folder(self, path: str) -> FolderRow:
@@ -63,7 +88,7 @@ class Store(Protocol):
         ...
 
     def folders(self) -> list[FolderRow]:
-        """Every folder, by path."""
+        """This machine's folders (every folder in an embedded library), by path."""
         ...
 
     def folder(self, folder_id: int) -> FolderRow | None:
@@ -101,7 +126,8 @@ class Store(Protocol):
         ...
 
     def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk]) -> int:
-        """Replace whatever was stored for doc.path with these chunks; unchanged chunk texts keep their vectors."""
+        """Replace whatever was stored for doc.path with these chunks; unchanged chunk texts keep their vectors,
+        and a chunk that brings its own vectors (NewChunk.vectors) is stored with them."""
         ...
 
     def record_failure(self, doc: NewDocument, reason: str) -> None:
@@ -131,6 +157,10 @@ class Store(Protocol):
 
     def failures(self) -> list[Failure]:
         """Every failed file with its reason, by path."""
+        ...
+
+    def stored_documents(self, after_id: int, limit: int) -> list[StoredDocument]:
+        """Documents in id order after `after_id`, with chunks and vectors (to copy a library to another engine)."""
         ...
 
     def forget_content_hashes(self) -> None:

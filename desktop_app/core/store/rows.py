@@ -33,6 +33,7 @@ class FolderRow:
     state: FolderState
     added_at: float = 0.0
     last_scan: float | None = None
+    machine_id: str = ""  # the machine whose disk the path is on ("" in an embedded, one-machine library)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class NewChunk:
 
     span: Span
     page: int | None
+    vectors: Any = None  # window vectors already computed (a library being copied): stored with the chunk
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,18 @@ class ChunkRow:
     type: str
     folder_id: int
     metadata: dict[str, Any] | None = None
+    machine_id: str = ""  # the machine whose disk holds the file ("" in an embedded library)
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """A document as stored, with its chunks and their vectors: what `trove migrate` copies between engines."""
+
+    id: int
+    doc: NewDocument
+    status: DocStatus
+    error: str | None
+    chunks: tuple[NewChunk, ...]
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from desktop_app.core.ingest.extract import index_title, title_from_path
 from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument
 from desktop_app.core.store.sqlite.base import SQLiteBase
@@ -171,7 +173,7 @@ def _insert_chunks(
     """Insert chunks with their FTS rows; a chunk whose text has known vectors gets them back at once."""
     for ordinal, chunk in enumerate(chunks):
         h = text_hash(chunk.span.text)
-        blobs = reuse.get(h)
+        blobs = reuse.get(h) or _given_vectors(chunk)
         cid = int(
             conn.execute(
                 "INSERT INTO chunks (document_id, ordinal, page, start, end, text, text_hash, embedded) "
@@ -181,3 +183,11 @@ def _insert_chunks(
         )
         conn.execute("INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)", (cid, fts_title, chunk.span.text))
         insert_windows(conn, cid, blobs or [])
+
+
+def _given_vectors(chunk: NewChunk) -> list[bytes]:
+    """Vectors a chunk brings along (copied from another library), as float32 blobs."""
+    if chunk.vectors is None:
+        return []
+    matrix = np.asarray(chunk.vectors, dtype=np.float32)
+    return [v.tobytes() for v in matrix.reshape(-1, matrix.shape[-1])]

@@ -9,12 +9,14 @@ import sqlean
 from desktop_app.core.store.rows import EngineInfo
 from desktop_app.core.store.sqlite.chats import ChatSQL
 from desktop_app.core.store.sqlite.documents import DocumentSQL
+from desktop_app.core.store.sqlite.export import ExportSQL
 from desktop_app.core.store.sqlite.folders import FolderSQL
+from desktop_app.core.store.sqlite.machines import MachineSQL
 from desktop_app.core.store.sqlite.search import SearchSQL
 from desktop_app.core.store.sqlite.vectors import VectorSQL
 
 
-class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, SearchSQL, ChatSQL):
+class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, SearchSQL, ChatSQL, MachineSQL, ExportSQL):
     """The embedded library engine. `SQLiteStore(path)` opens (and migrates) the file; ":memory:" works too."""
 
     def info(self) -> EngineInfo:
