@@ -17,17 +17,22 @@ from desktop_app import __version__
 from desktop_app.cli.chat import add_chat_commands
 from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
 from desktop_app.cli.library import add_library_commands
+from desktop_app.cli.migrate import add_migrate_commands
 from desktop_app.cli.models import add_model_commands
+from desktop_app.cli.server import add_server_commands
 from desktop_app.cli.watch import add_watch_commands
 from desktop_app.core.errors import KnownError
 
-COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands)
+COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
+                  add_server_commands, add_migrate_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The `trove` argument parser with every command group."""
     parser = argparse.ArgumentParser(prog="trove", description="Trove: a local-first knowledge base for your folders.")
     parser.add_argument("--home", metavar="DIR", help="library folder (default: $TROVE_HOME or the user data dir)")
+    parser.add_argument("--db", metavar="URL",
+                        help="a postgresql:// library server (default: $TROVE_DB, else the embedded library)")
     parser.add_argument("--version", action="version", version=f"trove {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

@@ -109,6 +109,10 @@ def cmd_stats(args, library) -> int:
         print(json.dumps(stats, indent=2))
         return EXIT_OK
     print(f"library: {stats['home']}")
+    engine = stats["engine"]
+    machine = library.store.machine_id
+    print(f"engine: {engine['name']} {engine['version']} ({engine['location']})"
+          + (f"  this machine: {machine}" if machine else ""))
     print(
         f"documents: {stats['documents']}  failed: {stats['failed']}  chunks: {stats['chunks']} "
         f"(with vectors: {stats['chunks_embedded']})  database: {stats['database_bytes'] / 1e6:.1f} MB"

@@ -23,7 +23,7 @@ from desktop_app.core.paths import resolve_home
 from desktop_app.core.search.service import SearchParams, SearchService
 from desktop_app.core.settings import Settings, load_settings, save_settings
 from desktop_app.core.store import Store, is_server_url, open_store
-from desktop_app.core.store.rows import FolderState
+from desktop_app.core.store.rows import FolderRow, FolderState
 from desktop_app.core.types import RetrievalResult
 
 log = get_logger("index")
@@ -52,7 +52,7 @@ class Library:
         self.home = resolve_home(home)
         self.settings_path = self.home / SETTINGS_NAME
         self.settings = settings or load_settings(self.settings_path)
-        target = db or os.environ.get("TROVE_DB") or ""
+        target = db or os.environ.get("TROVE_DB") or self.settings.server_url
         self.db_path = self.home / DB_NAME
         self.store: Store = open_store(target if is_server_url(target) else self.db_path)
         self.bus = EventBus()
@@ -128,7 +128,7 @@ class Library:
         report = SyncReport()
         with self._sync_lock:
             for row in self.store.folders():
-                if self.monitor.check(row) != FolderState.ACTIVE:
+                if self.monitor.check(row) != FolderState.ACTIVE or not self._claim(row):
                     continue
                 folder_report = self.indexer.sync_folder(row.id, Path(row.path))
                 if folder_report.offline:  # vanished, or an empty stand-in for a folder with documents
@@ -151,6 +151,8 @@ class Library:
                 folder = deepest_folder(folders, str(path))
                 if folder is None or folder.state != FolderState.ACTIVE or not self.monitor.available(folder):
                     continue  # a vanished root must never read as "every file deleted"
+                if not self._claim(folder):
+                    continue
                 if path.is_dir():
                     report.merge(self.indexer.sync_folder(folder.id, path))
                 else:
@@ -169,6 +171,8 @@ class Library:
                 report = SyncReport()
                 report.removed = self.indexer.remove_path(src_p)
                 return report
+            if not self._claim(folder):
+                return SyncReport()
             report = self.indexer.move_path(folder.id, src_p, dest_p)
             if not report.moved:
                 report.merge(
@@ -178,6 +182,13 @@ class Library:
                 )
         self.embed_worker.wake()
         return report
+
+    def _claim(self, folder: FolderRow) -> bool:
+        """On a shared library only the machine holding a folder's lease indexes it (the store renews it)."""
+        if self.store.claim_folder(folder.id):
+            return True
+        log.info("folder %s is being indexed by machine %s", folder.path, self.store.folder_holder(folder.id))
+        return False
 
     def wait_for_embeddings(self, timeout: float | None = None) -> bool:
         """Block until the semantic phase has caught up. False on timeout."""

@@ -238,12 +238,15 @@ class TroveServer:
                 sql.Identifier(ROLE), sql.Literal(password)))
         self.create_database(DATABASE)
 
-    def create_database(self, name: str, *, extensions: tuple[str, ...] = EXTENSIONS) -> str:
-        """A database owned by the trove role with `extensions` (none: a database without pgvector).
-        Returns its URL."""
+    def create_database(self, name: str, *, extensions: tuple[str, ...] = EXTENSIONS,
+                        template: str | None = None) -> str:
+        """A database owned by the trove role with `extensions` (none: a database without pgvector), copied from
+        `template` when given. Returns its URL."""
         with self.admin() as conn:
             if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-                conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(name), sql.Identifier(ROLE)))
+                copy = sql.SQL(" TEMPLATE {}").format(sql.Identifier(template)) if template else sql.SQL("")
+                conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}{}").format(
+                    sql.Identifier(name), sql.Identifier(ROLE), copy))
         with self.admin(name) as conn:
             for ext in extensions:
                 conn.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(ext)))
