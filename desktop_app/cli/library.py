@@ -152,4 +152,5 @@ def cmd_gui(args, _library) -> int:
         with open_library(args) as library:
             add_paths(library, args.paths)
 
-    return run_gui(home=args.home, sample=args.sample, screenshot=args.screenshot, query=args.query, ask=args.ask)
+    return run_gui(home=args.home, sample=args.sample, screenshot=args.screenshot, query=args.query, ask=args.ask,
+                   db=args.db)

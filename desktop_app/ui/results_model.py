@@ -27,6 +27,8 @@ def location_text(result: RetrievalResult) -> str:
         parts.append(f"p. {meta['page']}")
     if meta.get("type"):
         parts.append(TYPE_NAMES.get(meta["type"], str(meta["type"])))
+    if meta.get("machine"):
+        parts.append(f"on {meta['machine']}")  # a team library: the file is on another desktop's disk
     return " · ".join(p for p in parts if p)
 
 

@@ -76,15 +76,30 @@ def translate_connect_error(exc: BaseException, url: str) -> KnownError:
     """A failed connection attempt as one plain line (never with the password)."""
     where = describe(url)
     state = getattr(exc, "sqlstate", None)
-    text = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-    text = text.replace(_password(url), "***") if _password(url) else text
+    text = str(exc)
+    if _password(url):
+        text = text.replace(_password(url), "***")
     if state in ("28P01", "28000") or "password authentication failed" in text:
         return ServerAuthError(f"The library server at {where} refused the user name or password.")
     if state == "3D000":
         return ServerUnavailableError(f"The library server at {where} has no such database.")
     if state == "57P03":
         return ServerUnavailableError(f"The library server at {where} is starting up or shutting down; try again.")
-    return ServerUnavailableError(f"Cannot reach the library server at {where}: {_short(text)}")
+    return ServerUnavailableError(f"Cannot reach the library server at {where} ({_why(text)}). Is it running?")
+
+
+def _why(message: str) -> str:
+    """The reason in a libpq connection failure, in a few words."""
+    lowered = message.lower()
+    for needle, why in (("connection refused", "connection refused"), ("timeout", "timed out"),
+                        ("timed out", "timed out"), ("could not translate host name", "unknown host name"),
+                        ("no such file or directory", "no server on that socket"),
+                        ("network is unreachable", "network unreachable"),
+                        ("no route to host", "no route to host")):
+        if needle in lowered:
+            return why
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    return _short(lines[0]) if lines else "no answer"
 
 
 def gone(url: str, exc: BaseException | None = None) -> ServerGoneError:
