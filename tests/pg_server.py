@@ -48,3 +48,43 @@ def pg_url(pg_server):
         yield url
     finally:
         pg_server.drop_database(name)
+
+
+def server_consistency(url: str) -> dict[str, int]:
+    """Cross-table counts that must agree in a consistent server library (tests look inside; the app never does)."""
+    import psycopg
+
+    checks = {
+        "documents": "SELECT count(*) FROM documents",
+        "chunks": "SELECT count(*) FROM chunks",
+        "half_indexed": "SELECT count(*) FROM documents d WHERE d.chunk_count <> "
+                        "(SELECT count(*) FROM chunks c WHERE c.document_id = d.id)",
+        "indexed_without_chunks": "SELECT count(*) FROM documents d WHERE status = 'indexed' AND NOT EXISTS "
+                                  "(SELECT 1 FROM chunks c WHERE c.document_id = d.id)",
+        "embedded_without_vectors": "SELECT count(*) FROM chunks c WHERE embedded AND NOT EXISTS "
+                                    "(SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id)",
+        "vectors_of_pending_chunks": "SELECT count(*) FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id "
+                                     "WHERE NOT c.embedded",
+        "empty_terms": "SELECT count(*) FROM chunks WHERE length(terms) = 0",
+    }
+    with psycopg.connect(url) as conn:
+        return {name: int(conn.execute(sql).fetchone()[0]) for name, sql in checks.items()}
+
+
+def assert_server_consistent(url: str) -> dict[str, int]:
+    """No half-indexed document, no chunk flagged embedded without vectors (or the reverse)."""
+    c = server_consistency(url)
+    assert c["half_indexed"] == c["indexed_without_chunks"] == 0, c
+    assert c["embedded_without_vectors"] == c["vectors_of_pending_chunks"] == c["empty_terms"] == 0, c
+    return c
+
+
+def server_documents(url: str) -> dict[str, tuple[int, str]]:
+    """Every indexed document on the server: path -> (size, its chunks' text joined)."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT d.path, d.size, string_agg(c.text, '' ORDER BY c.ordinal) FROM documents d "
+                            "LEFT JOIN chunks c ON c.document_id = d.id WHERE d.status = 'indexed' "
+                            "GROUP BY d.path, d.size").fetchall()
+    return {path: (int(size), text or "") for path, size, text in rows}

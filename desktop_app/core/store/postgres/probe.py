@@ -18,10 +18,14 @@ def check_server(url: str) -> str:
     with conn:
         version = conn.execute("SHOW server_version").fetchone()[0]
         vector = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-        available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+        creatable = conn.execute(  # installed on the server, and this role may create it here
+            "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AND "
+            "((SELECT rolsuper FROM pg_roles WHERE rolname = current_user) OR "
+            "(COALESCE((SELECT bool_or(trusted) FROM pg_available_extension_versions WHERE name = 'vector'), false) "
+            "AND has_database_privilege(current_database(), 'CREATE')))").fetchone()[0]
         has_schema = conn.execute("SELECT to_regclass('trove_migrations') IS NOT NULL").fetchone()[0]
         schema = conn.execute("SELECT max(id) FROM trove_migrations").fetchone()[0] if has_schema else None
-    if vector is None and available is None:
+    if vector is None and not creatable:
         raise pgc.missing_vector(url)
     if schema is not None and schema > SCHEMA_VERSION:
         raise KnownError(f"Connected, but the library there was written by a newer Trove (schema {schema}).")

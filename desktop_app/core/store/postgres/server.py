@@ -196,7 +196,7 @@ class TroveServer:
         return True
 
     def restart(self) -> None:
-        """Stop and start again on the same address (tests restart a server under a running index)."""
+        """Stop (if running) and start again on the same address (tests restart a server under a running index)."""
         config = self._config()
         self.stop()
         self._pg_ctl_start(_run_user(), config.get("listen", "127.0.0.1"), int(config["port"]))
