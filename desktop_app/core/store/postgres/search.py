@@ -37,6 +37,28 @@ def rank_weights(title_weight: float) -> str:
     return "{%g,0,0,%g}" % ((1.0, 1.0 / w) if w < 1 else (1.0 / w, 1.0))
 
 
+def keyword_sql(extra: str = "") -> str:
+    """Chunks matching a tsquery (%(q)s), ranked by ts_rank_cd with weights %(w)s, best %(n)s."""
+    join = " JOIN documents d ON d.id = c.document_id" if extra else ""
+    return ("SELECT c.id, ts_rank_cd(%(w)s::float4[], c.terms, q, 1) AS r FROM chunks c" + join +
+            ", CAST(%(q)s AS tsquery) q WHERE c.terms @@ q" + extra + " ORDER BY r DESC, c.id LIMIT %(n)s")
+
+
+def dense_sql(extra: str = "") -> str:
+    """The %(k)s window vectors nearest to %(v)s by cosine distance (HNSW), joined to documents when filtered."""
+    if not extra:
+        return "SELECT chunk_id, embedding <=> %(v)s AS dist FROM chunk_vectors ORDER BY dist LIMIT %(k)s"
+    return ("SELECT v.chunk_id, v.embedding <=> %(v)s AS dist FROM chunk_vectors v "
+            "JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id "
+            "WHERE true" + extra + " ORDER BY dist LIMIT %(k)s")
+
+
+CHUNK_ROWS_SQL = (
+    'SELECT c.id, c.text, c.page, c.ordinal, c.start, c."end", c.document_id, d.path, d.title, d.type, '
+    "d.folder_id, d.metadata, f.machine_id FROM chunks c JOIN documents d ON d.id = c.document_id "
+    "JOIN folders f ON f.id = d.folder_id WHERE c.id = ANY(%s)")
+
+
 class SearchSQL(PostgresBase):
     """Keyword and dense candidates, and the rows that make results."""
 
@@ -49,9 +71,7 @@ class SearchSQL(PostgresBase):
             return []
         extra, args = filter_sql(filters)
         args.update(q=tsquery, w=rank_weights(title_weight), n=int(limit))
-        join = " JOIN documents d ON d.id = c.document_id" if extra else ""
-        sql = ("SELECT c.id, ts_rank_cd(%(w)s::float4[], c.terms, q, 1) AS r FROM chunks c" + join +
-               ", CAST(%(q)s AS tsquery) q WHERE c.terms @@ q" + extra + " ORDER BY r DESC, c.id LIMIT %(n)s")
+        sql = keyword_sql(extra)
 
         def work(conn: psycopg.Connection) -> list[tuple[int, float]]:
             hits = [(int(cid), float(r)) for cid, r in conn.execute(sql, args, prepare=True)]
@@ -69,12 +89,7 @@ class SearchSQL(PostgresBase):
         k = int(limit) * (MAX_WINDOWS if filters else 2)  # a chunk's windows share the k places
         extra, args = filter_sql(filters)
         args.update(v=np.asarray(vector, dtype=np.float32), k=k)
-        if extra:
-            sql = ("SELECT v.chunk_id, v.embedding <=> %(v)s AS dist FROM chunk_vectors v "
-                   "JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id "
-                   "WHERE true" + extra + " ORDER BY dist LIMIT %(k)s")
-        else:
-            sql = "SELECT chunk_id, embedding <=> %(v)s AS dist FROM chunk_vectors ORDER BY dist LIMIT %(k)s"
+        sql = dense_sql(extra)
         rows = self._read(lambda c: c.execute(sql, args, prepare=True).fetchall())
         best: dict[int, float] = {}
         for cid, dist in sorted(rows, key=lambda r: r[1]):  # relaxed order with filters: sort here
@@ -85,10 +100,7 @@ class SearchSQL(PostgresBase):
         """Chunks with their documents (and the machine whose disk holds the file), by id."""
         if not chunk_ids:
             return {}
-        rows = self._read(lambda c: c.execute(
-            'SELECT c.id, c.text, c.page, c.ordinal, c.start, c."end", c.document_id, d.path, d.title, d.type, '
-            "d.folder_id, d.metadata, f.machine_id FROM chunks c JOIN documents d ON d.id = c.document_id "
-            "JOIN folders f ON f.id = d.folder_id WHERE c.id = ANY(%s)", (list(chunk_ids),), prepare=True).fetchall())
+        rows = self._read(lambda c: c.execute(CHUNK_ROWS_SQL, (list(chunk_ids),), prepare=True).fetchall())
         return {int(r[0]): ChunkRow(chunk_id=int(r[0]), text=r[1], page=r[2], ordinal=int(r[3]), start=int(r[4]),
                                     end=int(r[5]), document_id=int(r[6]), path=r[7], title=r[8], type=r[9],
                                     folder_id=int(r[10]), metadata=metadata_json(r[11]), machine_id=r[12])
