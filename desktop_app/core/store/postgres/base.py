@@ -51,7 +51,6 @@ class PostgresBase:
             max_size=max(pool_size, 2),
             kwargs={"autocommit": True, "connect_timeout": pgc.CONNECT_TIMEOUT},
             configure=_configure,
-            check=psycopg_pool.ConnectionPool.check_connection,
             open=True,
             timeout=pgc.CONNECT_TIMEOUT,
             name="trove",
@@ -70,8 +69,19 @@ class PostgresBase:
         """Run a read on a pooled connection (autocommit: it sees the latest committed state)."""
         return self._run(fn, write=False, idempotent=True)
 
-    def _write(self, fn: Callable[[psycopg.Connection], T], *, idempotent: bool = True) -> T:
-        """Run `fn` in one transaction. A write that is not idempotent is not retried once it reached COMMIT."""
+    def _write(self, fn: Callable[[psycopg.Connection], T], *, idempotent: bool = True, derived: bool = False) -> T:
+        """Run `fn` in one transaction. A write that is not idempotent is not retried once it reached COMMIT.
+
+        `derived`: the rows can be rebuilt from the files (documents, chunks, vectors), so the commit does not
+        wait for the WAL flush. A server crash can lose the last such commits, never half of one, and the next
+        rescan re-indexes what is missing; chats and folders always wait.
+        """
+        if not derived:  # pooled connections commit asynchronously (see _configure); this one must not
+            inner = fn
+
+            def fn(conn: psycopg.Connection) -> T:
+                conn.execute("SET LOCAL synchronous_commit = on")
+                return inner(conn)
         return self._run(fn, write=True, idempotent=idempotent)
 
     def _run(self, fn: Callable[[psycopg.Connection], T], *, write: bool, idempotent: bool) -> T:
@@ -102,7 +112,7 @@ class PostgresBase:
                 raise pgc.gone(self.url, failure) from None  # it may have committed: retrying could double it
             if time.monotonic() >= deadline or self._closed:
                 raise pgc.gone(self.url, failure) from None
-            log.info("library server unavailable (%s); retrying", type(failure).__name__)
+            log.info("library server unavailable (%s); retrying", type(failure).__name__)  # broken ones leave the pool
             time.sleep(delay)
             delay = min(delay * 2, 2.0)
 
@@ -125,7 +135,9 @@ class PostgresBase:
 
 
 def _configure(conn: psycopg.Connection) -> None:
-    """Every pooled connection: pgvector's binary adapter and the HNSW search breadth."""
+    """Every pooled connection: pgvector's binary adapter, the HNSW search breadth, and asynchronous commits for
+    the index's derived rows (writes of chats, folders and meta switch them back on, see `_write`)."""
     register_vector(conn)
     conn.execute(f"SET hnsw.ef_search = {int(EF_SEARCH)}")
     conn.execute("SET hnsw.iterative_scan = relaxed_order")
+    conn.execute("SET synchronous_commit = off")

@@ -74,13 +74,13 @@ class DocumentSQL(PostgresBase):
                   "meta": Jsonb(doc.metadata) if doc.metadata is not None else None}
         title = field_tokens(index_title(doc.title, Path(doc.path)))
         prepared = [(c, text_hash(c.span.text), pg_text(c.span.text)) for c in chunks]
-        rows = [(i, c.page, c.span.start, c.span.end, t, h, chunk_terms(title, field_tokens(t)))
-                for i, (c, h, t) in enumerate(prepared)]
+        rows = [(i, c.page, c.span.start, c.span.end, t, h, chunk_terms(title, field_tokens(t)),
+                 c.vectors is not None) for i, (c, h, t) in enumerate(prepared)]
 
         def work(conn: psycopg.Connection) -> int:
             old = _by_path(conn, self.machine_id, doc.path, lock=True)
-            _drop_duplicates(conn, self.machine_id, doc.path, old.id if old else None)
             if old is not None:
+                _drop_duplicates(conn, self.machine_id, doc.path, old.id)
                 doc_id = old.id
                 conn.execute("UPDATE documents SET folder_id=%(folder)s, path=%(path)s, title=%(title)s, "
                              "type=%(type)s, size=%(size)s, mtime_ns=%(mtime)s, content_hash=%(hash)s, "
@@ -92,7 +92,7 @@ class DocumentSQL(PostgresBase):
                     "chunk_count, indexed_at, metadata, status) VALUES (%(folder)s, %(path)s, %(title)s, %(type)s, "
                     "%(size)s, %(mtime)s, %(hash)s, %(pages)s, %(n)s, %(now)s, %(meta)s, 'indexed') RETURNING id",
                     values).fetchone()[0])
-            old_ids = _chunk_ids(conn, doc_id)
+            old_ids = _chunk_ids(conn, doc_id) if old is not None else []
             new_ids = insert_chunks(conn, doc_id, rows)
             if old_ids:
                 _reuse_vectors(conn, old_ids, new_ids)
@@ -100,9 +100,9 @@ class DocumentSQL(PostgresBase):
             given = [(cid, c.vectors) for cid, (c, _, _) in zip(new_ids, prepared, strict=True)
                      if c.vectors is not None]
             if given:
-                insert_vectors(conn, given)
+                insert_vectors(conn, given, fresh=True)
             return doc_id
-        return self._write(work)
+        return self._write(work, derived=True)
 
     def record_failure(self, doc: NewDocument, reason: str) -> None:
         """Mark a file failed with a reason; it is retried only when it changes."""
@@ -121,7 +121,7 @@ class DocumentSQL(PostgresBase):
                 conn.execute("INSERT INTO documents (folder_id, path, title, type, size, mtime_ns, content_hash, "
                              "error, indexed_at, status) VALUES (%(folder)s, %(path)s, %(title)s, %(type)s, "
                              "%(size)s, %(mtime)s, %(hash)s, %(error)s, %(now)s, 'failed')", values)
-        self._write(work)
+        self._write(work, derived=True)
 
     def touch_document(self, doc_id: int, size: int, mtime_ns: int) -> None:
         """New stat data for a file whose content did not change."""
@@ -137,7 +137,7 @@ class DocumentSQL(PostgresBase):
                              {"p": new_path, "id": doc_id, "m": self.machine_id})
                 moved += _move(conn, doc_id, folder_id, new_path, size, mtime_ns)
             return moved
-        return self._write(work)
+        return self._write(work, derived=True)
 
     def delete_document(self, doc_id: int) -> bool:
         """Forget one document and everything derived from it (chunks and vectors cascade)."""
@@ -167,15 +167,15 @@ def _chunk_ids(conn: psycopg.Connection, doc_id: int) -> list[int]:
 
 
 def insert_chunks(conn: psycopg.Connection, doc_id: int, rows: Sequence[tuple]) -> list[int]:
-    """Insert chunk rows (ordinal, page, start, end, text, text hash, tsvector literal) in one statement;
-    returns their ids in ordinal order."""
+    """Insert chunk rows (ordinal, page, start, end, text, text hash, tsvector literal, embedded) in one
+    statement; returns their ids in ordinal order."""
     if not rows:
         return []
     cols = list(zip(*rows, strict=True))
     got = conn.execute(
-        'INSERT INTO chunks (document_id, ordinal, page, start, "end", text, text_hash, terms) '
-        "SELECT %s, o, p, s, e, t, h, v::tsvector FROM unnest(%s::int[], %s::int[], %s::int[], %s::int[], "
-        "%s::text[], %s::text[], %s::text[]) AS u(o, p, s, e, t, h, v) RETURNING id, ordinal",
+        'INSERT INTO chunks (document_id, ordinal, page, start, "end", text, text_hash, terms, embedded) '
+        "SELECT %s, o, p, s, e, t, h, v::tsvector, b FROM unnest(%s::int[], %s::int[], %s::int[], %s::int[], "
+        "%s::text[], %s::text[], %s::text[], %s::bool[]) AS u(o, p, s, e, t, h, v, b) RETURNING id, ordinal",
         (doc_id, *[list(c) for c in cols])).fetchall()
     return [cid for cid, _ in sorted(got, key=lambda r: r[1])]
 
@@ -186,14 +186,15 @@ def _reuse_vectors(conn: psycopg.Connection, old_ids: list[int], new_ids: list[i
         'INSERT INTO chunk_vectors (chunk_id, "window", embedding) '
         'SELECT DISTINCT ON (n.id, v."window") n.id, v."window", v.embedding FROM chunks n '
         "JOIN chunks o ON o.text_hash = n.text_hash AND o.id = ANY(%(old)s) AND o.embedded "
-        "JOIN chunk_vectors v ON v.chunk_id = o.id WHERE n.id = ANY(%(new)s) "
+        "JOIN chunk_vectors v ON v.chunk_id = o.id WHERE n.id = ANY(%(new)s) AND NOT n.embedded "
         'ORDER BY n.id, v."window", o.id', {"old": old_ids, "new": new_ids})
     conn.execute("UPDATE chunks SET embedded = true WHERE id = ANY(%s) AND EXISTS "
                  "(SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = chunks.id)", (new_ids,))
 
 
-def insert_vectors(conn: psycopg.Connection, items: Sequence[tuple[int, Any]]) -> None:
-    """Store (chunk id, (windows, dim) matrix) vectors, replacing any a chunk had; marks the chunks embedded."""
+def insert_vectors(conn: psycopg.Connection, items: Sequence[tuple[int, Any]], *, fresh: bool = False) -> None:
+    """Store (chunk id, (windows, dim) matrix) vectors, replacing any a chunk had, and mark the chunks embedded
+    (`fresh`: chunks inserted in this transaction as embedded, with no vectors yet)."""
     from desktop_app.core.embed.base import MAX_WINDOWS
 
     params = []
@@ -202,10 +203,12 @@ def insert_vectors(conn: psycopg.Connection, items: Sequence[tuple[int, Any]]) -
         for window, vec in enumerate(matrix.reshape(-1, matrix.shape[-1])[:MAX_WINDOWS]):
             params.append((cid, window, vec))
     ids = [cid for cid, _ in items]
-    conn.execute("DELETE FROM chunk_vectors WHERE chunk_id = ANY(%s)", (ids,))
+    if not fresh:
+        conn.execute("DELETE FROM chunk_vectors WHERE chunk_id = ANY(%s)", (ids,))
     with conn.cursor() as cur:
         cur.executemany('INSERT INTO chunk_vectors (chunk_id, "window", embedding) VALUES (%s, %s, %s)', params)
-    conn.execute("UPDATE chunks SET embedded = true WHERE id = ANY(%s)", (ids,))
+    if not fresh:
+        conn.execute("UPDATE chunks SET embedded = true WHERE id = ANY(%s)", (ids,))
 
 
 def _move(conn: psycopg.Connection, doc_id: int, folder_id: int, new_path: str, size: int, mtime_ns: int) -> int:

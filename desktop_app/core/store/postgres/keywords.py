@@ -22,7 +22,7 @@ import snowballstemmer
 from desktop_app.core.search.fts_query import query_terms as query_words
 
 TITLE, TEXT = "title", "text"
-WEIGHTS = {TITLE: "A", TEXT: "D"}  # tsvector weight labels per field (ts_rank_cd weighs them)
+WEIGHTS = {TITLE: "A", TEXT: "D"}  # tsvector weight labels per field (ts_rank weighs them)
 MAX_POSITION = 16383  # the largest position a tsvector stores
 MAX_POSITIONS_PER_TOKEN = 255
 

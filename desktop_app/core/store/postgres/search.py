@@ -1,4 +1,8 @@
-"""Candidate lists and hydration for search: tsvector + GIN ranked by ts_rank_cd, pgvector HNSW, chunk rows."""
+"""Candidate lists and hydration for search: tsvector + GIN ranked by ts_rank, pgvector HNSW, chunk rows.
+
+ts_rank (term frequency, length-normalised) rather than ts_rank_cd: cover density was measured 200x slower on
+chunks that repeat their words (418 ms against 2 ms for 700 matches), and keyword search ranks every match.
+"""
 
 from __future__ import annotations
 
@@ -32,15 +36,15 @@ def filter_sql(filters: Filters | None) -> tuple[str, dict[str, Any]]:
 
 
 def rank_weights(title_weight: float) -> str:
-    """ts_rank_cd's {D, C, B, A} weights: the text (D) against the title (A), scaled into 0..1."""
+    """ts_rank's {D, C, B, A} weights: the text (D) against the title (A), scaled into 0..1."""
     w = max(float(title_weight), 1e-3)
     return "{%g,0,0,%g}" % ((1.0, 1.0 / w) if w < 1 else (1.0 / w, 1.0))
 
 
 def keyword_sql(extra: str = "") -> str:
-    """Chunks matching a tsquery (%(q)s), ranked by ts_rank_cd with weights %(w)s, best %(n)s."""
+    """Chunks matching a tsquery (%(q)s), ranked by ts_rank with weights %(w)s, best %(n)s."""
     join = " JOIN documents d ON d.id = c.document_id" if extra else ""
-    return ("SELECT c.id, ts_rank_cd(%(w)s::float4[], c.terms, q, 1) AS r FROM chunks c" + join +
+    return ("SELECT c.id, ts_rank(%(w)s::float4[], c.terms, q, 1) AS r FROM chunks c" + join +
             ", CAST(%(q)s AS tsquery) q WHERE c.terms @@ q" + extra + " ORDER BY r DESC, c.id LIMIT %(n)s")
 
 
@@ -65,7 +69,7 @@ class SearchSQL(PostgresBase):
     def keyword_candidates(
         self, query: str, limit: int, *, title_weight: float = 2.0, filters: Filters | None = None
     ) -> list[tuple[int, float]]:
-        """Chunks matching any query term, by ts_rank_cd (length-normalised) over title + text; never raises."""
+        """Chunks matching any query term, by ts_rank (length-normalised) over title + text; never raises."""
         tsquery = tsquery_literal(query_terms(query))
         if tsquery is None or limit <= 0:
             return []

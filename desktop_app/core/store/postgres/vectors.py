@@ -67,7 +67,7 @@ class VectorSQL(PostgresBase):
             if keep:
                 insert_vectors(conn, keep)
             return len(keep)
-        return self._write(work)
+        return self._write(work, derived=True)
 
     def has_vectors(self) -> bool:
         """Whether any chunk has vectors."""
