@@ -17,7 +17,7 @@ def is_server_url(target: str | Path | None) -> bool:
 def open_store(target: str | Path) -> Store:
     """The store for a database file (SQLite) or a server URL (PostgreSQL)."""
     if is_server_url(target):
-        from desktop_app.core.store.postgres import PostgresStore  # type: ignore[import-not-found]
+        from desktop_app.core.store.postgres import PostgresStore
 
         return PostgresStore(str(target))
     from desktop_app.core.store.sqlite import SQLiteStore

@@ -17,10 +17,11 @@ import psycopg
 import psycopg_pool
 from pgvector.psycopg import register_vector
 
+import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.machine import machine_id as local_machine_id
-from desktop_app.core.store.postgres import connect as pgc
+from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.leases import LeaseKeeper
 from desktop_app.core.store.postgres.migrations import migrate
 
@@ -42,7 +43,7 @@ class PostgresBase:
         first = self._connect_once()
         try:
             self.features = migrate(first, url)
-            self.server_version = str(first.execute("SHOW server_version").fetchone()[0])
+            self.server_version = str(scalar(first.execute("SHOW server_version")))
         finally:
             first.close()
         self._pool = psycopg_pool.ConnectionPool(

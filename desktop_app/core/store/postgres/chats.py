@@ -8,6 +8,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from desktop_app.core.store.postgres.base import PostgresBase
+from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.documents import pg_text
 from desktop_app.core.store.rows import ChatRow, MessageRow
 
@@ -17,9 +18,9 @@ class ChatSQL(PostgresBase):
 
     def create_chat(self, title: str, now: float) -> int:
         """A new, empty chat."""
-        return int(self._write(lambda c: c.execute(
+        return int(self._write(lambda c: scalar(c.execute(
             "INSERT INTO chats (title, created_at, updated_at) VALUES (%s, %s, %s) RETURNING id",
-            (pg_text(title), now, now)).fetchone()[0], idempotent=False))
+            (pg_text(title), now, now))), idempotent=False))
 
     def chat_exists(self, chat_id: int) -> bool:
         """Whether a chat id is in this library."""

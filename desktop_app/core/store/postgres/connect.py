@@ -7,12 +7,13 @@ becomes a KnownError subclass here; the connection string shown in a message nev
 from __future__ import annotations
 
 import os
+from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import errors as pg_errors
 
-from desktop_app.core.errors import KnownError, ServerUnavailableError
+from desktop_app.core.errors import BugError, KnownError, ServerUnavailableError
 
 CONNECT_TIMEOUT = int(os.environ.get("TROVE_SERVER_CONNECT_TIMEOUT", "5"))
 # How long a write or read keeps retrying while the server is restarting before it gives up and says so.
@@ -135,3 +136,11 @@ def _password(url: str) -> str:
 
 def _short(text: str) -> str:
     return text if len(text) <= 160 else text[:157] + "…"
+
+
+def scalar(cursor: psycopg.Cursor) -> Any:
+    """The first column of a query's only row (a query that must return one: COUNT, RETURNING, SHOW)."""
+    row = cursor.fetchone()
+    if row is None:
+        raise BugError("a single-row query returned no row")
+    return row[0]

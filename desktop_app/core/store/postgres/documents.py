@@ -19,6 +19,7 @@ from psycopg.types.json import Jsonb
 
 from desktop_app.core.ingest.extract import index_title, title_from_path
 from desktop_app.core.store.postgres.base import PostgresBase
+from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.folders import MY_FOLDER_IDS
 from desktop_app.core.store.postgres.keywords import chunk_terms, field_tokens
 from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument
@@ -87,11 +88,11 @@ class DocumentSQL(PostgresBase):
                              "pages=%(pages)s, chunk_count=%(n)s, indexed_at=%(now)s, metadata=%(meta)s, "
                              "status='indexed', error=NULL WHERE id=%(id)s", {**values, "id": doc_id})
             else:
-                doc_id = int(conn.execute(
+                doc_id = int(scalar(conn.execute(
                     "INSERT INTO documents (folder_id, path, title, type, size, mtime_ns, content_hash, pages, "
                     "chunk_count, indexed_at, metadata, status) VALUES (%(folder)s, %(path)s, %(title)s, %(type)s, "
                     "%(size)s, %(mtime)s, %(hash)s, %(pages)s, %(n)s, %(now)s, %(meta)s, 'indexed') RETURNING id",
-                    values).fetchone()[0])
+                    values)))
             old_ids = _chunk_ids(conn, doc_id) if old is not None else []
             new_ids = insert_chunks(conn, doc_id, rows)
             if old_ids:

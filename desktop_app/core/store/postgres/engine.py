@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.postgres.chats import ChatSQL
+from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.documents import DocumentSQL
 from desktop_app.core.store.postgres.export import ExportSQL
 from desktop_app.core.store.postgres.folders import FolderSQL
@@ -25,5 +26,5 @@ class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, SearchSQL, ChatSQL, Expor
 
     def info(self) -> EngineInfo:
         """Engine, server version, the URL without its password, and the database size."""
-        size = self._read(lambda c: c.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+        size = self._read(lambda c: scalar(c.execute("SELECT pg_database_size(current_database())")))
         return EngineInfo("postgresql", self.server_version, self.location, int(size or 0))

@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 
 from desktop_app.core.store.postgres.base import PostgresBase
+from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.rows import Failure, FolderCounts, FolderRow, FolderState
 
 # This machine's view of its folders: the folder, plus its own watcher row (state, when it scanned).
@@ -117,7 +118,7 @@ class FolderSQL(PostgresBase):
                          (folder_id, self.machine_id))
             if conn.execute("SELECT 1 FROM folder_watchers WHERE folder_id = %s", (folder_id,)).fetchone():
                 return 0
-            n = conn.execute("SELECT count(*) FROM documents WHERE folder_id = %s", (folder_id,)).fetchone()[0]
+            n = scalar(conn.execute("SELECT count(*) FROM documents WHERE folder_id = %s", (folder_id,)))
             conn.execute("DELETE FROM folders WHERE id = %s", (folder_id,))
             return int(n)
         return self._write(work)
@@ -126,14 +127,15 @@ class FolderSQL(PostgresBase):
         """Documents, failures, chunks and embedded chunks of one folder (None: the whole library)."""
         def work(conn: psycopg.Connection) -> FolderCounts:
             where, args = ("WHERE d.folder_id = %s", (folder_id,)) if folder_id is not None else ("", ())
-            docs, failed, chunks = conn.execute(
+            row = conn.execute(
                 "SELECT count(*) FILTER (WHERE status = 'indexed'), count(*) FILTER (WHERE status = 'failed'), "
                 f"COALESCE(sum(chunk_count), 0) FROM documents d {where}", args).fetchone()
+            docs, failed, chunks = row or (0, 0, 0)
             if folder_id is None:
-                embedded = conn.execute("SELECT count(*) FROM chunks WHERE embedded").fetchone()[0]
+                embedded = scalar(conn.execute("SELECT count(*) FROM chunks WHERE embedded"))
             else:
-                embedded = conn.execute("SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
-                                        f"{where} AND c.embedded", args).fetchone()[0]
+                embedded = scalar(conn.execute("SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
+                                        f"{where} AND c.embedded", args))
             return FolderCounts(int(docs or 0), int(failed or 0), int(chunks or 0), int(embedded or 0))
         return self._read(work)
 
@@ -181,4 +183,4 @@ def _own_folder(conn: psycopg.Connection, me: dict[str, Any]) -> int:
     """This machine's folder row for the path (made now, or kept from before it stopped watching it)."""
     conn.execute("INSERT INTO folders (machine_id, path, added_at) VALUES (%(m)s, %(p)s, %(now)s) "
                  "ON CONFLICT (machine_id, path) DO NOTHING", me)
-    return int(conn.execute("SELECT id FROM folders WHERE machine_id = %(m)s AND path = %(p)s", me).fetchone()[0])
+    return int(scalar(conn.execute("SELECT id FROM folders WHERE machine_id = %(m)s AND path = %(p)s", me)))

@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import psycopg
 
+import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.errors import SchemaTooNewError
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.postgres import connect as pgc
 
 log = get_logger("db")
 

