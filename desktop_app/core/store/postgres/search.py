@@ -6,6 +6,7 @@ chunks that repeat their words (418 ms against 2 ms for 700 matches), and keywor
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,10 +16,15 @@ import psycopg
 from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.documents import metadata_json
-from desktop_app.core.store.postgres.keywords import query_terms, tsquery_literal
+from desktop_app.core.store.postgres.keywords import Term, query_terms, tsquery_literal
 from desktop_app.core.store.rows import ChunkRow, Filters
 
 TITLE_MATCH_SIMILARITY = 0.4  # pg_trgm word similarity above which a misspelt title still matches
+# A query term in more than this share of chunks ("show", "effect") is left out of the match, as BM25's IDF all
+# but ignores it: OR'ed, it would make half the library match and be ranked row by row. Shares come from the
+# planner's statistics of chunks.terms (kept by ANALYZE / autovacuum), re-read every COMMON_TTL seconds.
+COMMON_SHARE = 0.05
+COMMON_TTL = 300.0
 
 
 def filter_sql(filters: Filters | None) -> tuple[str, dict[str, Any]]:
@@ -71,7 +77,7 @@ class SearchSQL(PostgresBase):
         self, query: str, limit: int, *, title_weight: float = 2.0, filters: Filters | None = None
     ) -> list[tuple[int, float]]:
         """Chunks matching any query term, by ts_rank (length-normalised) over title + text; never raises."""
-        tsquery = tsquery_literal(query_terms(query))
+        tsquery = tsquery_literal(self._without_common(query_terms(query)))
         if tsquery is None or limit <= 0:
             return []
         extra, args = filter_sql(filters)
@@ -84,6 +90,24 @@ class SearchSQL(PostgresBase):
                 hits = _title_matches(conn, query, limit, extra, args)
             return hits
         return self._read(work)
+
+    def _without_common(self, terms: list[Term]) -> list[Term]:
+        """The query's terms less those in more than COMMON_SHARE of chunks (all of them if that is every term)."""
+        shares = self._term_shares()
+        kept = [t for t in terms if shares.get(t.token, 0.0) <= COMMON_SHARE]
+        return kept or terms
+
+    def _term_shares(self) -> dict[str, float]:
+        """Lexeme → share of chunks that hold it, for the most common lexemes (cached)."""
+        cached = getattr(self, "_shares", None)
+        if cached is not None and time.monotonic() - cached[0] < COMMON_TTL:
+            return cached[1]
+        row = self._read(lambda c: c.execute(
+            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+            "WHERE schemaname = current_schema() AND tablename = 'chunks' AND attname = 'terms'").fetchone())
+        shares = dict(zip(row[0], row[1], strict=False)) if row and row[0] else {}
+        self._shares = (time.monotonic(), shares)
+        return shares
 
     def dense_candidates(
         self, vector: np.ndarray, limit: int, *, filters: Filters | None = None
