@@ -21,6 +21,8 @@ import json
 import multiprocessing as mp
 import os
 import shutil
+import signal
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -368,4 +370,5 @@ def print_table(r: dict) -> None:
 
 if __name__ == "__main__":
     os.environ.setdefault("TROVE_SERVER_POOL", "4")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped run still stops its server (finally)
     main()
