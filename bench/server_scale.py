@@ -313,6 +313,7 @@ def main() -> None:
     ap.add_argument("--measure-index", type=int, default=5000, help="documents indexed one by one and timed")
     ap.add_argument("--desk-docs", type=int, default=500, help="documents each desktop indexes in the together phase")
     ap.add_argument("--together-seconds", type=float, default=30.0)
+    ap.add_argument("--work", default=str(Path.home() / ".cache" / "trove-bench"), help="where the libraries go")
     ap.add_argument("--json", help="results file (default bench/results/server_scale.json)")
     args = ap.parse_args()
     if not Path(args.dataset).exists():
@@ -320,7 +321,9 @@ def main() -> None:
     docs, vecs, texts, qvecs = load_library(Path(args.vectors), Path(args.dataset))
     from desktop_app.core.store.postgres.server import TroveServer
 
-    tmp = Path(tempfile.mkdtemp(prefix="trove-bench-"))
+    work = Path(args.work).expanduser()
+    work.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="server-scale-", dir=work))  # not /tmp: other runs there clean up after them
     server = TroveServer(tmp / "server")
     try:
         server.start(port=0)
