@@ -1,12 +1,19 @@
 """Retrieval quality and speed on a BEIR-layout dataset, through the real Library pipeline.
 
     python bench/retrieval.py --dataset ../shared/eval/scifact [--split test|train] [--json OUT]
+        [--embedder use-multilingual|e5-small|minilm|minilm-torch] [--query-embedder NAME]
+    python bench/retrieval.py --dataset bench/data/multilingual-qa [--embedder NAME]
+
+A folder with a manifest.json (bench/data/multilingual-qa) holds several tasks, one per language: each is
+indexed as its own library and reported per language and mode (bench/retrieval_languages.py).
 
 Writes each document as a file (title on the first line), indexes the folder with Library (extract →
 chunk → FTS5 → MiniLM vectors), runs every query through Library.search in each mode, maps chunk hits
 to documents (first occurrence counts) and prints nDCG@10 / Recall@100 next to a rank-bm25 baseline
 computed in the same process. Also: embedding throughput against a bare SentenceTransformer.encode of
-the same chunk texts, and search latency p50/p95 per mode.
+the same chunk texts (the bare call of the embedder's own library: bench/_bare.py), and search latency
+p50/p95 per mode. --query-embedder embeds the queries with another model than the index (e.g. MiniLM's
+ONNX twin over vectors made by sentence-transformers).
 """
 
 from __future__ import annotations
@@ -15,17 +22,21 @@ import argparse
 import csv
 import json
 import math
+import random
 import re
 import shutil
 import tempfile
 import time
 from pathlib import Path
 
+from _bare import bare_encoder
 from _common import RESULTS, percentile, save
 
+from desktop_app.core.embed.base import EMBEDDERS, make_embedder
 from desktop_app.core.embed.base import MAX_WINDOWS as VECTORS_PER_CHUNK
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
+from tests.helpers import query_db
 
 MODES = ("keyword", "semantic", "hybrid")
 
@@ -54,6 +65,14 @@ def load_dataset(root: Path, split: str) -> tuple[dict, dict, dict]:
             if str(q["_id"]) in qrels:
                 queries[str(q["_id"])] = q["text"]
     return corpus, queries, qrels
+
+
+def smaller_corpus(corpus: dict, qrels: dict, size: int) -> dict:
+    """Every judged document and a fixed-seed random sample of the others, `size` in all (or all judged ones)."""
+    judged = {d for rel in qrels.values() for d in rel if d in corpus}
+    others = sorted(set(corpus) - judged)
+    keep = judged | set(random.Random(0).sample(others, max(0, min(len(others), size - len(judged)))))
+    return {d: corpus[d] for d in corpus if d in keep}
 
 
 def ndcg_at(ranked: list[str], relevant: dict[str, int], k: int = 10) -> float:
@@ -126,12 +145,42 @@ def run_mode(lib: Library, queries: dict, mode: str) -> tuple[dict[str, list[str
     return run, latencies
 
 
-def bare_encode_rate(lib: Library, texts: list[str]) -> float:
-    """Chunks/s of a bare SentenceTransformer.encode over the same texts (same model object, same process)."""
-    model = lib.embedder.model
-    t0 = time.perf_counter()
-    model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-    return len(texts) / (time.perf_counter() - t0)
+def bare_encode_rate(lib: Library, texts: list[str]) -> tuple[float, float] | None:
+    """Texts/s and CPU-ms per text of the embedder's own library encoding the same texts in this process
+    (None for the hash embedder). CPU time is the fairer figure on a machine shared with other work."""
+    encode = bare_encoder(lib.embedder)
+    if encode is None:
+        return None
+    encode(texts[:8])  # a model the bare call loads itself is loaded before the clock starts
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    encode(texts)
+    return len(texts) / (time.perf_counter() - t0), 1000 * (time.process_time() - cpu0) / len(texts)
+
+
+def model_windows(lib: Library, chunks: list[str]) -> list[str]:
+    """The texts the pipeline gave the model: each chunk's windows (long chunks have several)."""
+    windows = getattr(lib.embedder, "windows", None)
+    if windows is None:
+        return chunks
+    return [w for chunk in chunks for w in windows(chunk)[:VECTORS_PER_CHUNK]]
+
+
+def embedding_figures(lib: Library, semantic_s: float, semantic_cpu_s: float, sample: int = 0) -> dict:
+    """Pipeline throughput (wall and CPU) against a bare encode of the same windows (or a random sample)."""
+    chunks = [r[0] for r in query_db(lib.db_path, "SELECT text FROM chunks ORDER BY id")]
+    texts = model_windows(lib, chunks)
+    figures = {"chunks": len(chunks), "windows": len(texts), "pipeline_windows_per_s": len(texts) / semantic_s,
+               "pipeline_chunks_per_s": len(chunks) / semantic_s,
+               "pipeline_cpu_ms_per_window": 1000 * semantic_cpu_s / len(texts)}
+    if sample and sample < len(texts):
+        texts = random.Random(0).sample(texts, sample)
+        figures["bare_sample"] = sample
+    bare = bare_encode_rate(lib, texts)
+    if bare is not None:
+        figures.update({"bare_encode_windows_per_s": bare[0], "ratio": figures["pipeline_windows_per_s"] / bare[0],
+                        "bare_cpu_ms_per_window": bare[1],
+                        "cpu_ratio": figures["pipeline_cpu_ms_per_window"] / bare[1]})
+    return figures
 
 
 def main() -> None:
@@ -141,12 +190,25 @@ def main() -> None:
     ap.add_argument("--home", type=Path, help="keep the library here (reused by later runs)")
     ap.add_argument("--json", help="write results JSON here (default bench/results/retrieval_<dataset>_<split>.json)")
     ap.add_argument("--limit-queries", type=int, default=0)
+    ap.add_argument("--max-docs", type=int, default=0,
+                    help="a smaller corpus: every judged document plus a fixed-seed sample of the others up to this "
+                         "many (nDCG is then comparable only between runs with the same --max-docs)")
     ap.add_argument("--skip-bare", action="store_true", help="skip the bare encode comparison")
+    ap.add_argument("--bare-sample", type=int, default=0, help="bare encode of this many random windows (0: all)")
+    ap.add_argument("--embedder", choices=EMBEDDERS, default=Settings().embedder)
+    ap.add_argument("--query-embedder", choices=EMBEDDERS, help="embed queries with this model instead")
     args = ap.parse_args()
+    if (args.dataset / "manifest.json").exists():
+        from retrieval_languages import run_tasks
+
+        run_tasks(args)
+        return
 
     corpus, queries, qrels = load_dataset(args.dataset, args.split)
     if args.limit_queries:
         queries = dict(list(queries.items())[: args.limit_queries])
+    if args.max_docs:
+        corpus = smaller_corpus(corpus, qrels, args.max_docs)
     work = Path(tempfile.mkdtemp(prefix="trove-bench-"))
     home = args.home or work / "home"
     folder = (args.home / "corpus") if args.home else work / "corpus"
@@ -154,30 +216,27 @@ def main() -> None:
         write_corpus(corpus, folder)
     print(f"{args.dataset.name} ({args.split}): {len(corpus)} documents, {len(queries)} queries")
 
-    lib = Library(home, settings=Settings())
+    lib = Library(home, settings=Settings(embedder=args.embedder))
     lib.add_folder(folder)
     t0 = time.perf_counter()
     report = lib.sync(wait=False)
     keyword_s = time.perf_counter() - t0
-    t1 = time.perf_counter()
+    t1, cpu1 = time.perf_counter(), time.process_time()
     lib.wait_for_embeddings()
-    semantic_s = time.perf_counter() - t1
+    semantic_s, semantic_cpu_s = time.perf_counter() - t1, time.process_time() - cpu1
     stats = lib.stats()
     print(f"keyword phase {keyword_s:.1f}s ({report.indexed} files, {report.chunks} chunks); "
           f"semantic phase {semantic_s:.1f}s ({stats['chunks_embedded']} vectors)")
 
-    results: dict = {"dataset": args.dataset.name, "split": args.split, "documents": len(corpus),
+    results: dict = {"dataset": args.dataset.name, "split": args.split, "embedder": lib.embedder.model_id,
+                     "documents": len(corpus),
                      "queries": len(queries), "chunks": stats["chunks"], "keyword_phase_s": keyword_s,
                      "semantic_phase_s": semantic_s, "modes": {}}
     if report.indexed and not args.skip_bare:
-        # The same texts the pipeline gave the model: each chunk's windows (long chunks have several).
-        chunks = [r[0] for r in lib._reader().execute("SELECT text FROM chunks ORDER BY id")]
-        texts = [w for chunk in chunks for w in lib.embedder.windows(chunk)[:VECTORS_PER_CHUNK]]
-        pipeline_rate = len(texts) / semantic_s
-        bare_rate = bare_encode_rate(lib, texts)
-        results["embedding"] = {"chunks": len(chunks), "windows": len(texts),
-                                "pipeline_windows_per_s": pipeline_rate, "bare_encode_windows_per_s": bare_rate,
-                                "pipeline_chunks_per_s": len(chunks) / semantic_s, "ratio": pipeline_rate / bare_rate}
+        results["embedding"] = embedding_figures(lib, semantic_s, semantic_cpu_s, args.bare_sample)
+    if args.query_embedder:
+        lib.embedder = make_embedder(args.query_embedder)  # the index keeps its vectors; queries use this model
+        results["query_embedder"] = lib.embedder.model_id
 
     t0 = time.perf_counter()
     baseline = evaluate(bm25_baseline(corpus, queries), qrels)
@@ -201,19 +260,34 @@ def main() -> None:
         p95 = f"{m['p95_ms']:.1f}" if m["p95_ms"] is not None else "-"
         print(f"{mode:<22} {m['ndcg@10']:>8.4f} {m['recall@100']:>8.4f} {p50:>8} {p95:>8}")
     if "embedding" in results:
-        e = results["embedding"]
-        print(f"\nembedding: {e['chunks']} chunks as {e['windows']} model windows; pipeline "
-              f"{e['pipeline_windows_per_s']:.1f} windows/s ({e['pipeline_chunks_per_s']:.1f} chunks/s) vs bare "
-              f"encode of the same windows {e['bare_encode_windows_per_s']:.1f} windows/s -> ratio {e['ratio']:.2f}")
-    previous = (RESULTS / f"retrieval_{args.dataset.name}_{args.split}.json")
+        print_embedding(results["embedding"])
+    name = f"retrieval_{args.dataset.name}_{args.split}_{args.embedder}"
+    if args.max_docs:
+        name += f"_docs{args.max_docs}"
+        results["max_docs"] = args.max_docs
+    if args.query_embedder:
+        name += f"_queries-{args.query_embedder}"
+    previous = RESULTS / f"{name}.json"
     if not report.indexed and semantic_s < 1.0 and previous.exists() and not args.json:
         old = json.loads(previous.read_text(encoding="utf-8"))  # an index reused: keep the indexing figures
         for key in ("keyword_phase_s", "semantic_phase_s", "embedding"):
             if key in old:
                 results[key] = old[key]
-    save(f"retrieval_{args.dataset.name}_{args.split}", results, args.json)
+    save(name, results, args.json)
     if not args.home:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def print_embedding(e: dict) -> None:
+    """One paragraph: pipeline, embedder alone and bare library rates over the same model windows."""
+    line = (f"\nembedding: {e['chunks']} chunks as {e['windows']} model windows; pipeline "
+            f"{e['pipeline_windows_per_s']:.1f} windows/s ({e['pipeline_chunks_per_s']:.1f} chunks/s, "
+            f"{e['pipeline_cpu_ms_per_window']:.0f} CPU-ms per window)")
+    if "bare_encode_windows_per_s" in e:
+        line += (f" vs bare encode of the same windows{' (a sample)' if 'bare_sample' in e else ''} "
+                 f"{e['bare_encode_windows_per_s']:.1f} windows/s ({e['bare_cpu_ms_per_window']:.0f} CPU-ms) -> "
+                 f"ratio {e['ratio']:.2f} by wall, pipeline CPU {e['cpu_ratio']:.2f}x bare")
+    print(line)
 
 
 if __name__ == "__main__":

@@ -17,14 +17,13 @@ from _common import save
 from retrieval import doc_id_of, evaluate, load_dataset
 
 from desktop_app.core.library import Library
-from desktop_app.core.search.candidates import dense_candidates, keyword_candidates
-from desktop_app.core.search.engine import SearchParams
-from desktop_app.core.search.fts_query import build_fts_query
 from desktop_app.core.search.fusion import rrf_fuse
+from desktop_app.core.search.service import SearchParams
 from desktop_app.core.settings import Settings
+from tests.helpers import query_db
 
 
-def doc_ranking(conn, chunk_ranking: list[int], chunk_doc: dict[int, str]) -> list[str]:
+def doc_ranking(chunk_ranking: list[int], chunk_doc: dict[int, str]) -> list[str]:
     seen, out = set(), []
     for cid in chunk_ranking:
         d = chunk_doc.get(cid)
@@ -56,28 +55,31 @@ def main() -> None:
     lib = Library(args.home, settings=Settings())
     if args.reindex:
         lib.reindex(wait=True)
-    conn = lib._reader()
-    chunk_doc = {cid: doc_id_of(path) for cid, path in conn.execute(
-        "SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")}
+    chunk_doc = {cid: doc_id_of(path) for cid, path in query_db(
+        lib.db_path, "SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")}
+    store = lib.store
     qvecs = lib.embedder.embed(list(queries.values()))
-    dense_scored = {qid: [(c, s) for c, s in dense_candidates(conn, v, 300) if s >= SearchParams().min_similarity]
-                    for qid, v in zip(queries, qvecs)}
+    dense_scored = {qid: [(c, s) for c, s in store.dense_candidates(v, 300) if s >= SearchParams().min_similarity]
+                    for qid, v in zip(queries, qvecs, strict=True)}
     dense = {qid: [c for c, _ in hits] for qid, hits in dense_scored.items()}
     rows = []
-    print(f"semantic alone: {evaluate({q: doc_ranking(conn, dense[q], chunk_doc) for q in queries}, qrels)['ndcg@10']:.4f}")
+    semantic = evaluate({q: doc_ranking(dense[q], chunk_doc) for q in queries}, qrels)["ndcg@10"]
+    print(f"semantic alone: {semantic:.4f}")
     for tw in (1.0, 2.0, 3.0, 5.0):
-        kw_scored = {qid: keyword_candidates(conn, build_fts_query(t), 300, title_weight=tw) for qid, t in queries.items()}
+        kw_scored = {qid: store.keyword_candidates(t, 300, title_weight=tw) for qid, t in queries.items()}
         kw = {qid: [c for c, _ in hits] for qid, hits in kw_scored.items()}
         for alpha in (0.3, 0.4, 0.5, 0.6, 0.7):
-            run = {q: doc_ranking(conn, convex(kw_scored[q], dense_scored[q], alpha), chunk_doc) for q in queries}
+            run = {q: doc_ranking(convex(kw_scored[q], dense_scored[q], alpha), chunk_doc) for q in queries}
             m = evaluate(run, qrels)
             rows.append({"title_weight": tw, "fusion": "convex", "alpha": alpha, **m})
-        print(f"keyword title_weight={tw}: {evaluate({q: doc_ranking(conn, kw[q], chunk_doc) for q in queries}, qrels)['ndcg@10']:.4f}")
+        keyword = evaluate({q: doc_ranking(kw[q], chunk_doc) for q in queries}, qrels)["ndcg@10"]
+        print(f"keyword title_weight={tw}: {keyword:.4f}")
         for kwt, dw, k in itertools.product((1.0,), (0.6, 0.8, 1.0, 1.2, 1.5, 2.0), (20, 40, 60, 100)):
-            run = {q: doc_ranking(conn, [c for c, _ in rrf_fuse([kw[q], dense[q]], [kwt, dw], k=k)], chunk_doc)
+            run = {q: doc_ranking([c for c, _ in rrf_fuse([kw[q], dense[q]], [kwt, dw], k=k)], chunk_doc)
                    for q in queries}
             m = evaluate(run, qrels)
-            rows.append({"title_weight": tw, "fusion": "rrf", "keyword_weight": kwt, "semantic_weight": dw, "k": k, **m})
+            rows.append({"title_weight": tw, "fusion": "rrf", "keyword_weight": kwt, "semantic_weight": dw, "k": k,
+                         **m})
     rows.sort(key=lambda r: -r["ndcg@10"])
     for r in rows[:16]:
         knobs = " ".join(f"{k}={v}" for k, v in r.items() if k not in ("ndcg@10", "recall@100"))

@@ -2,7 +2,8 @@
 
 Exit status: 0 success, 1 a known error (message on stderr, no traceback), 2 a usage error.
 One module per command group: library (index, search, stats, folders, remove, gui), chat (ask, chats),
-watch, models; `common` holds the exit codes and `progress` the progress printer.
+watch, models, repair, server (a team library's PostgreSQL) and migrate; `common` holds the exit codes and
+`progress` the progress printer.
 """
 
 from __future__ import annotations
@@ -19,12 +20,22 @@ from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
 from desktop_app.cli.library import add_library_commands
 from desktop_app.cli.migrate import add_migrate_commands
 from desktop_app.cli.models import add_model_commands
+from desktop_app.cli.repair import add_repair_commands
 from desktop_app.cli.server import add_server_commands
 from desktop_app.cli.watch import add_watch_commands
 from desktop_app.core.errors import KnownError
 
+
+def database_error(exc: Exception) -> KnownError | None:
+    """The one-line KnownError a database failure stands for, or None when `exc` is not the environment's."""
+    from desktop_app.core.store.sqlite.connect import Error, translate_error
+
+    known = translate_error(exc) if isinstance(exc, Error) else None
+    return known if isinstance(known, KnownError) else None
+
+
 COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
-                  add_server_commands, add_migrate_commands)
+                  add_repair_commands, add_server_commands, add_migrate_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,13 +63,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    for stream in (sys.stdout, sys.stderr):  # a file name with undecodable bytes prints as \udcff, never crashes
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     library = None
     try:
         if getattr(args, "needs_library", True):
             library = open_library(args)
+            for problem in library.settings_problems:
+                print(f"trove: {problem}", file=sys.stderr)
         return int(args.func(args, library))
     except KnownError as exc:
         print(f"trove: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:  # a damaged database can fail in any query, not only where it is translated
+        known = database_error(exc)
+        if known is None:
+            raise
+        print(f"trove: {known}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("trove: interrupted", file=sys.stderr)

@@ -12,7 +12,7 @@ from desktop_app.cli.common import EXIT_OK
 
 
 def add_chat_commands(subparsers: argparse._SubParsersAction) -> None:
-    """Register the `ask` and `chats` subcommands."""
+    """Register the `ask`, `summarize` and `chats` subcommands."""
     p = subparsers.add_parser("ask", help="ask a question; the answer cites passages from your documents")
     p.add_argument("question")
     p.add_argument("--no-context", action="store_true", help="ask the model alone, without passages from the library")
@@ -20,8 +20,18 @@ def add_chat_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-k", type=int, metavar="N", help="passages to retrieve (default: the context_top_k setting)")
     p.add_argument("--chat", type=int, metavar="ID", help="continue chat ID (see `trove chats`)")
     p.add_argument("--max-tokens", type=int, metavar="N", help="longest answer, in tokens")
+    p.add_argument("--in", dest="scope", nargs="+", metavar="PATH",
+                   help="answer only from these files or folders (documents of the library under them)")
     p.add_argument("--json", action="store_true", help="print the answer, citations and passages as JSON")
     p.set_defaults(func=cmd_ask)
+
+    p = subparsers.add_parser("summarize", aliases=["summarise"],
+                              help="summarise one indexed document, however long (progress on stderr)")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--model", metavar="PATH", help="a GGUF model file (default: the model_path setting or the bundled one)")
+    p.add_argument("--max-tokens", type=int, metavar="N", help="longest summary of each step, in tokens")
+    p.add_argument("--json", action="store_true", help="print the summary and how it was made as JSON")
+    p.set_defaults(func=cmd_summarize)
 
     p = subparsers.add_parser("chats", help="list chat sessions, or show or delete one")
     p.add_argument("--show", type=int, metavar="ID", help="print the messages of chat ID")
@@ -37,17 +47,15 @@ def source_lines(answer) -> list[str]:
     return [format_source_line(item) for item in (answer.citations or answer.passages)]
 
 
-def _ask_in_worker(library, args, on_token):
-    """Run ask() on a worker so Ctrl-C can cancel it cleanly (the partial answer is kept)."""
+def _in_worker(call):
+    """Run call(cancel) on a worker so Ctrl-C can cancel it cleanly (what was done so far is kept)."""
     cancel = threading.Event()
     box: dict = {}
 
     def work() -> None:
         try:
-            box["answer"] = library.ask(args.question, chat_id=args.chat, use_context=not args.no_context, top_k=args.k,
-                                        model_path=args.model, on_token=on_token, cancel=cancel,
-                                        max_tokens=args.max_tokens)
-        except BaseException as exc:  # handed to the main thread, which raises it there
+            box["result"] = call(cancel)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the main thread, which raises it there
             box["error"] = exc
 
     worker = threading.Thread(target=work, name="trove-ask", daemon=True)
@@ -60,7 +68,22 @@ def _ask_in_worker(library, args, on_token):
         worker.join()
     if "error" in box:
         raise box["error"]
-    return box["answer"]
+    return box["result"]
+
+
+def _scope(paths) -> tuple[str, ...]:
+    """The --in paths, absolute; each must exist (a typo would otherwise quietly answer from nothing)."""
+    from pathlib import Path
+
+    from desktop_app.core.errors import KnownError
+
+    out = []
+    for raw in paths or ():
+        path = Path(raw).expanduser().resolve()
+        if not path.exists():
+            raise KnownError(f"No such file or folder: {path}")
+        out.append(str(path))
+    return tuple(out)
 
 
 def cmd_ask(args, library) -> int:
@@ -73,7 +96,10 @@ def cmd_ask(args, library) -> int:
             sys.stdout.write(token.text if len(streamed) > 1 else token.text.lstrip())
             sys.stdout.flush()
 
-    answer = _ask_in_worker(library, args, on_token)
+    scope = _scope(args.scope)
+    answer = _in_worker(lambda cancel: library.ask(
+        args.question, chat_id=args.chat, use_context=not args.no_context, top_k=args.k, model_path=args.model,
+        on_token=on_token, cancel=cancel, max_tokens=args.max_tokens, scope=scope))
     if args.json:
         print(json.dumps(answer_dict(answer), indent=2, ensure_ascii=False))
         return EXIT_OK
@@ -86,6 +112,24 @@ def cmd_ask(args, library) -> int:
         for line in lines:
             print(line)
     print(f"(chat {answer.chat_id}; continue with --chat {answer.chat_id})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_summarize(args, library) -> int:
+    """Print the summary; progress ("step 3 of 12") goes to stderr."""
+    def on_progress(p) -> None:
+        if not args.json:
+            print(f"\rsummarising: step {p.done} of {p.total} ({p.stage})", end="", file=sys.stderr, flush=True)
+
+    kwargs = {"max_tokens": args.max_tokens} if args.max_tokens else {}
+    summary = _in_worker(lambda cancel: library.summarize(args.path, model_path=args.model, on_progress=on_progress,
+                                                          cancel=cancel, **kwargs))
+    if args.json:
+        print(json.dumps(summary.__dict__, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(file=sys.stderr)
+    print(summary.text + (" [stopped]" if summary.cancelled else ""))
+    print(f"({summary.chunks} chunks, {summary.calls} model calls, {summary.rounds} rounds)", file=sys.stderr)
     return EXIT_OK
 
 
@@ -129,6 +173,9 @@ def _show_chat(args, chat) -> int:
                            "passages": [p.to_dict() for p in m.passages]} for m in messages], indent=2, ensure_ascii=False))
         return EXIT_OK
     for m in messages:
+        if m.role == "summary":  # compacted turns: shown as the summary the model now sees instead of them
+            print("summary: " + json.loads(m.content)["text"].replace("\n", "\n    "))
+            continue
         print(f"{m.role}: {m.content.strip()}")
         for c in m.citations:
             print(f"    {format_source_line(c)}")

@@ -11,6 +11,15 @@ from desktop_app.core.errors import FolderNotFoundError
 
 # 0 success, 1 a known problem (one line on stderr), 2 a usage error; 130 interrupted (as shells report SIGINT).
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+MAX_K = 10_000  # results a search may ask for
+
+
+def result_count(text: str) -> int:
+    """`-k`: a whole number of results from 1 to MAX_K (argparse turns the error into a usage line)."""
+    k = int(text)
+    if not 1 <= k <= MAX_K:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_K}, not {k}")
+    return k
 
 
 def open_library(args: argparse.Namespace) -> Any:

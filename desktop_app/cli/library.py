@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
-from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, add_paths, open_library
+from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, MAX_K, add_paths, open_library, result_count
 from desktop_app.cli.progress import ProgressPrinter
+from desktop_app.core.chat.context import place_text
+from desktop_app.core.pathnames import display_path
+from desktop_app.core.text.language import LANGUAGE_NAMES
 
 
 def add_library_commands(sub: argparse._SubParsersAction) -> None:
@@ -18,14 +22,22 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--chunk-size", type=int, help="words per chunk (saved as a setting)")
     p.add_argument("--chunk-overlap", type=int, help="words repeated between chunks (saved as a setting)")
     p.add_argument("--no-wait", action="store_true", help="return once files are keyword-searchable")
-    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.add_argument("--json", action="store_true", help="print a JSON summary (with totals per phase)")
+    p.add_argument("--json-events", action="store_true",
+                   help="print one JSON object per progress event or notice on stdout (for scripts)")
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="search the library")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
+    p.add_argument("-k", type=result_count, default=10, help=f"how many results (1 to {MAX_K}, default 10)")
     p.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
     p.add_argument("--documents", action="store_true", help="one result per document")
+    p.add_argument("--type", action="append", metavar="TYPE", dest="types",
+                   help="only this document type (pdf, docx, markdown, text, code, html, ...); repeatable")
+    p.add_argument("--folder", action="append", metavar="PATH", dest="folders",
+                   help="only this library folder; repeatable")
+    p.add_argument("--lang", action="append", metavar="CODE", dest="langs",
+                   help="only passages in this language (th, zh, ja, ko, ar, en, ...); repeatable")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
 
@@ -51,6 +63,7 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_index(args, library) -> int:
+    """Add PATHs and index them: the keyword phase, then (unless --no-wait) the vectors, with progress."""
     changes = {}
     if args.chunk_size is not None:
         changes["chunk_size"] = args.chunk_size
@@ -59,70 +72,98 @@ def cmd_index(args, library) -> int:
     if changes:
         library.update_settings(**changes)
     add_paths(library, args.paths)
-    printer = ProgressPrinter(sys.stderr, plain=False)  # a bar on a terminal for long runs; quiet otherwise
+    # a bar per phase on a terminal (stderr), JSON lines with --json-events, quiet in a pipe otherwise
+    printer = ProgressPrinter(sys.stdout if args.json_events else sys.stderr, json_events=args.json_events,
+                              plain=False)
     unsubscribe = library.subscribe(printer)
     try:
-        report = library.sync(wait=not args.no_wait)
+        report = library.sync(wait=False)
+        background_started = time.monotonic()
+        if not args.no_wait:
+            library.wait_idle()  # the OCR phase, then the vectors of everything
+        background_seconds = time.monotonic() - background_started
     finally:
         printer.close()
         unsubscribe()
-    summary = report.as_dict()
-    summary["files_indexed"] = summary["indexed"]
-    if args.json:
-        print(json.dumps(summary, indent=2))
+    stats = library.stats()
+    phases = {"keyword": {"files": report.indexed, "chunks": report.chunks, "seconds": round(report.seconds, 3)},
+              "ocr": stats["ocr"],
+              "vectors": {"chunks_with_vectors": stats["chunks_embedded"],
+                          "chunks_pending": stats["chunks"] - stats["chunks_embedded"]},
+              "background": {"seconds": round(background_seconds, 3), "waited": not args.no_wait}}
+    if args.json or args.json_events:
+        summary = {**report.as_dict(), "files_indexed": report.indexed, "phases": phases}
+        print(json.dumps({"kind": "summary", **summary} if args.json_events else summary,
+                         indent=None if args.json_events else 2))
     else:
-        print(
-            f"indexed {report.indexed}, unchanged {report.unchanged}, moved {report.moved}, removed {report.removed}, "
-            f"failed {report.failed} files; {report.chunks} chunks in {report.seconds:.2f}s"
-        )
+        print(f"indexed {report.indexed}, unchanged {report.unchanged}, moved {report.moved}, "
+              f"removed {report.removed}, failed {report.failed} files; {report.chunks} chunks in "
+              f"{report.seconds:.2f}s" + (f"; vectors for {stats['chunks_embedded']} of {stats['chunks']} chunks "
+                                           f"after {background_seconds:.1f}s more" if not args.no_wait else ""))
+        ocr = stats["ocr"]
+        if ocr["pages_done"] or ocr["pages_failed"] or ocr["pages_pending"]:
+            print(f"OCR: {ocr['pages_done']} pages read, {ocr['pages_failed']} unreadable, "
+                  f"{ocr['pages_pending']} waiting")
         for path, reason in report.errors:
-            print(f"  failed: {path}: {reason}")
+            print(f"  failed: {display_path(path)}: {reason}")
         for path in report.offline:
-            print(f"  offline: {path}")
+            print(f"  offline: {display_path(path)}")
     if not args.no_wait and library.embed_worker.error:
-        print(
-            f"trove: files are keyword-searchable, but semantic indexing failed: {library.embed_worker.error}",
-            file=sys.stderr,
-        )
+        print(f"trove: files are keyword-searchable, but semantic indexing failed: {library.embed_worker.error}",
+              file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK
 
 
 def cmd_search(args, library) -> int:
-    results = library.search(args.query, top_k=args.k, mode=args.mode, group_by_document=args.documents)
+    """Search and print results (or JSON)."""
+    pending = library.store.keyword_rebuild_pending()
+    if pending:
+        print(f"trove: the keyword index is being rebuilt for this version of Trove ({pending} chunks left); "
+              "results may be incomplete until `trove index` or the window finishes it.", file=sys.stderr)
+    results = library.search(args.query, top_k=args.k, mode=args.mode, group_by_document=args.documents,
+                             folders=args.folders, types=args.types, langs=args.langs)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
         return EXIT_OK
     if not results:
         print("no results")
     for i, r in enumerate(results, start=1):
-        page = r.metadata.get("page")
-        where = f"{r.source}" + (f" (p. {page})" if page else "")
+        place = place_text(r.metadata.get("label") or "", r.metadata.get("page"))
+        mark = "  (OCR)" if r.metadata.get("ocr") else ""
         snippet = " ".join(r.content.split())[:200]
-        print(f"{i:>2}. {where}  [{r.score:.3f}]\n    {snippet}")
+        print(f"{i:>2}. {display_path(r.source)}" + (f" ({place})" if place else "")
+              + f"  [{r.score:.3f}]{mark}\n    {snippet}")
     return EXIT_OK
 
 
 def cmd_stats(args, library) -> int:
+    """What is indexed where, in which languages, and what failed and why."""
     stats = library.stats()
     if args.json:
-        print(json.dumps(stats, indent=2))
+        print(json.dumps(stats, indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(f"library: {stats['home']}")
     engine = stats["engine"]
-    machine = library.store.machine_id
-    print(f"engine: {engine['name']} {engine['version']} ({engine['location']})"
+    machine = library.store.machine_id  # a team library: folders and leases are recorded per machine
+    print(f"library: {stats['home']}  ({engine['name']} {engine['version']}: {engine['location']})"
           + (f"  this machine: {machine}" if machine else ""))
-    print(
-        f"documents: {stats['documents']}  failed: {stats['failed']}  chunks: {stats['chunks']} "
-        f"(with vectors: {stats['chunks_embedded']})  database: {stats['database_bytes'] / 1e6:.1f} MB"
-    )
+    print(f"documents: {stats['documents']}  failed: {stats['failed']}  chunks: {stats['chunks']} "
+          f"(with vectors: {stats['chunks_embedded']})  database: {stats['database_bytes'] / 1e6:.1f} MB")
+    if stats["languages"]:
+        print("languages: " + ", ".join(f"{LANGUAGE_NAMES.get(code, code)} {n}" for code, n in stats["languages"]))
+    if stats["keyword_rebuild_pending"]:
+        print(f"keyword index: {stats['keyword_rebuild_pending']} chunks left to rebuild (trove index finishes it)")
     for f in stats["folders"]:
-        print(f"  [{f['state']}] {f['path']}: {f['documents']} documents, {f['failed']} failed, {f['chunks']} chunks")
+        print(f"  [{f['state']}] {display_path(f['path'])}: {f['documents']} documents, {f['failed']} failed, "
+              f"{f['chunks']} chunks")
     if stats["failures"]:
         print("failed files:")
         for item in stats["failures"]:
-            print(f"  {item['path']}: {item['reason']}")
+            print(f"  {display_path(item['path'])}: {item['reason']}")  # one line, whatever the name holds
+    ocr = stats["ocr"]
+    if ocr["pages_pending"] or ocr["pages_done"] or ocr["pages_failed"]:
+        print(f"OCR: {ocr['pages_done']} pages read, {ocr['pages_failed']} unreadable, {ocr['pages_pending']} waiting"
+              + (f" ({ocr['error']})" if ocr["error"] else ""))
     if stats["embedding_error"]:
         print(f"semantic indexing: {stats['embedding_error']}")
     return EXIT_OK
@@ -135,13 +176,13 @@ def cmd_folders(args, library) -> int:
     elif not folders:
         print("no folders yet: trove index PATH")
     for f in folders if not args.json else []:
-        print(f"[{f.state}] {f.path}  ({f.documents} documents, {f.failed} failed)")
+        print(f"[{f.state}] {display_path(f.path)}  ({f.documents} documents, {f.failed} failed)")
     return EXIT_OK
 
 
 def cmd_remove(args, library) -> int:
     n = library.remove_folder(args.path)
-    print(f"removed {args.path} ({n} documents)")
+    print(f"removed {display_path(args.path)} ({n} documents)")
     return EXIT_OK
 
 

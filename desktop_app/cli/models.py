@@ -63,7 +63,7 @@ def model_line(entry) -> str:
 
 
 def cmd_list(args, library) -> int:
-    entries = _manager(library).list()
+    entries = _manager(library).entries()
     if args.json:
         print(json.dumps([e.to_dict() for e in entries], indent=2))
         return EXIT_OK

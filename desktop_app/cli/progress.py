@@ -45,8 +45,8 @@ class ProgressPrinter:
         self.line_every = line_every
         self._lock = threading.Lock()
         self._bar_shown = False
-        self._phase = ""
-        self._phase_started = time.monotonic()
+        self._latest: dict[str, IndexProgress] = {}  # the newest event of each running phase
+        self._started: dict[str, float] = {}
         self._last_draw = 0.0
 
     def __call__(self, event: IndexProgress | Notice) -> None:
@@ -66,16 +66,20 @@ class ProgressPrinter:
 
     def _progress(self, event: IndexProgress) -> None:
         now = time.monotonic()
-        if event.phase != self._phase:
-            self._phase, self._phase_started = event.phase, now
-        if event.phase == "idle":
+        if event.phase == "idle":  # the keyword phase ended; OCR and vectors may go on in the background
+            for phase in FOREGROUND:
+                self._latest.pop(phase, None)
+                self._started.pop(phase, None)
             self._clear_bar()
             if not self.tty and self.plain and event.files_queued:
                 self._write(format_line(event) + "\n")
             return
+        self._latest[event.phase] = event
+        self._started.setdefault(event.phase, now)
         if self.tty:
-            if now - self._phase_started >= self.bar_after and (now - self._last_draw >= 0.1 or event.fraction >= 1):
-                self._write("\r" + format_bar(event)[:160].ljust(100))
+            long_enough = any(now - t >= self.bar_after for t in self._started.values())
+            if long_enough and (now - self._last_draw >= 0.1 or event.fraction >= 1):
+                self._write("\r" + format_status(self._latest)[:160].ljust(100))
                 self._bar_shown, self._last_draw = True, now
         elif self.plain and _worth_a_line(event) and (now - self._last_draw >= self.line_every or event.fraction >= 1):
             self._write(format_line(event) + "\n")
@@ -95,7 +99,21 @@ class ProgressPrinter:
 
 
 def _worth_a_line(event: IndexProgress) -> bool:
-    return event.chunks_total > 0 if event.phase == "semantic" else event.files_queued > 0
+    return event.chunks_total > 0 if event.phase in ("semantic", "rebuild") else event.files_queued > 0
+
+
+FOREGROUND = ("scan", "rebuild", "keyword")  # the phases a sync runs itself; the others run in the background
+PHASE_ORDER = ("scan", "rebuild", "keyword", "ocr", "semantic")
+
+
+def format_status(latest: dict[str, IndexProgress]) -> str:
+    """One line for every running phase: a bar for the first that is not finished, counts for the others."""
+    events = [latest[p] for p in PHASE_ORDER if p in latest]
+    if not events:
+        return ""
+    running = [e for e in events if e.fraction < 1] or events[-1:]
+    first, rest = running[0], running[1:]
+    return "  |  ".join([format_bar(first), *(f"{e.fraction:4.0%} {format_counts(e)}" for e in rest)])
 
 
 def format_bar(event: IndexProgress) -> str:
@@ -111,14 +129,17 @@ def format_line(event: IndexProgress) -> str:
 
 
 def format_counts(event: IndexProgress) -> str:
-    if event.phase == "semantic":
-        text = f"semantic {event.chunks_embedded}/{event.chunks_total} chunks"
+    if event.phase in ("semantic", "rebuild"):
+        text = f"{event.phase} {event.chunks_embedded}/{event.chunks_total} chunks"
         unit = "chunks/s"
     elif event.phase == "idle":
         text = f"up to date: {event.files_done} files indexed"
         if event.files_failed:
             text += f", {event.files_failed} failed"
         return text
+    elif event.phase == "ocr":
+        text = f"ocr {event.files_done}/{event.files_queued} pages"
+        unit = "pages/s"
     else:
         text = f"{event.phase} {event.files_done + event.files_failed}/{event.files_queued} files"
         unit = "files/s"

@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 
-from desktop_app.cli.common import EXIT_OK, EXIT_USAGE, add_paths
+from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_paths
 from desktop_app.cli.progress import ProgressPrinter
 
 
@@ -34,7 +34,10 @@ def cmd_watch(args, library) -> int:
         library.start_watching()
         _say(args, f"watching {len(library.folders())} folder(s); press Ctrl+C to stop")
         while not stop.wait(0.5):
-            pass
+            if not library.watcher.running:  # never keep saying "watching" once the sync thread is gone
+                print("trove: live sync stopped unexpectedly; see the log (-v) and run trove watch again",
+                      file=sys.stderr)
+                return EXIT_ERROR
         library.stop_watching()
     finally:
         for sig, handler in previous.items():

@@ -16,7 +16,7 @@ log = get_logger("index")
 class IndexProgress:
     """A snapshot of indexing progress across both phases (keyword, then semantic)."""
 
-    phase: str  # "scan" | "keyword" | "semantic" | "idle"
+    phase: str  # "scan" | "keyword" | "semantic" | "rebuild" (keyword index after an upgrade) | "idle"
     files_queued: int = 0
     files_done: int = 0
     files_failed: int = 0
@@ -31,7 +31,7 @@ class IndexProgress:
     @property
     def fraction(self) -> float:
         """How much of the current phase is done, 0..1."""
-        if self.phase == "semantic":
+        if self.phase in ("semantic", "rebuild"):
             return self.chunks_embedded / self.chunks_total if self.chunks_total else 1.0
         total = self.files_queued
         return (self.files_done + self.files_failed) / total if total else 1.0

@@ -32,6 +32,7 @@ class FolderInfo:
     failed: int
     chunks: int
     embedded: int
+    ocr_pending: int = 0
 
 
 def root_available(root: Path) -> bool:
@@ -109,7 +110,7 @@ class FolderMonitor:
     def info(self, row: FolderRow) -> FolderInfo:
         """A folder with its counts."""
         c = self.store.counts(row.id)
-        return FolderInfo(row.id, row.path, row.state, c.documents, c.failed, c.chunks, c.embedded)
+        return FolderInfo(row.id, row.path, row.state, c.documents, c.failed, c.chunks, c.embedded, c.ocr_pending)
 
     def all(self) -> list[FolderInfo]:
         """Every folder with its counts, by path."""

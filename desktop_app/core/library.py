@@ -2,26 +2,31 @@
 
 Library is wiring, the way Anki's Collection composes its managers: the Store (the index, folders and chats on
 one engine), an EventBus, a FolderMonitor (the one owner of folder states), the Indexer (keyword phase), the
-EmbedWorker (vector phase), a SearchService and, created on first use, a ChatService and a LibraryWatcher.
+EmbedWorker (vector phase), the OcrWorker (pages with no text layer), a SearchService and, created on first use,
+a ChatService and a LibraryWatcher.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from desktop_app.core.embed.base import Embedder, make_embedder
+from desktop_app.core.errors import KnownError
 from desktop_app.core.events import Event, EventBus, IndexProgress
 from desktop_app.core.folders import FolderInfo, FolderMonitor, deepest_folder
 from desktop_app.core.index.embed_worker import EmbedWorker
 from desktop_app.core.index.indexer import Indexer, SyncReport
+from desktop_app.core.index.ocr_worker import OcrRead, OcrWorker
 from desktop_app.core.log import get_logger
+from desktop_app.core.pathnames import clean_text
 from desktop_app.core.paths import resolve_home
 from desktop_app.core.search.service import SearchParams, SearchService
-from desktop_app.core.settings import Settings, load_settings, save_settings
+from desktop_app.core.settings import Settings, read_settings, save_settings
 from desktop_app.core.store import Store, is_server_url, open_store
 from desktop_app.core.store.rows import FolderRow, FolderState
 from desktop_app.core.types import RetrievalResult
@@ -41,17 +46,15 @@ class Library:
     index on a server (settings stay in `home`, per machine).
     """
 
-    def __init__(
-        self,
-        home: str | os.PathLike[str] | None = None,
-        *,
-        settings: Settings | None = None,
-        embedder: Embedder | None = None,
-        db: str | None = None,
-    ) -> None:
+    def __init__(self, home: str | os.PathLike[str] | None = None, *, settings: Settings | None = None,
+                 embedder: Embedder | None = None, db: str | None = None, ocr_read: OcrRead | None = None) -> None:
         self.home = resolve_home(home)
         self.settings_path = self.home / SETTINGS_NAME
-        self.settings = settings or load_settings(self.settings_path)
+        # Problems found in settings.json (one line each, naming the field): the CLI prints them, the window too.
+        self.settings_problems: list[str] = []
+        if settings is None:
+            settings, self.settings_problems = read_settings(self.settings_path)
+        self.settings = settings
         target = db or os.environ.get("TROVE_DB") or self.settings.server_url
         self.db_path = self.home / DB_NAME
         self.store: Store = open_store(target if is_server_url(target) else self.db_path)
@@ -61,15 +64,13 @@ class Library:
         if self.store.ensure_embedding_model(self.embedder.model_id, self.embedder.dim):
             log.info("embedding model is now %s: vectors will be (re)computed", self.embedder.model_id)
         self.indexer = Indexer(self.store, self.settings, emit=self.bus.publish)
-        # Rounds of a few model batches: big enough to sort texts by length, small enough that files become
-        # semantically searchable progressively during a long run.
-        self.embed_worker = EmbedWorker(
-            self.store,
-            self.embedder,
-            batch=4 * self.settings.embed_batch_size,
-            emit=self.bus.publish,
-            notify=self.bus.publish,
-        )
+        # Rounds of a few seconds (at most a few model batches, sorted by length): a kill loses little, and files
+        # become semantically searchable progressively during a long run.
+        self.embed_worker = EmbedWorker(self.store, self.embedder, batch=4 * self.settings.embed_batch_size,
+                                        emit=self.bus.publish, notify=self.bus.publish)
+        # The third phase: pages with no text layer, read after the keyword phase (their text then gets vectors).
+        self.ocr_worker = OcrWorker(self.store, self.settings, read=ocr_read, after_page=self.embed_worker.wake,
+                                    emit=self.bus.publish, notify=self.bus.publish)
         self.searcher = SearchService(self.store, self.embedder, self._search_params())
         self._sync_lock = threading.Lock()
         self._chat: Any = None
@@ -125,20 +126,18 @@ class Library:
         The keyword phase runs here; the semantic phase runs on the embedder thread. With wait=True this
         returns when both are done; with wait=False, as soon as every file is keyword-searchable.
         """
-        report = SyncReport()
         with self._sync_lock:
-            for row in self.store.folders():
-                if self.monitor.check(row) != FolderState.ACTIVE or not self._claim(row):
-                    continue
-                folder_report = self.indexer.sync_folder(row.id, Path(row.path))
-                if folder_report.offline:  # vanished, or an empty stand-in for a folder with documents
+            self.indexer.rebuild_keywords()  # after a text pipeline upgrade; search meanwhile uses what is there
+            active = [row for row in self.store.folders()
+                      if self.monitor.check(row) == FolderState.ACTIVE and self._claim(row)]
+            report = self.indexer.sync_folders([(row.id, Path(row.path)) for row in active])
+            for row in active:
+                if row.path in report.offline:  # vanished, or an empty stand-in for a folder with documents
                     self.monitor.went_offline(row)
-                report.merge(folder_report)
-                report.seconds += folder_report.seconds
         self.bus.publish(IndexProgress("idle", files_done=report.indexed, files_failed=report.failed))
-        self.embed_worker.wake()
+        self._wake_background()
         if wait:
-            self.wait_for_embeddings(timeout)
+            self.wait_idle(timeout)
         return report
 
     def sync_paths(self, paths: Iterable[str | os.PathLike[str]], *, wait: bool = False) -> SyncReport:
@@ -157,9 +156,9 @@ class Library:
                     report.merge(self.indexer.sync_folder(folder.id, path))
                 else:
                     report.merge(self.indexer.index_path(folder.id, path))
-        self.embed_worker.wake()
+        self._wake_background()
         if wait:
-            self.wait_for_embeddings()
+            self.wait_idle()
         return report
 
     def move_path(self, src: str | os.PathLike[str], dest: str | os.PathLike[str]) -> SyncReport:
@@ -175,12 +174,9 @@ class Library:
                 return SyncReport()
             report = self.indexer.move_path(folder.id, src_p, dest_p)
             if not report.moved:
-                report.merge(
-                    self.indexer.sync_folder(folder.id, dest_p)
-                    if dest_p.is_dir()
-                    else self.indexer.index_path(folder.id, dest_p)
-                )
-        self.embed_worker.wake()
+                report.merge(self.indexer.sync_folder(folder.id, dest_p) if dest_p.is_dir()
+                             else self.indexer.index_path(folder.id, dest_p))
+        self._wake_background()
         return report
 
     def _claim(self, folder: FolderRow) -> bool:
@@ -193,6 +189,22 @@ class Library:
     def wait_for_embeddings(self, timeout: float | None = None) -> bool:
         """Block until the semantic phase has caught up. False on timeout."""
         return self.embed_worker.wait_idle(timeout)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until the OCR phase and then the semantic phase have caught up. False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if not self.ocr_worker.wait_idle(timeout):
+            return False
+        return self.embed_worker.wait_idle(None if deadline is None else max(deadline - time.monotonic(), 0))
+
+    def _wake_background(self) -> None:
+        with self._sync_lock:  # close() takes this lock before it closes the store
+            if self._closed:
+                return
+            ocr_pending = self.settings.ocr_enabled and self.store.ocr_counts().pending
+        if ocr_pending:
+            self.ocr_worker.wake()
+        self.embed_worker.wake()
 
     def reindex(self, wait: bool = False) -> SyncReport:
         """Re-extract and re-chunk every file (after a chunking change). Unchanged chunk texts keep their vectors."""
@@ -207,26 +219,17 @@ class Library:
             keyword_weight=s.keyword_weight, semantic_weight=s.semantic_weight, rrf_k=s.rrf_k, fusion=s.fusion
         )
 
-    @property
-    def search_params(self) -> SearchParams:
-        """How searches fuse and weigh their two sides (from the settings)."""
-        return self.searcher.params
+    def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
+               folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
+               langs: Iterable[str] | None = None, paths: Iterable[str] | None = None) -> list[RetrievalResult]:
+        """Search what is indexed now (never waits for the writer). Results are chunks, best first.
 
-    def search(
-        self,
-        query: str,
-        top_k: int = 10,
-        mode: str = "hybrid",
-        *,
-        group_by_document: bool = False,
-        folders: Iterable[str] | None = None,
-        types: Iterable[str] | None = None,
-    ) -> list[RetrievalResult]:
-        """Search what is indexed now (never waits for the writer). Results are chunks, best first."""
+        `paths` keeps documents that are one of those files or lie under one of those folders.
+        """
         self.searcher.embedder_broken = self.embed_worker.error is not None
-        return self.searcher.search(
-            query, top_k, mode, group_by_document=group_by_document, folders=folders, types=types
-        )
+        query = clean_text(query)  # lone surrogates (non-UTF-8 argv bytes) cannot reach the tokenizers
+        return self.searcher.search(query, top_k, mode, group_by_document=group_by_document, folders=folders,
+                                    types=types, langs=langs, paths=paths)
 
     # ---- stats and settings --------------------------------------------------------------------
 
@@ -234,6 +237,7 @@ class Library:
         """Counts for `trove stats` and the status bar."""
         totals = self.store.counts()
         engine = self.store.info()
+        ocr = self.store.ocr_counts()
         return {
             "home": str(self.home),
             "engine": {"name": engine.engine, "version": engine.version, "location": engine.location},
@@ -244,7 +248,12 @@ class Library:
             "embedding_model": self.store.get_meta("embed_model"),
             "embedding_error": self.store.get_meta("embed_error"),
             "folders": [f.__dict__ for f in self.folders()],
-            "failures": [{"path": f.path, "reason": f.reason} for f in self.store.failures()],
+            "failures": [{"path": f.path, "reason": f.reason}
+                         for f in [*self.store.failures(), *self.store.ocr_failures()]],
+            "ocr": {"pages_pending": ocr.pending, "pages_done": ocr.done, "pages_failed": ocr.failed,
+                    "error": self.store.get_meta("ocr_error")},
+            "languages": [[lang, n] for lang, n in self.store.languages()],
+            "keyword_rebuild_pending": self.store.keyword_rebuild_pending(),
             "database_bytes": engine.size_bytes,
         }
 
@@ -252,6 +261,7 @@ class Library:
         """Change settings, save them, and apply them to new work."""
         self.settings = self.settings.with_changes(**changes)
         self.indexer.settings = self.settings
+        self.ocr_worker.settings = self.settings
         self.searcher.params = self._search_params()
         save_settings(self.settings_path, self.settings)
         return self.settings
@@ -267,12 +277,23 @@ class Library:
             self._chat = ChatService(self.store, self._retrieve_for_chat, lambda: self.settings)
         return self._chat
 
-    def _retrieve_for_chat(self, query: str, top_k: int) -> list[RetrievalResult]:
-        return self.search(query, top_k=top_k, mode="hybrid")
+    def _retrieve_for_chat(self, query: str, top_k: int, paths: Iterable[str] = ()) -> list[RetrievalResult]:
+        return self.search(query, top_k=top_k, mode="hybrid", paths=paths or None)
 
     def ask(self, question: str, **kwargs: Any) -> Any:
-        """Answer a question from the library's documents (see ChatService.ask)."""
-        return self.chat.ask(question, **kwargs)
+        """Answer a question from the library's documents (see ChatService.ask; `scope=` paths narrows them)."""
+        return self.chat.ask(clean_text(question), **kwargs)
+
+    def document_chunks(self, path: str | os.PathLike[str]) -> list[tuple[int | None, str]]:
+        """(page, text) of an indexed document's chunks, in document order; empty when it is not indexed."""
+        return self.store.document_chunks(str(Path(path).expanduser().resolve()))
+
+    def summarize(self, path: str | os.PathLike[str], **kwargs: Any) -> Any:
+        """Summarise one indexed document of any length (map-reduce over its chunks; see ChatService.summarize)."""
+        chunks = self.document_chunks(path)
+        if not chunks:
+            raise KnownError(f"Not an indexed document: {Path(path).expanduser().resolve()}")
+        return self.chat.summarize(str(Path(path).expanduser().resolve()), [text for _page, text in chunks], **kwargs)
 
     # ---- live folder sync ----------------------------------------------------------------------
 
@@ -320,6 +341,7 @@ class Library:
         self._closed = True
         self.indexer.stopping.set()  # a sync running on another thread ends after its current file
         self.stop_watching()  # before the store closes: the watcher's sync thread writes through it
+        self.ocr_worker.stop()
         self.embed_worker.stop()
         with self._sync_lock:  # wait for that file, so no thread is mid-transaction when the store closes
             pass

@@ -33,14 +33,14 @@ def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, sc
     """Open the Trove window. With `screenshot`, render it to that PNG (after `query`/`ask`) and return.
 
     `sample` opens a library of the bundled documents (its own home unless `home` is given). A
-    screenshot with a query or a question implies `sample`, so it always has something to show.
+    screenshot with a query or a question and no `home` implies `sample`, so it always has something to show.
     """
     from desktop_app.core.library import Library
     from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.sample import sample_home
 
-    if screenshot and (query or ask):
-        sample = True
+    if screenshot and (query or ask) and home is None:
+        sample = True  # something to show; a named home is shown as it is, never given the sample folder
     if sample and home is None:
         home = sample_home()
     app = make_application()

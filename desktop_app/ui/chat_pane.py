@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import replace
 
@@ -25,6 +26,7 @@ from desktop_app.core.chat.citations import drop_dangling_markers
 from desktop_app.core.log import get_logger
 from desktop_app.ui.chat_markdown import Exchange
 from desktop_app.ui.chat_transcript import ChatTranscript
+from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.sources_panel import SourcesPanel
 from desktop_app.ui.tasks import TaskRunner
 
@@ -42,9 +44,17 @@ def human_size(n: int) -> str:
 
 
 class _TokenRelay(QObject):
-    """Lives on the UI thread; the LLM worker emits on it, so tokens arrive as queued signals."""
+    """Lives on the UI thread; the LLM worker emits on it, so tokens and progress arrive as queued signals."""
 
     token = Signal(int, str)  # (request id, text)
+    progress = Signal(int, int, int)  # (request id, model calls done, calls planned) of a summary
+
+
+def scope_text(paths) -> str:
+    """"Asking about: a.pdf, notes/ (+2 more)" for the scope bar."""
+    names = [os.path.basename(p.rstrip("/\\")) + ("/" if os.path.isdir(p) else "") for p in paths]
+    shown = ", ".join(names[:3]) + (f" (+{len(names) - 3} more)" if len(names) > 3 else "")
+    return f"Asking about: {shown}"
 
 
 class ChatPane(QWidget):
@@ -55,12 +65,16 @@ class ChatPane(QWidget):
         answer_finished(object): a ChatAnswer arrived (also after Stop, with cancelled=True).
         answer_failed(str): asking raised (message).
         model_changed(str): the user picked another model file (path).
+        scope_changed(object): the files and folders questions are limited to (a tuple; empty for everything).
+        summary_finished(object): a Summary arrived (also after Stop, with cancelled=True).
     """
 
     answer_started = Signal(str)
     answer_finished = Signal(object)
     answer_failed = Signal(str)
     model_changed = Signal(str)
+    scope_changed = Signal(object)
+    summary_finished = Signal(object)
 
     def __init__(self, library, tasks: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,6 +88,7 @@ class ChatPane(QWidget):
         self._cancel: threading.Event | None = None
         self._streamed = ""
         self.tokens_received = 0
+        self.scope: tuple[str, ...] = ()
 
         self.model_label = QLabel("Model: …")
         self.model_label.setObjectName("modelLabel")
@@ -100,6 +115,14 @@ class ChatPane(QWidget):
         self.input.setMaximumHeight(80)
         self.input.installEventFilter(self)
         self.use_context = QCheckBox("Answer from my documents", checked=True)
+        self.scope_label = QLabel()
+        self.scope_label.setObjectName("chatScope")
+        self.scope_clear = QPushButton("All documents")
+        self.scope_clear.setToolTip("Answer from the whole library again")
+        self.scope_clear.clicked.connect(self.clear_scope)
+        scope_row = QHBoxLayout()
+        scope_row.addWidget(self.scope_label, 1)
+        scope_row.addWidget(self.scope_clear)
         self.send_button = QPushButton("Send")
         self.send_button.setDefault(True)
         self.send_button.clicked.connect(self.on_send_clicked)
@@ -130,14 +153,17 @@ class ChatPane(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(header)
         layout.addWidget(body, 1)
+        layout.addLayout(scope_row)
         layout.addLayout(ask_row)
         layout.addWidget(self.use_context)
 
         self._relay = _TokenRelay(self)
         self._relay.token.connect(self.on_token)
+        self._relay.progress.connect(self.on_summary_progress)
         self._render_timer = QTimer(self, singleShot=True, interval=RENDER_MS)
         self._render_timer.timeout.connect(self.on_render_timeout)
         QShortcut(QKeySequence("Ctrl+N"), self, self.on_new_chat_clicked)
+        self.set_scope(())
         self.refresh_model()
         self.refresh_chats()
 
@@ -159,11 +185,11 @@ class ChatPane(QWidget):
     def on_model_info(self, info) -> None:
         size = f" · {human_size(info.size_bytes)}" if info.size_bytes else ""
         self.model_label.setText(f"Model: {info.name}{size}")
-        self.model_label.setToolTip(info.path)
+        self.model_label.setToolTip(plain_tooltip(info.path, path=True))
 
     def on_model_info_error(self, exc: BaseException) -> None:
         self.model_label.setText("Model: none")
-        self.model_label.setToolTip(str(exc))
+        self.model_label.setToolTip(plain_tooltip(str(exc)))
 
     def refresh_chats(self) -> None:
         self.tasks.run(self.chat.list_chats, self.on_chats_listed, lambda exc: log.warning("chats: %s", exc))
@@ -173,7 +199,7 @@ class ChatPane(QWidget):
         for summary in chats:
             item = QListWidgetItem(summary.title or "(untitled)")
             item.setData(Qt.ItemDataRole.UserRole, summary.id)
-            item.setToolTip(f"{summary.title}\n{summary.message_count // 2} questions")
+            item.setToolTip(plain_tooltip(f"{summary.title}\n{summary.message_count // 2} questions"))
             self.chats.addItem(item)
             if summary.id == self.chat_id:
                 self.chats.setCurrentItem(item)
@@ -194,14 +220,62 @@ class ChatPane(QWidget):
         self._render()
         self._set_busy(True)
         relay, chat, chat_id, use_context = self._relay, self.chat, self.chat_id, self.use_context.isChecked()
+        scope = self.scope
 
         def work():
-            return chat.ask(question, chat_id=chat_id, use_context=use_context, cancel=cancel,
+            return chat.ask(question, chat_id=chat_id, use_context=use_context, cancel=cancel, scope=scope,
                             on_token=lambda t: relay.token.emit(request, t.text))
         self.tasks.run(work, lambda answer: self.on_answer(request, answer),
                        lambda exc: self.on_answer_error(request, exc), lane="chat")
         self.answer_started.emit(question)
         return True
+
+    def set_scope(self, paths) -> None:
+        """Answer the next questions only from these files and folders (empty: the whole library)."""
+        self.scope = tuple(str(p) for p in paths)
+        self.scope_label.setText(scope_text(self.scope) if self.scope else "")
+        self.scope_label.setToolTip("\n".join(self.scope))
+        self.scope_label.setVisible(bool(self.scope))
+        self.scope_clear.setVisible(bool(self.scope))
+        self.scope_changed.emit(self.scope)
+        if self.scope:
+            self.input.setFocus()
+
+    def clear_scope(self) -> None:
+        self.set_scope(())
+
+    def summarize(self, path: str) -> bool:
+        """Summarise one document in the transcript, with progress; Stop ends it. False while an answer streams."""
+        if self.busy:
+            return False
+        self._request += 1
+        request, cancel = self._request, threading.Event()
+        self._cancel = cancel
+        self._exchanges.append(Exchange(f"Summarise {os.path.basename(path)}", "", "starting…"))
+        self._passages.append(((), ()))
+        self._render()
+        self._set_busy(True)
+        library, relay = self.library, self._relay
+        self.tasks.run(lambda: library.summarize(path, cancel=cancel,
+                                                 on_progress=lambda p: relay.progress.emit(request, p.done, p.total)),
+                       lambda summary: self.on_summary(request, summary),
+                       lambda exc: self.on_answer_error(request, exc), lane="chat")
+        return True
+
+    def on_summary_progress(self, request: int, done: int, total: int) -> None:
+        if request == self._request and self._exchanges:
+            self._exchanges[-1] = replace(self._exchanges[-1], note=f"step {done} of {total}…")
+            self._render()
+
+    def on_summary(self, request: int, summary) -> None:
+        if request != self._request:
+            return
+        self._cancel = None
+        self._set_busy(False)
+        note = "stopped" if summary.cancelled else f"{summary.chunks} chunks, {summary.calls} model calls"
+        self._exchanges[-1] = replace(self._exchanges[-1], answer=summary.text, note=note)
+        self._render()
+        self.summary_finished.emit(summary)
 
     def stop(self) -> None:
         """Ask the streaming answer to stop (the worker checks the event between tokens)."""

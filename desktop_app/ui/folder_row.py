@@ -7,6 +7,8 @@ import os
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
 from desktop_app.core.events import IndexProgress
+from desktop_app.core.pathnames import display_path
+from desktop_app.ui.safe_document import make_plain, plain_tooltip
 
 STATE_TEXT = {"active": "active", "paused": "paused", "offline": "offline: missing or unmounted"}
 
@@ -31,6 +33,7 @@ class FolderRow(QWidget):
         self.name.setFont(font)
         self.details = QLabel()
         self.details.setObjectName("folderDetails")
+        make_plain(self.name, self.details)
         self.keyword = _bar("Keyword")
         self.semantic = _bar("Semantic")
         grid = QGridLayout(self)
@@ -45,15 +48,17 @@ class FolderRow(QWidget):
     def update_info(self, info, keyword: IndexProgress | None = None) -> None:
         """Show new counts; `keyword` is the running keyword-phase progress when this folder is being indexed."""
         self.info = info
-        self.name.setText(os.path.basename(info.path.rstrip(os.sep)) or info.path)
-        self.setToolTip(info.path)
+        self.name.setText(display_path(os.path.basename(info.path.rstrip(os.sep)) or info.path))
+        self.setToolTip(plain_tooltip(info.path, path=True))
         failed = f" · {info.failed} failed" if info.failed else ""
-        self.details.setText(f"{STATE_TEXT.get(info.state, info.state)} · {info.documents} documents{failed}")
+        ocr = f" · {info.ocr_pending} pages waiting for OCR" if info.ocr_pending else ""
+        self.details.setText(f"{STATE_TEXT.get(info.state, info.state)} · {info.documents} documents{failed}{ocr}")
         self.name.setEnabled(info.state != "paused")
         if keyword is not None and keyword.files_queued:
             self.keyword.setValue(int(1000 * keyword.fraction))
-            self.keyword.setToolTip(f"{keyword.files_done + keyword.files_failed} of {keyword.files_queued} files: "
-                                    f"{keyword.current_file}")
+            done = keyword.files_done + keyword.files_failed
+            self.keyword.setToolTip(plain_tooltip(f"{done} of {keyword.files_queued} files: "
+                                                  f"{display_path(keyword.current_file)}"))
         else:
             self.keyword.setValue(1000 if info.documents or info.failed or info.chunks else 0)
             self.keyword.setToolTip("Every file is keyword-searchable")

@@ -25,9 +25,11 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.events import IndexProgress
 from desktop_app.core.log import get_logger
+from desktop_app.core.pathnames import display_path
 from desktop_app.ui import open_file
 from desktop_app.ui.drops import FolderDropTarget
 from desktop_app.ui.folder_row import FolderRow
+from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.tasks import TaskRunner
 
 log = get_logger("ui")
@@ -53,12 +55,14 @@ class FoldersPanel(FolderDropTarget, QWidget):
         sync_requested(): the user asked to resync.
         changed(): a folder was paused, resumed or removed; the window refreshes.
         action_failed(str): a folder action failed (message for the notices).
+        ask_about_requested(list): the user wants the chat limited to these folders (paths).
     """
 
     folders_added = Signal(list)
     sync_requested = Signal()
     changed = Signal()
     action_failed = Signal(str)
+    ask_about_requested = Signal(list)
 
     def __init__(self, library, tasks: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -128,9 +132,9 @@ class FoldersPanel(FolderDropTarget, QWidget):
             row.update_info(info, running)
         self.failures.clear()
         for failure in failures:
-            item = QTreeWidgetItem([os.path.basename(failure["path"]), failure.get("reason") or ""])
-            item.setToolTip(0, failure["path"])
-            item.setToolTip(1, failure.get("reason") or "")
+            item = QTreeWidgetItem([display_path(os.path.basename(failure["path"])), failure.get("reason") or ""])
+            item.setToolTip(0, plain_tooltip(failure["path"], path=True))  # a name may hold <img src=…>
+            item.setToolTip(1, plain_tooltip(failure.get("reason") or ""))
             item.setData(0, Qt.ItemDataRole.UserRole, failure["path"])
             self.failures.addTopLevelItem(item)
         self.failures.setVisible(bool(failures))
@@ -201,6 +205,7 @@ class FoldersPanel(FolderDropTarget, QWidget):
         else:
             menu.addAction("Pause", lambda: self.set_state(path, "paused"))
         menu.addAction("Resync", self.sync_requested.emit)
+        menu.addAction("Ask about this folder", lambda: self.ask_about_requested.emit([path]))
         menu.addAction("Open in file manager", lambda: open_file.open_path(path))
         menu.addSeparator()
         menu.addAction("Remove from library…", lambda: self.remove(path))

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.events import Notice
 from desktop_app.core.log import get_logger
 from desktop_app.ui import heap
+from desktop_app.ui.chat_actions import ResultChatActions
 from desktop_app.ui.chat_pane import ChatPane
 from desktop_app.ui.drops import FolderDropTarget
 from desktop_app.ui.empty_state import EmptyState
@@ -89,6 +90,8 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.folders_panel.sync_requested.connect(self.request_sync)
         self.folders_panel.changed.connect(self.refresh_now)
         self.folders_panel.action_failed.connect(self.on_action_failed)
+        self.folders_panel.ask_about_requested.connect(self.chat_pane.set_scope)
+        self.result_chat_actions = ResultChatActions(self.search_panel, self.chat_pane)
         self.empty_state.add_folder_clicked.connect(self.folders_panel.on_add_clicked)
         self.empty_state.sample_clicked.connect(self.open_sample)
         self.status.notices_clicked.connect(self.on_notices_clicked)
@@ -152,6 +155,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.folder_count = len(folders)
         self.folders_panel.set_folders(folders, stats.get("failures", []))
         self.search_panel.set_folders([f.path for f in folders])
+        self.search_panel.set_languages(stats.get("languages", []))
         self.status.on_stats(stats)
         self.stack.setCurrentWidget(self.splitter if folders else self.empty_state)
         if not self._warmed_up and folders:

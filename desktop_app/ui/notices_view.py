@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.events import Notice
+from desktop_app.ui.safe_document import plain_tooltip
 
 _ICONS = {"error": QStyle.StandardPixmap.SP_MessageBoxCritical, "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
           "info": QStyle.StandardPixmap.SP_MessageBoxInformation}
@@ -50,7 +51,7 @@ class NoticesView(QDialog):
         item = QListWidgetItem(self.style().standardIcon(_ICONS.get(notice.level, _ICONS["info"])),
                                f"{stamp}  {notice.message}")
         item.setData(Qt.ItemDataRole.UserRole, notice)
-        item.setToolTip(notice.path or notice.message)
+        item.setToolTip(plain_tooltip(notice.path, path=True) if notice.path else plain_tooltip(notice.message))
         self.list.insertItem(0, item)
         while self.list.count() > MAX_NOTICES:
             self.list.takeItem(self.list.count() - 1)

@@ -8,7 +8,9 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
+from desktop_app.core.pathnames import display_path
 from desktop_app.core.types import RetrievalResult
+from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.snippets import snippet_html
 from desktop_app.ui.type_icons import TYPE_NAMES, type_icon
 
@@ -19,14 +21,22 @@ LocationRole = Qt.ItemDataRole.UserRole + 3
 Index = QModelIndex | QPersistentModelIndex
 
 
+def page_text(meta: dict[str, Any]) -> str:
+    """How a result names where it is in its file: "slide 3", "sheet Budget rows 2-41", or "p. 3"."""
+    if meta.get("label"):
+        return str(meta["label"])
+    return f"p. {meta['page']}" if meta.get("page") is not None else ""
+
+
 def location_text(result: RetrievalResult) -> str:
-    """"folder · p. 3 · PDF" for the line under the file name."""
+    """"folder · p. 3 · PDF · OCR" for the line under the file name."""
     meta = result.metadata
-    parts = [os.path.basename(os.path.dirname(result.source)) or os.path.dirname(result.source)]
-    if meta.get("page") is not None:
-        parts.append(f"p. {meta['page']}")
+    parts = [display_path(os.path.basename(os.path.dirname(result.source)) or os.path.dirname(result.source)),
+             page_text(meta)]
     if meta.get("type"):
         parts.append(TYPE_NAMES.get(meta["type"], str(meta["type"])))
+    if meta.get("ocr"):
+        parts.append("OCR")  # read from a scan or photo: the text may hold recognition errors
     if meta.get("machine"):
         parts.append(f"on {meta['machine']}")  # a team library: the file is on another desktop's disk
     return " · ".join(p for p in parts if p)
@@ -63,10 +73,10 @@ class ResultsModel(QAbstractListModel):
             return None
         r = self._results[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return os.path.basename(r.source) or r.source
+            return display_path(os.path.basename(r.source) or r.source)
         if role == Qt.ItemDataRole.ToolTipRole:
-            page = r.metadata.get("page")
-            return r.source + (f" (page {page})" if page is not None else "")
+            where = page_text(r.metadata)
+            return plain_tooltip(display_path(r.source) + (f" ({where})" if where else ""))
         if role == Qt.ItemDataRole.DecorationRole:
             return type_icon(str(r.metadata.get("type", "")))
         if role == ResultRole:

@@ -1,4 +1,4 @@
-"""A QTextDocument that never loads a resource (image, style sheet) and remembers what was asked for.
+"""Text that is never HTML: a QTextDocument that loads no resource, tooltips and labels shown as plain text.
 
 QTextDocument fetches `file:` URLs on its own when HTML or Markdown names an image. Trove only ever
 renders escaped document text, so nothing should be asked for; if something is, it gets a blank image
@@ -8,10 +8,14 @@ the tests check.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QUrl
+import html
+
+from PySide6.QtCore import QByteArray, Qt, QUrl
 from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtWidgets import QLabel
 
 from desktop_app.core.log import get_logger
+from desktop_app.core.pathnames import clean_text, display_path
 
 log = get_logger("ui")
 
@@ -45,3 +49,21 @@ def image_fragments(doc: QTextDocument) -> int:
             it += 1
         block = block.next()
     return count
+
+
+def plain_tooltip(text: str, *, path: bool = False) -> str:
+    """Rich text that shows `text` exactly as written (Qt renders any tooltip that looks like HTML as HTML).
+
+    A file named `<img src=pic.png>.txt` would otherwise become an image that Qt loads from disk. `path=True`
+    also shows undecodable bytes, control characters and direction overrides as escapes (display_path).
+    """
+    if not text:
+        return ""
+    shown = display_path(text) if path else clean_text(text)
+    return '<p style="white-space:pre-wrap">' + html.escape(shown, quote=False) + "</p>"
+
+
+def make_plain(*labels: QLabel) -> None:
+    """Show these labels' text as plain text, never as HTML (their text carries file names or messages)."""
+    for label in labels:
+        label.setTextFormat(Qt.TextFormat.PlainText)

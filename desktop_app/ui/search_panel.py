@@ -18,10 +18,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.log import get_logger
+from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
 from desktop_app.ui.result_delegate import ResultDelegate
 from desktop_app.ui.results_model import ResultsModel
+from desktop_app.ui.safe_document import make_plain
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.type_icons import TYPE_NAMES
 
@@ -69,7 +71,11 @@ class SearchPanel(QWidget):
         self.type_filter.addItem("All types", None)
         for key, name in TYPE_NAMES.items():
             self.type_filter.addItem(name, key)
+        self.lang_filter = QComboBox(toolTip="Only passages in this language")
+        self.lang_filter.addItem("All languages", None)
+        self.lang_filter.setVisible(False)  # until the library holds two languages
         self.summary = QLabel(EMPTY_HINT, wordWrap=True)  # wrapping: a long hint must not widen the pane
+        make_plain(self.summary)  # shows error messages, which may quote a file name
         self.summary.setObjectName("searchSummary")
         self.model = ResultsModel(self)
         self.view = QListView()
@@ -84,6 +90,7 @@ class SearchPanel(QWidget):
         filters.addWidget(self.mode)
         filters.addWidget(self.folder_filter, 1)
         filters.addWidget(self.type_filter)
+        filters.addWidget(self.lang_filter)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.query)
@@ -97,6 +104,7 @@ class SearchPanel(QWidget):
         self.mode.currentIndexChanged.connect(self.on_filters_changed)
         self.folder_filter.currentIndexChanged.connect(self.on_filters_changed)
         self.type_filter.currentIndexChanged.connect(self.on_filters_changed)
+        self.lang_filter.currentIndexChanged.connect(self.on_filters_changed)
         self.view.doubleClicked.connect(self.on_double_clicked)
         self.query.installEventFilter(self)
         self.view.installEventFilter(self)
@@ -125,6 +133,23 @@ class SearchPanel(QWidget):
         if current is not None and index < 0:
             self.on_filters_changed()
 
+    def set_languages(self, languages: Sequence[Sequence]) -> None:
+        """Offer the library's chunk languages ([code, chunks] pairs, most first); shown only with two or more."""
+        codes = [str(code) for code, _ in languages]
+        existing = [self.lang_filter.itemData(i) for i in range(1, self.lang_filter.count())]
+        self.lang_filter.setVisible(len(codes) > 1)
+        if codes == existing:
+            return
+        current = self.lang_filter.currentData()
+        self.lang_filter.blockSignals(True)
+        self.lang_filter.clear()
+        self.lang_filter.addItem("All languages", None)
+        self.lang_filter.setVisible(False)  # until the library holds two languages
+        for code in codes:
+            self.lang_filter.addItem(LANGUAGE_NAMES.get(code, code), code)
+        self.lang_filter.setCurrentIndex(max(self.lang_filter.findData(current), 0))
+        self.lang_filter.blockSignals(False)
+
     def search_now(self) -> int:
         """Start a search for the box's text at once (skipping the debounce). Returns its sequence number."""
         self._debounce.stop()
@@ -137,7 +162,8 @@ class SearchPanel(QWidget):
             return seq
         kwargs = {"top_k": self.top_k, "mode": self.mode.currentData(),
                   "folders": [self.folder_filter.currentData()] if self.folder_filter.currentData() else None,
-                  "types": [self.type_filter.currentData()] if self.type_filter.currentData() else None}
+                  "types": [self.type_filter.currentData()] if self.type_filter.currentData() else None,
+                  "langs": [self.lang_filter.currentData()] if self.lang_filter.currentData() else None}
         search = self.search_fn
         self._started[seq] = time.perf_counter()
         self.tasks.run(lambda: search(text, **kwargs),

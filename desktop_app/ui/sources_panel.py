@@ -18,14 +18,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.pathnames import display_path
 from desktop_app.ui import open_file
+from desktop_app.ui.safe_document import plain_tooltip
 
 
 def passage_label(p) -> str:
-    """"[2] p. 3 · report.pdf": number and page first, so eliding a long file name keeps them."""
-    name = os.path.basename(p.source) or p.source
-    page = f"p. {p.page} · " if p.page is not None else ""
-    return f"[{p.n}] {page}{name}"
+    """"[2] p. 3 · report.pdf": number and place first, so eliding a long file name keeps them."""
+    name = display_path(os.path.basename(p.source) or p.source)
+    return f"[{p.n}] " + (f"{p.where} · " if p.where else "") + name
 
 
 class SourcesPanel(QWidget):
@@ -77,8 +78,8 @@ class SourcesPanel(QWidget):
         for p in ordered:
             item = QListWidgetItem(passage_label(p))
             item.setData(Qt.ItemDataRole.UserRole, p.n)
-            where = p.source + (f" (page {p.page})" if p.page is not None else "")
-            item.setToolTip(where if p.n in cited_set else f"{where}\nsent to the model, not cited")
+            where = display_path(p.source) + (f" (page {p.page})" if p.page is not None else "")
+            item.setToolTip(plain_tooltip(where if p.n in cited_set else f"{where}\nsent to the model, not cited"))
             if p.n not in cited_set:  # passages the answer did not cite are shown dimmed (palette colour: dark-mode safe)
                 item.setForeground(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
             self.list.addItem(item)

@@ -8,6 +8,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
 
 from desktop_app.core.events import IndexProgress, Notice
+from desktop_app.core.pathnames import display_path
+from desktop_app.ui.safe_document import make_plain
 
 
 class StatusBar(QStatusBar):
@@ -22,6 +24,7 @@ class StatusBar(QStatusBar):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.message = QLabel("Ready")
+        make_plain(self.message)  # shows file names
         self.message.setObjectName("statusMessage")
         self.keyword = QProgressBar(maximum=1000, textVisible=True, maximumWidth=170)
         self.keyword.setFormat("Keyword %p%")
@@ -57,12 +60,19 @@ class StatusBar(QStatusBar):
         elif event.phase == "keyword":
             self._indexing = True
             self.keyword.setValue(int(1000 * event.fraction))
-            name = os.path.basename(event.current_file)
+            name = display_path(os.path.basename(event.current_file))
             self.message.setText(f"Indexing {event.files_done + event.files_failed} of {event.files_queued} files · {name}")
         elif event.phase == "semantic":
             self.semantic.setValue(int(1000 * event.fraction))
             self.message.setText(f"Embedding {event.chunks_embedded} of {event.chunks_total} chunks"
                                  + (f" · {event.rate:.0f}/s" if event.rate else ""))
+        elif event.phase == "ocr":
+            self.message.setText(f"Reading scanned pages (OCR): {event.files_done} of {event.files_queued}"
+                                 f" · {os.path.basename(event.current_file)}")
+        elif event.phase == "rebuild":
+            self._indexing = True
+            self.keyword.setValue(int(1000 * event.fraction))
+            self.message.setText(f"Updating the keyword index: {event.chunks_embedded} of {event.chunks_total} chunks")
         elif event.phase == "idle":
             self._indexing = False
             self.keyword.setValue(1000)

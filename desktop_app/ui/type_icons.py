@@ -10,10 +10,18 @@ from functools import cache
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
-TYPE_LABELS = {"pdf": "PDF", "markdown": "MD", "text": "TXT", "code": "</>", "html": "HTML", "docx": "DOC"}
-TYPE_NAMES = {"pdf": "PDF", "markdown": "Markdown", "text": "Text", "code": "Code", "html": "HTML", "docx": "Word"}
+TYPE_LABELS = {"pdf": "PDF", "markdown": "MD", "text": "TXT", "code": "</>", "html": "HTML", "docx": "DOC",
+               "odt": "ODT", "rtf": "RTF", "epub": "EPUB", "pptx": "PPT", "odp": "ODP", "xlsx": "XLS", "ods": "ODS",
+               "csv": "CSV", "email": "@", "notebook": "NB", "image": "IMG"}
+TYPE_NAMES = {"pdf": "PDF", "markdown": "Markdown", "text": "Text", "code": "Code", "html": "HTML", "docx": "Word",
+              "odt": "OpenDocument text", "rtf": "Rich Text", "epub": "E-book", "pptx": "PowerPoint",
+              "odp": "OpenDocument slides", "xlsx": "Excel", "ods": "OpenDocument sheet", "csv": "CSV",
+              "email": "E-mail", "notebook": "Notebook", "image": "Image (OCR)"}
+# Families share a hue (documents blue, slides orange, sheets green), so a list of results reads at a glance.
 _COLOURS = {"pdf": "#c0392b", "markdown": "#2c7a7b", "text": "#5a6270", "code": "#6b46c1", "html": "#c05621",
-            "docx": "#2b6cb0"}
+            "docx": "#2b6cb0", "odt": "#2c5282", "rtf": "#4a5568", "epub": "#97266d", "pptx": "#dd6b20",
+            "odp": "#b7791f", "xlsx": "#2f855a", "ods": "#276749", "csv": "#38a169", "email": "#3182ce",
+            "notebook": "#d69e2e", "image": "#805ad5"}
 
 
 @cache

@@ -14,11 +14,13 @@ def test_screenshot_of_the_empty_state(qtbot, tmp_path):
     assert not image.isNull() and (image.width(), image.height()) == (1400, 860)
 
 
-def test_screenshot_with_a_query_opens_the_sample_library(qtbot, tmp_path, monkeypatch):
+def test_screenshot_with_sample_and_a_query_opens_the_sample_library(qtbot, tmp_path, monkeypatch):
+    # --sample must be asked for when a home is named: a query alone never adds the samples to that library
+    # (tests/reliability/test_ui_text_safety.py checks that side)
     monkeypatch.setenv("TROVE_EMBEDDER", "hash")  # the sample library's settings pick the fast embedder
     out = tmp_path / "search.png"
     home = tmp_path / "home"
-    assert run_gui(home=home, screenshot=str(out), query="sourdough starter") == 0
+    assert run_gui(home=home, sample=True, screenshot=str(out), query="sourdough starter") == 0
     assert not QImage(str(out)).isNull()
     samples = home / "sample-documents"
     assert (samples / "solar-system.pdf").is_file() and (samples / "trove-quickstart.md").is_file()

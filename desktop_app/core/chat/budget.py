@@ -2,7 +2,8 @@
 
 Pure functions. Layout, chosen so follow-ups can reuse the model's KV cache:
 
-    system (constant) · earlier turns as plain question/answer pairs · [passages + question]
+    system (constant) · the style's worked example, if any (constant) · earlier turns as plain
+    question/answer pairs · [passages + question]
 
 The retrieved passages ride in the newest user message only, so the prefix a follow-up shares with
 the previous prompt (system + the older turns) stays byte-identical. When history outgrows the
@@ -13,27 +14,26 @@ again for several turns instead of shifting on every question.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from desktop_app.core.chat.context import (
-    CountTokens,
-    Message,
-    Passage,
-    format_context,
-    select_passages,
-    truncate_to_tokens,
+from desktop_app.core.chat.context import CountTokens, Message, Passage, select_passages, truncate_to_tokens
+from desktop_app.core.chat.focus import focus
+from desktop_app.core.chat.prompt import (
+    DEFAULT_STYLE,
+    LEGACY_HEADER,
+    NOT_COVERED,
+    PLAIN_SYSTEM_PROMPT,
+    PromptStyle,
+    get_style,
+    with_summary,
 )
 from desktop_app.core.errors import KnownError
 from desktop_app.core.types import RetrievalResult
 
-GROUNDED_SYSTEM_PROMPT = (
-    "You are Trove, an assistant that answers questions from passages of the user's documents. "
-    "Use only the numbered passages. Cite each passage you use by its number in square brackets, like [1]. "
-    "If the passages do not contain the answer, say that the documents do not cover it."
-)
-PLAIN_SYSTEM_PROMPT = "You are Trove, a helpful assistant. Answer briefly and plainly."
-CONTEXT_HEADER = "Passages from my documents:"
-NOT_COVERED = "The documents in your library do not cover this, so I can't answer it from them."
+GROUNDED_SYSTEM_PROMPT = DEFAULT_STYLE.system
+CONTEXT_HEADER = LEGACY_HEADER
+__all__ = ["CONTEXT_HEADER", "GROUNDED_SYSTEM_PROMPT", "NOT_COVERED", "PLAIN_SYSTEM_PROMPT", "BudgetConfig", "PromptPlan",
+           "Turn", "plan_prompt", "retrieval_query", "user_message", "window_start"]
 MIN_QUESTION_TOKENS = 16
 
 
@@ -73,11 +73,9 @@ class PromptPlan:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def user_message(question: str, passages: Sequence[Passage]) -> str:
-    """The newest user message: the passages (if any) then the question."""
-    if not passages:
-        return question
-    return f"{CONTEXT_HEADER}\n\n{format_context(passages)}\n\nQuestion: {question}"
+def user_message(question: str, passages: Sequence[Passage], style: PromptStyle = DEFAULT_STYLE) -> str:
+    """The newest user message: the passages (if any) then the question, worded by `style`."""
+    return style.user_message(question, passages)
 
 
 def retrieval_query(question: str, turns: Sequence[Turn], previous: int = 1) -> str:
@@ -124,30 +122,40 @@ def _fit_question(question: str, room: int, count_tokens: CountTokens) -> tuple[
 
 
 def plan_prompt(question: str, results: Sequence[RetrievalResult], turns: Sequence[Turn], cfg: BudgetConfig,
-                count_tokens: CountTokens, *, system_prompt: str = GROUNDED_SYSTEM_PROMPT) -> PromptPlan:
+                count_tokens: CountTokens, *, system_prompt: str | None = None,
+                style: PromptStyle | str | None = None, summary: str = "") -> PromptPlan:
     """Choose passages and history so the prompt plus the answer reserve fits n_ctx.
 
-    Priority: system prompt and question; the newest turns that fit in `history_share` of the window;
-    the passages (up to max_context_tokens); then older turns as far as the compaction window allows.
+    Priority: system prompt, worked example and question; the newest turns that fit in `history_share` of the
+    window; the passages (up to max_context_tokens); then older turns as far as the compaction window allows.
+    A `system_prompt` given without a style means an ungrounded chat: no example, no passages' wording.
+    `summary` (of turns compacted earlier) rides in the system message.
     """
+    style = get_style(style)
+    prefix: list[Message] = [{"role": "system", "content": with_summary(system_prompt or style.system, summary)}]
+    if system_prompt is None:
+        prefix += style.example_messages()
     mo = cfg.message_overhead
-    base = count_tokens(system_prompt) + mo + cfg.prompt_overhead + cfg.answer_reserve
-    header = count_tokens(CONTEXT_HEADER + "\n\n\n\nQuestion: ") + 2
+    base = sum(count_tokens(m["content"]) + mo for m in prefix) + cfg.prompt_overhead + cfg.answer_reserve
+    header = count_tokens(style.user_message("", [Passage(0, "", "")])) + 2  # the wording around passages + question
     question, truncated = _fit_question(question, cfg.n_ctx - base - mo - header, count_tokens)
     q_cost = count_tokens(question) + mo
     costs = [count_tokens(t.question) + count_tokens(t.answer) + 2 * mo for t in turns]
     floor = newest_fitting(costs, int(cfg.history_share * cfg.n_ctx))
     passage_room = min(cfg.max_context_tokens, cfg.n_ctx - base - q_cost - header - floor)
-    passages = select_passages(results, min_score=cfg.min_score, budget_tokens=passage_room,
-                               count_tokens=count_tokens) if passage_room > 0 else []
-    fixed = base + count_tokens(user_message(question, passages)) + mo
+    if style.focus_tokens and system_prompt is None:
+        results = [replace(r, content=focus(question, r.content, style.focus_tokens, count_tokens)) for r in results]
+    passages = select_passages(results, min_score=cfg.min_score, budget_tokens=passage_room, count_tokens=count_tokens,
+                               format_one=style.format_passage) if passage_room > 0 else []
+    last = style.user_message(question, passages)
+    fixed = base + count_tokens(last) + mo
     hard = cfg.n_ctx - fixed
     high = min(hard, max(int(cfg.compact_at * cfg.n_ctx) - fixed, floor))
     start = window_start(costs, high, max(int(cfg.compact_to * cfg.n_ctx) - fixed, floor))
-    messages: list[Message] = [{"role": "system", "content": system_prompt}]
+    messages = list(prefix)
     for t in turns[start:]:
         messages += [{"role": "user", "content": t.question}, {"role": "assistant", "content": t.answer}]
-    messages.append({"role": "user", "content": user_message(question, passages)})
+    messages.append({"role": "user", "content": last})
     notes = (f"compacted: {start} earlier turn(s) left out",) if start else ()
     return PromptPlan(messages=tuple(messages), passages=tuple(passages), history_start=start,
                       history_turns=len(turns) - start, estimated_tokens=fixed - cfg.answer_reserve + sum(costs[start:]),

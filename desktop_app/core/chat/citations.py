@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.core.chat.context import Passage
+from desktop_app.core.chat.context import Passage, place_text
 
 SNIPPET_CHARS = 200
 MAX_RANGE = 50  # "[1-9999]" is noise, not a citation of 9999 passages
@@ -26,16 +26,23 @@ class Citation:
     page: int | None
     chunk_id: int | None
     snippet: str
+    place: str = ""  # "slide 3", "message 2 · report.pdf · p. 2"; empty: the page number says it
+
+    @property
+    def where(self) -> str:
+        """The place in its file, or "p. N", or ""."""
+        return place_text(self.place, self.page)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (the messages.citations column)."""
-        return {"n": self.n, "path": self.path, "page": self.page, "chunk_id": self.chunk_id, "snippet": self.snippet}
+        return {"n": self.n, "path": self.path, "page": self.page, "chunk_id": self.chunk_id, "snippet": self.snippet,
+                "place": self.place}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Citation:
         """The inverse of to_dict."""
         return cls(n=int(d["n"]), path=d.get("path", ""), page=d.get("page"), chunk_id=d.get("chunk_id"),
-                   snippet=d.get("snippet", ""))
+                   snippet=d.get("snippet", ""), place=d.get("place", ""))
 
 
 def _numbers(group: str) -> list[int]:
@@ -71,7 +78,8 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 def resolve_citations(text: str, passages: Sequence[Passage]) -> list[Citation]:
     """Citations for the markers in `text` that name a sent passage; markers pointing nowhere are dropped."""
     by_n = {p.n: p for p in passages}
-    return [Citation(n=n, path=by_n[n].source, page=by_n[n].page, chunk_id=by_n[n].chunk_id, snippet=snippet(by_n[n].content))
+    return [Citation(n=n, path=by_n[n].source, page=by_n[n].page, chunk_id=by_n[n].chunk_id,
+                     snippet=snippet(by_n[n].content), place=by_n[n].place)
             for n in cited_numbers(text) if n in by_n]
 
 
@@ -92,6 +100,6 @@ def drop_dangling_markers(text: str, valid: set[int]) -> str:
 
 
 def format_source_line(c: Citation | Passage) -> str:
-    """One line for a sources list: "[n] path (p. N)", the page omitted when unknown."""
+    """One line for a sources list: "[n] path (p. N)" or "[n] path (slide 3)", the place omitted when unknown."""
     path = c.path if isinstance(c, Citation) else c.source
-    return f"[{c.n}] {path}" + (f" (p. {c.page})" if c.page is not None else "")
+    return f"[{c.n}] {path}" + (f" ({c.where})" if c.where else "")

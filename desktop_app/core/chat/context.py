@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from desktop_app.core.types import RetrievalResult
@@ -48,23 +48,35 @@ class Passage:
     chunk_id: int | None = None
     score: float = 0.0
     truncated: bool = False
+    place: str = ""  # how the file names where the passage is: "slide 3", "message 2 · report.pdf · p. 2"
+
+    @property
+    def where(self) -> str:
+        """The place in its file ("slide 3"), or "p. N", or "" when the file has no pages."""
+        return place_text(self.place, self.page)
 
     @property
     def label(self) -> str:
-        """File name and page, e.g. "report.pdf, p. 3"."""
+        """File name and place, e.g. "report.pdf, p. 3" or "deck.pptx, slide 3"."""
         name = os.path.basename(self.source.rstrip("/\\")) or self.source or "unknown"
-        return f"{name}, p. {self.page}" if self.page is not None else name
+        return f"{name}, {self.where}" if self.where else name
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (stored with the assistant message)."""
         return {"n": self.n, "content": self.content, "source": self.source, "page": self.page,
-                "chunk_id": self.chunk_id, "score": self.score, "truncated": self.truncated}
+                "chunk_id": self.chunk_id, "score": self.score, "truncated": self.truncated, "place": self.place}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Passage:
         """The inverse of to_dict."""
         return cls(n=int(d["n"]), content=d["content"], source=d.get("source", ""), page=d.get("page"),
-                   chunk_id=d.get("chunk_id"), score=float(d.get("score", 0.0)), truncated=bool(d.get("truncated")))
+                   chunk_id=d.get("chunk_id"), score=float(d.get("score", 0.0)), truncated=bool(d.get("truncated")),
+                   place=d.get("place", ""))
+
+
+def place_text(place: str, page: int | None) -> str:
+    """A place label ("slide 3"), or "p. N" for a plain page number, or "" for neither."""
+    return place or (f"p. {page}" if page is not None else "")
 
 
 def approx_tokens(text: str) -> int:
@@ -104,15 +116,16 @@ def to_passage(n: int, result: RetrievalResult) -> Passage:
     """Number one retrieval result."""
     meta = result.metadata or {}
     return Passage(n=n, content=result.content, source=result.source, page=meta.get("page"),
-                   chunk_id=meta.get("chunk_id"), score=float(result.score))
+                   chunk_id=meta.get("chunk_id"), score=float(result.score), place=meta.get("label") or "")
 
 
 def select_passages(results: Sequence[RetrievalResult], *, min_score: float, budget_tokens: int,
-                    count_tokens: CountTokens) -> list[Passage]:
+                    count_tokens: CountTokens, format_one: Callable[[Passage], str] = format_passage) -> list[Passage]:
     """Passages that clear `min_score`, best first, numbered from 1, whose formatted text fits the budget.
 
     The first passage that does not fit whole is cut to the space left (if that leaves enough to be
     useful) and selection stops there, so a lower-ranked passage never displaces a better one.
+    `format_one` is how a passage will appear in the prompt (its label costs tokens too).
     """
     chosen: list[Passage] = []
     used = 0
@@ -120,17 +133,17 @@ def select_passages(results: Sequence[RetrievalResult], *, min_score: float, bud
         if result.score < min_score or not result.content.strip():
             continue
         p = to_passage(len(chosen) + 1, result)
-        cost = count_tokens(format_passage(p)) + 2  # +2: the blank line between passages
+        cost = count_tokens(format_one(p)) + 2  # +2: the blank line between passages
         if used + cost <= budget_tokens:
             chosen.append(p)
             used += cost
             continue
-        header = count_tokens(format_passage(Passage(p.n, "", p.source, p.page))) + 2
+        header = count_tokens(format_one(replace(p, content=""))) + 2
         room = budget_tokens - used - header
         if room >= MIN_PASSAGE_TOKENS:
             cut = truncate_to_tokens(p.content, room, count_tokens)
             if cut:
-                chosen.append(Passage(p.n, cut, p.source, p.page, p.chunk_id, p.score, truncated=True))
+                chosen.append(replace(p, content=cut, truncated=True))
         break
     return chosen
 

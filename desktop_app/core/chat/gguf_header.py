@@ -97,7 +97,8 @@ def parse_header(stream: BinaryIO, name_hint: str = "") -> GGUFInfo:
     for _ in range(n_keys):
         key = reader.string(wide, limit=KEPT_STRING)
         metadata[key] = reader.value(reader.uint32(), wide, depth=0)
-    parameters, tensor_types = 0, {}
+    parameters = 0
+    tensor_types: dict[int, int] = {}
     for _ in range(n_tensors):
         elements, ggml_type = reader.tensor_info(wide)
         parameters += elements

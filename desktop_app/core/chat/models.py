@@ -89,7 +89,7 @@ class ModelManager:
 
     # ---- reading ---------------------------------------------------------------------------------
 
-    def list(self) -> list[ModelEntry]:
+    def entries(self) -> list[ModelEntry]:
         """Every model: the bundled one first, then the rest in the order they were added."""
         settings = self._get_settings()
         rows = self._records()
@@ -104,7 +104,7 @@ class ModelManager:
     def get(self, name: str) -> ModelEntry:
         """The model called `name` (case-insensitive; a file name or path works too)."""
         wanted = name.strip()
-        entries = self.list()
+        entries = self.entries()
         for match in (lambda e: e.name == wanted, lambda e: e.name.lower() == wanted.lower(),
                       lambda e: Path(e.path).name.lower() == wanted.lower(), lambda e: _same_file(e.path, wanted),
                       lambda e: bool(e.catalog_id) and e.catalog_id == wanted.lower()):
@@ -116,7 +116,7 @@ class ModelManager:
 
     def default(self) -> ModelEntry | None:
         """The model chat uses now, if it is in the list."""
-        return next((e for e in self.list() if e.is_default), None)
+        return next((e for e in self.entries() if e.is_default), None)
 
     def inspect(self, path: str | os.PathLike[str]) -> GGUFInfo:
         """The GGUF header of a file (cached by path, size and modification time)."""
@@ -197,13 +197,14 @@ class ModelManager:
 
     def _record_download(self, result: DownloadResult, catalog: CatalogEntry | None) -> ModelEntry:
         with self._lock:
-            record = {"name": self._unique_name(result.path.stem), "path": str(result.path), "origin": DOWNLOADED,
+            name = self._unique_name(result.path.stem)
+            record: dict[str, object] = {"name": name, "path": str(result.path), "origin": DOWNLOADED,
                       "url": result.url, "sha256": result.sha256, "verified": result.verified,
                       "added_at": time.time()}
             if catalog is not None:
                 record.update(catalog_id=catalog.id, license=catalog.license)
             self._append(record)
-        return self.get(record["name"])
+        return self.get(name)
 
     def _entry(self, row: dict, settings: Settings) -> ModelEntry:
         path = Path(row["path"])
@@ -260,7 +261,7 @@ class ModelManager:
         return next((r for r in self._records() if _same_file(r["path"], str(path))), None)
 
     def _unique_name(self, stem: str) -> str:
-        taken = {e.name.lower() for e in self.list()}
+        taken = {e.name.lower() for e in self.entries()}
         name, n = stem, 2
         while name.lower() in taken:
             name, n = f"{stem}-{n}", n + 1

@@ -38,7 +38,7 @@ def iter_sse_data(lines: Iterable[bytes | str]) -> Iterator[str]:
             continue  # a comment / keep-alive
         name, _, value = line.partition(":")
         if name == "data":
-            data.append(value[1:] if value.startswith(" ") else value)
+            data.append(value.removeprefix(" "))
     if data:
         yield "\n".join(data)
 
@@ -113,15 +113,19 @@ class OpenAICompatibleRuntime:
             return [m.get("id", "") for m in json.load(resp).get("data", [])]
 
     def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
-                 on_text: OnText | None = None, cancel: threading.Event | None = None) -> Generation:
-        """Stream an answer over SSE; closing the connection on cancel makes the server stop."""
-        body = {"model": self.model, "messages": list(messages), "stream": True, "max_tokens": max_tokens,
-                "temperature": temperature}
+                 on_text: OnText | None = None, cancel: threading.Event | None = None,
+                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation:
+        """Stream an answer over SSE; closing the connection on cancel (or at `max_sentences`) makes the server stop."""
+        body: dict[str, Any] = {"model": self.model, "messages": list(messages), "stream": True,
+                                "max_tokens": max_tokens, "temperature": temperature}
+        if stop:
+            body["stop"] = list(stop)[:4]  # OpenAI's API takes at most four
         with self._lock:
             started = time.perf_counter()
             resp = self._open(self._request("/chat/completions", body))
             try:
-                pieces, first, cancelled, finish = stream_pieces(iter_stream_chunks(resp), on_text, cancel)
+                pieces, first, cancelled, finish = stream_pieces(iter_stream_chunks(resp), on_text, cancel,
+                                                                 max_sentences=max_sentences)
             except (TimeoutError, OSError) as exc:
                 raise UnavailableError(f"The chat server at {self.base_url} dropped the connection ({exc}).") from exc
             finally:

@@ -5,6 +5,7 @@ llama_cpp is imported only inside `_load`, so importing Trove's core never loads
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from desktop_app.core.chat.attribution import sentences
 from desktop_app.core.chat.context import Message
 from desktop_app.core.chat.model_files import ModelInfo, model_info
 from desktop_app.core.errors import UnavailableError
@@ -47,9 +49,34 @@ class ChatRuntime(Protocol):
     def prompt_tokens(self, messages: Sequence[Message]) -> int: ...
     def overheads(self) -> tuple[int, int]: ...
     def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
-                 on_text: OnText | None = None, cancel: threading.Event | None = None) -> Generation: ...
+                 on_text: OnText | None = None, cancel: threading.Event | None = None,
+                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation: ...
     def info(self) -> ModelInfo: ...
     def close(self) -> None: ...
+
+
+def physical_cores(cpuinfo: str | None = None) -> int:
+    """CPU cores (not hyper-threads) this process may use: llama.cpp runs best with one thread per core.
+
+    llama-cpp-python's own default is half the logical CPUs, which is one thread on a 2-core machine without
+    SMT. Reads /proc/cpuinfo's (physical id, core id) pairs on Linux; elsewhere, or when they are missing,
+    the logical CPU count. Never more than the CPUs this process is allowed to run on.
+    """
+    logical = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            cpuinfo = ""
+    cores, package = set(), "0"
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "physical id":
+            package = value.strip()
+        elif key == "core id":
+            cores.add((package, value.strip()))
+    return max(1, min(len(cores) or logical, logical))
 
 
 # llama.cpp's own default (llama-cpp-python passes 1.0): tiny models loop without it, and more than this
@@ -57,20 +84,25 @@ class ChatRuntime(Protocol):
 REPEAT_PENALTY = 1.1
 
 
-def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None) -> tuple[list[str], float | None, bool, str | None]:
+def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None, *,
+                  max_sentences: int = 0) -> tuple[list[str], float | None, bool, str | None]:
     """Consume OpenAI-style stream chunks: pass each content piece on, stop as soon as `cancel` is set.
 
-    Shared by both backends. Returns (pieces, time of the first piece, cancelled, finish reason).
+    With `max_sentences`, the answer ends before the piece that would start one sentence more (finish
+    reason "sentences"). Shared by both backends. Returns (pieces, time of the first piece, cancelled, finish reason).
     """
     pieces: list[str] = []
     first: float | None = None
     finish: str | None = None
     loop = LoopGuard()
+    limit = SentenceLimit(max_sentences)
     for chunk in chunks:
         choice = (chunk.get("choices") or [{}])[0]
         piece = (choice.get("delta") or {}).get("content")
         finish = choice.get("finish_reason") or finish
         if piece:
+            if not limit.allows(piece):
+                return pieces, first, False, "sentences"
             if first is None:
                 first = time.perf_counter()
             pieces.append(piece)
@@ -81,6 +113,21 @@ def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None
         if cancel is not None and cancel.is_set():
             return pieces, first, True, "cancelled"
     return pieces, first, False, finish
+
+
+class SentenceLimit:
+    """Ends an answer after `n` sentences (0: no limit): a small model drifts away from its passages after one or two."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.text = ""
+
+    def allows(self, piece: str) -> bool:
+        """Whether `piece` still belongs to the first `n` sentences (it is added to the text when it does)."""
+        if self.n > 0 and piece[:1].isspace() and self.text.strip() and len(sentences(self.text + piece + "x")) > self.n:
+            return False
+        self.text += piece
+        return True
 
 
 class LoopGuard:
@@ -110,10 +157,11 @@ class LlamaCppRuntime:
     backend = "llama"
 
     def __init__(self, model_path: Path, *, n_ctx: int = 4096, n_threads: int = 0, n_gpu_layers: int = 0,
-                 seed: int = 0) -> None:
+                 seed: int = 0, n_threads_batch: int | None = None) -> None:
         self.model_path = Path(model_path)
         self._n_ctx = n_ctx
-        self.n_threads = n_threads
+        self.n_threads = n_threads or physical_cores()  # 0: one thread per physical core
+        self.n_threads_batch = n_threads_batch or self.n_threads  # prompt evaluation; the same unless told
         self.n_gpu_layers = n_gpu_layers
         self.seed = seed
         self._llm = None
@@ -146,8 +194,8 @@ class LlamaCppRuntime:
             raise UnavailableError(f"Chat model file not found: {self.model_path}.")
         started = time.perf_counter()
         try:
-            llm = Llama(model_path=str(self.model_path), n_ctx=self._n_ctx, n_threads=self.n_threads or None,
-                        n_gpu_layers=self.n_gpu_layers, seed=self.seed, verbose=False)
+            llm = Llama(model_path=str(self.model_path), n_ctx=self._n_ctx, n_threads=self.n_threads,
+                        n_threads_batch=self.n_threads_batch, n_gpu_layers=self.n_gpu_layers, seed=self.seed, verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
             raise UnavailableError(f"Could not load chat model {self.model_path.name}: {exc}") from exc
         template = llm.metadata.get("tokenizer.chat_template")
@@ -159,8 +207,8 @@ class LlamaCppRuntime:
             self._formatter = llama_chat_format.Jinja2ChatFormatter(
                 template=template, eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
                 bos_token=llm._model.token_get_text(bos) if bos != -1 else "")
-        log.info("loaded chat model %s (n_ctx=%d) in %.2fs; template: %s", self.model_path.name, self._n_ctx,
-                 time.perf_counter() - started, "gguf" if template else llm.chat_format)
+        log.info("loaded chat model %s (n_ctx=%d, %d threads) in %.2fs; template: %s", self.model_path.name,
+                 self._n_ctx, self.n_threads, time.perf_counter() - started, "gguf" if template else llm.chat_format)
         return llm
 
     def count_tokens(self, text: str) -> int:
@@ -193,8 +241,13 @@ class LlamaCppRuntime:
         return self._overheads
 
     def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
-                 on_text: OnText | None = None, cancel: threading.Event | None = None) -> Generation:
-        """Stream an answer to `messages`; `on_text` gets each piece on this thread; `cancel` stops it."""
+                 on_text: OnText | None = None, cancel: threading.Event | None = None,
+                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation:
+        """Stream an answer to `messages`; `on_text` gets each piece on this thread; `cancel` stops it.
+
+        Generation ends before any of the `stop` strings (llama.cpp holds back a piece that might start one),
+        and after `max_sentences` sentences when that is set.
+        """
         with self._lock:
             llm = self._load()
             ids = self.prompt_ids(messages)
@@ -202,9 +255,9 @@ class LlamaCppRuntime:
             started = time.perf_counter()
             stream = llm.create_chat_completion(messages=list(messages), stream=True, max_tokens=max_tokens,
                                                 temperature=temperature, seed=self.seed,
-                                                repeat_penalty=REPEAT_PENALTY)
+                                                repeat_penalty=REPEAT_PENALTY, stop=list(stop) or None)
             try:
-                pieces, first, cancelled, finish = stream_pieces(stream, on_text, cancel)
+                pieces, first, cancelled, finish = stream_pieces(stream, on_text, cancel, max_sentences=max_sentences)
             finally:
                 stream.close()  # stops llama.cpp at once; the KV cache keeps what was evaluated
             total = time.perf_counter() - started

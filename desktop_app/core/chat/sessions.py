@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import MessageRow
 
 TITLE_CHARS = 60
+SUMMARY_ROLE = "summary"  # a message row holding {"covers": turns, "text": summary} of compacted turns
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,21 @@ class ChatStore:
             MessageRow(0, chat_id, "assistant", answer, tuple(c.to_dict() for c in citations),
                        tuple(p.to_dict() for p in passages), now),
         ], title_for(question), now)
+
+    def add_summary(self, chat_id: int, covers: int, text: str) -> None:
+        """Store the summary of the chat's first `covers` turns (a message row with role 'summary')."""
+        now = time.time()
+        self.store.add_messages(chat_id, [MessageRow(0, chat_id, SUMMARY_ROLE, json.dumps({"covers": covers,
+                                                                                          "text": text}),
+                                                     created_at=now)], "", now)
+
+    def summary(self, chat_id: int) -> tuple[int, str]:
+        """(turns covered, text) of the chat's newest summary; (0, "") when it was never compacted."""
+        for m in reversed(self.messages(chat_id)):
+            if m.role == SUMMARY_ROLE:
+                data = json.loads(m.content)
+                return int(data["covers"]), str(data["text"])
+        return 0, ""
 
     def delete_chat(self, chat_id: int) -> bool:
         """Delete a chat and its messages; False when there was no such chat."""

@@ -9,6 +9,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from desktop_app.core.errors import UnavailableError
+
 # A chunk longer than the model's window gets one vector per window, up to this many; search keeps its best.
 MAX_WINDOWS = 8
 
@@ -55,10 +57,38 @@ def embed_passages(embedder: Embedder, texts: Sequence[str], max_windows: int = 
     return [row[None, :] for row in embedder.embed(texts)]
 
 
+def embed_query(embedder: Embedder, text: str) -> np.ndarray:
+    """The vector of a search query. Embedders trained with distinct query and passage inputs (e5) have
+    their own `embed_query`; for the others a query is embedded like any text."""
+    own = getattr(embedder, "embed_query", None)
+    if own is not None:
+        return own(text)
+    return embedder.embed([text])[0]
+
+
+# What the `embedder` setting may name. Only "minilm-torch" imports torch; "minilm" is the same model (same
+# model id, interchangeable vectors) run by onnxruntime.
+EMBEDDERS = ("use-multilingual", "e5-small", "minilm", "minilm-torch", "hash")
+
+
 def make_embedder(name: str, batch_size: int = 64) -> Embedder:
-    """The embedder a setting names: 'minilm' (default) or 'hash'."""
+    """The embedder a setting names (one of EMBEDDERS); an unknown name is the user's to fix (UnavailableError)."""
     if name == "hash":
         return HashEmbedder()
-    from desktop_app.core.embed.minilm import MiniLMEmbedder
+    if name == "minilm-torch":
+        from desktop_app.core.embed.minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder(batch_size=batch_size)
+        return MiniLMEmbedder(batch_size=batch_size)
+    if name == "minilm":
+        from desktop_app.core.embed.minilm_onnx import MiniLMOnnxEmbedder
+
+        return MiniLMOnnxEmbedder()
+    if name == "use-multilingual":
+        from desktop_app.core.embed.use_multilingual import UseMultilingualEmbedder
+
+        return UseMultilingualEmbedder()
+    if name == "e5-small":
+        from desktop_app.core.embed.e5_small import E5SmallEmbedder
+
+        return E5SmallEmbedder()
+    raise UnavailableError(f"The embedder setting {name!r} is not one Trove knows: use one of {', '.join(EMBEDDERS)}.")

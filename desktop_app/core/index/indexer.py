@@ -6,7 +6,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,13 +14,16 @@ from desktop_app.core.errors import ExtractionError, KnownError
 from desktop_app.core.events import IndexProgress
 from desktop_app.core.folders import has_entries
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
-from desktop_app.core.ingest.discover import Found, discover, wants_file
-from desktop_app.core.ingest.extract import Extracted, extract, title_from_path
+from desktop_app.core.ingest.discover import Found, Skipped, classify, scan
+from desktop_app.core.ingest.extract import title_from_path
+from desktop_app.core.ingest.extracted import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import file_type
+from desktop_app.core.ingest.reader import Counted, extract_document, peek, read_for_index, size_problem
+from desktop_app.core.ingest.readtext import StreamedText
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
-from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument
+from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument, NewPart, OcrPageRef
 
 log = get_logger("index")
 
@@ -57,15 +60,45 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
-def chunk_extracted(doc: Extracted, config: ChunkConfig) -> list[NewChunk]:
-    """Chunks of an extraction; PDF pages are chunked one by one so every chunk has exactly one page."""
+def chunk_extracted(doc: Extracted | StreamedText, config: ChunkConfig) -> Iterable[NewChunk]:
+    """Chunks of an extraction; pages (PDF pages, slides, chapters, row blocks) are chunked one by one, so every
+    chunk lies in one page and carries its label. A StreamedText (a big text file) gives an iterator that reads
+    the file as it is consumed."""
+    if isinstance(doc, StreamedText):
+        return (NewChunk(span, None) for span in doc.spans(config))
     if not doc.pages:
         return [NewChunk(span, None) for span in chunk_spans(doc.text, config)]
     chunks = []
     for page in doc.pages:
         for span in chunk_spans(doc.text[page.start:page.end], config, offset=page.start):
-            chunks.append(NewChunk(span, page.number))
+            chunks.append(NewChunk(span, page.number, page.label, page.ocr))
     return chunks
+
+
+def chunk_page_text(text: str, page: int, label: str, config: ChunkConfig, *, ocr: bool = True) -> list[NewChunk]:
+    """Chunks of one page's text that arrived later (from OCR)."""
+    return [NewChunk(span, page, label, ocr) for span in chunk_spans(text, config)]
+
+
+# The keyword phase takes quick formats first: a library of notes is searchable while its PDFs are still read.
+_COST_CLASS = {"text": 0, "markdown": 0, "code": 0, "html": 0, "pdf": 2}
+_DEFAULT_COST = 1  # office documents, e-books, mail, notebooks
+
+
+def cost_order(item: Found) -> tuple[int, int]:
+    """Sort key for the keyword phase: the file type's cost class, then its size."""
+    return _COST_CLASS.get(file_type(item.path) or "", _DEFAULT_COST), item.size
+
+
+@dataclass
+class FolderPlan:
+    """A folder's reconcile, worked out before any file is read."""
+
+    folder_id: int
+    known: dict[str, DocRow]
+    todo: list[Found]
+    vanished: list[DocRow]
+    by_hash: dict[str, DocRow]
 
 
 class Indexer:
@@ -88,36 +121,75 @@ class Indexer:
     def sync_folder(self, folder_id: int, root: Path) -> SyncReport:
         """Reconcile a folder (or a sub-folder of it): index new and changed files, drop vanished ones,
         follow moves by content hash."""
+        return self.sync_folders([(folder_id, root)])
+
+    def sync_folders(self, folders: list[tuple[int, Path]]) -> SyncReport:
+        """Reconcile several folders as one run: cheap files of every folder first (text, markdown, code), then
+        office files, then PDFs, so the whole library is keyword-searchable early; each by size, smallest first."""
         started = time.monotonic()
         report = SyncReport()
-        if not root.is_dir():
-            report.offline.append(str(root))
-            return report
-        known = self.store.documents_under(folder_id, str(root).rstrip(os.sep) + os.sep)
-        found = {str(f.path): f for f in discover(root, self.settings.excluded_patterns)}
-        if not found and known and not has_entries(root):
-            report.offline.append(str(root))  # unmounted while we looked: never read it as "all deleted"
-            return report
-        vanished = {p: d for p, d in known.items() if p not in found}
-        by_hash = {d.content_hash: d for d in vanished.values() if d.status == "indexed" and d.content_hash}
-        todo = [f for p, f in found.items() if not _unchanged(known.get(p), f)]
-        report.unchanged = len(found) - len(todo)
+        plans = []
+        for folder_id, root in folders:
+            if root.is_symlink():  # e.g. a link to a folder created while watching: never walked into
+                report.merge(self.index_path(folder_id, root))
+            elif (plan := self.plan(folder_id, root, report)) is not None:
+                plans.append(plan)
+        todo = sorted(((plan, item) for plan in plans for item in plan.todo), key=lambda pi: cost_order(pi[1]))
         self._emit_scan(len(todo))
-        for n, item in enumerate(todo, start=1):
+        for n, (plan, item) in enumerate(todo, start=1):
             if self.stopping.is_set():
                 report.seconds = time.monotonic() - started
                 return report  # the rest is picked up by the next sync; nothing half-done is left
-            self._index_found(folder_id, item, known.get(str(item.path)), by_hash, report)
+            self._index_found(plan.folder_id, item, plan.known.get(str(item.path)), plan.by_hash, report)
+            elapsed = max(time.monotonic() - started, 1e-6)
             self.emit(IndexProgress("keyword", files_queued=len(todo), files_done=n - report.failed,
                                     files_failed=report.failed, current_file=str(item.path), bytes_done=report.bytes,
-                                    rate=n / max(time.monotonic() - started, 1e-6),
-                                    eta_seconds=(len(todo) - n) * (time.monotonic() - started) / n))
-        for doc in vanished.values():
-            if self.store.delete_document(doc.id):
-                report.removed += 1
-        self.store.mark_scanned(folder_id, time.time())
+                                    rate=n / elapsed, eta_seconds=(len(todo) - n) * elapsed / n))
+        for plan in plans:
+            for doc in plan.vanished:
+                if self.store.delete_document(doc.id):
+                    report.removed += 1
+            self.store.mark_scanned(plan.folder_id, time.time())
         report.seconds = time.monotonic() - started
         return report
+
+    def rebuild_keywords(self, batch: int = 500) -> None:
+        """Refill the keyword index from stored chunk text when the text pipeline changed (resumable; a batch per
+        transaction), with progress; stops between batches when the library closes."""
+        left = self.store.keyword_rebuild_pending()
+        total, started = left, time.monotonic()
+        while left and not self.stopping.is_set():
+            left = self.store.rebuild_keywords(batch)
+            done = total - left
+            rate = done / max(time.monotonic() - started, 1e-6)
+            self.emit(IndexProgress("rebuild", chunks_embedded=done, chunks_total=total, rate=rate,
+                                    eta_seconds=left / rate if rate else None))
+
+    def plan(self, folder_id: int, root: Path, report: SyncReport) -> FolderPlan | None:
+        """What a reconcile of `root` has to do; None (and `root` in report.offline) when it is not there.
+        Entries that cannot be indexed (FIFOs, links out of the library, loops) are recorded with their reason."""
+        if not root.is_dir():
+            report.offline.append(str(root))
+            return None
+        known = self.store.documents_under(folder_id, str(root).rstrip(os.sep) + os.sep)
+        found: dict[str, Found] = {}
+        skipped: dict[str, Skipped] = {}
+        for entry in scan(root, self.settings.excluded_patterns, self._roots()):
+            if isinstance(entry, Found):
+                found[str(entry.path)] = entry
+            else:
+                skipped[str(entry.path)] = entry
+        if not found and known and not has_entries(root):
+            report.offline.append(str(root))  # unmounted while we looked: never read it as "all deleted"
+            return None
+        for path, entry in skipped.items():
+            if not _unchanged(known.get(path), entry):
+                self._fail(folder_id, entry, entry.path.name, file_type(entry.path) or "", "", entry.reason, report)
+        vanished = [d for p, d in known.items() if p not in found and p not in skipped]
+        by_hash = {d.content_hash: d for d in vanished if d.status == DocStatus.INDEXED and d.content_hash}
+        todo = [f for p, f in found.items() if not _unchanged(known.get(p), f)]
+        report.unchanged += len(found) - len(todo)
+        return FolderPlan(folder_id, known, todo, vanished, by_hash)
 
     def _emit_scan(self, queued: int) -> None:
         self.emit(IndexProgress("scan", files_queued=queued))
@@ -125,24 +197,26 @@ class Indexer:
     # ---- single files --------------------------------------------------------------------------
 
     def index_path(self, folder_id: int, path: Path) -> SyncReport:
-        """Bring one path up to date: index it if it is a wanted file, remove it (or everything under it) if gone."""
+        """Bring one path up to date: index it if it is a wanted file, remove it (or everything under it) if gone,
+        record it with the reason if it is there but cannot be indexed."""
         report = SyncReport()
         started = time.monotonic()
-        try:
-            st = path.stat()
-        except OSError:
-            st = None
-        if st is None or not path.is_file() or not wants_file(path, self.settings.excluded_patterns):
+        found = classify(path, self.settings.excluded_patterns, self._roots())
+        old = self.store.document_by_path(str(path))
+        if found is None:
             report.removed += self.remove_path(path)
+        elif _unchanged(old, found):
+            report.unchanged += 1
+        elif isinstance(found, Skipped):
+            self._fail(folder_id, found, path.name, file_type(path) or "", "", found.reason, report)
         else:
-            old = self.store.document_by_path(str(path))
-            found = Found(path, st.st_size, st.st_mtime_ns)
-            if _unchanged(old, found):
-                report.unchanged += 1
-            else:
-                self._index_found(folder_id, found, old, {}, report)
+            self._index_found(folder_id, found, old, {}, report)
         report.seconds = time.monotonic() - started
         return report
+
+    def _roots(self) -> list[str]:
+        """Every library folder: a link is followed only when it leads into one of them."""
+        return [row.path for row in self.store.folders()]
 
     def remove_path(self, path: Path) -> int:
         """Forget a file, or every file under a folder path. Returns documents removed."""
@@ -169,21 +243,17 @@ class Indexer:
         path = item.path
         type_ = file_type(path) or ""
         title = title_from_path(path)
-        limit = int(self.settings.max_file_mb * 1024 * 1024)
-        if item.size > limit:
-            self._fail(folder_id, item, title, type_, "", f"too large ({item.size / 1e6:.1f} MB; the limit is "
-                       f"{self.settings.max_file_mb:g} MB)", report)
+        too_big = size_problem(item.size, type_, self.settings)
+        if too_big:
+            self._fail(folder_id, item, title, type_, "", too_big, report)
             return
         try:
-            data = path.read_bytes()
-        except PermissionError:
-            self._fail(folder_id, item, title, type_, "", "permission denied", report)
+            source = read_for_index(path, type_)  # regular files only; hashed as it is read
+        except (ExtractionError, OSError) as exc:
+            self._fail(folder_id, item, title, type_, "", str(exc), report)
             return
-        except OSError as exc:
-            self._fail(folder_id, item, title, type_, "", f"cannot read: {exc.strerror or exc}", report)
-            return
-        digest = content_hash(data)
-        report.bytes += len(data)
+        digest = source.digest
+        report.bytes += source.size
         if old is not None and old.content_hash == digest and old.status == DocStatus.INDEXED:
             self.store.touch_document(old.id, item.size, item.mtime_ns)
             report.unchanged += 1
@@ -193,7 +263,7 @@ class Indexer:
             report.moved += self.store.move_documents([(moved.id, folder_id, str(path), item.size, item.mtime_ns)])
             return
         try:
-            doc = extract(path, data)
+            doc, inner = extract_document(path, type_, source, self.settings)  # under the per-file budget
         except ExtractionError as exc:
             self._fail(folder_id, item, title, type_, digest, str(exc), report)
             return
@@ -204,16 +274,44 @@ class Indexer:
             reason = f"could not be read ({type(exc).__name__}: {exc})"
             self._fail(folder_id, item, title, type_, digest, reason, report)
             return
-        chunks = chunk_extracted(doc, self.chunk_config)
-        if not chunks:
-            self._fail(folder_id, item, title, type_, digest, "empty: no text to index", report)
-            return
-        self.store.write_document(NewDocument(folder_id, str(path), doc.title, doc.type, item.size, item.mtime_ns,
-                                              digest, doc.page_count), chunks)
-        report.indexed += 1
-        report.chunks += len(chunks)
+        self._write(folder_id, item, title, type_, digest, doc, inner, report)
 
-    def _fail(self, folder_id: int, item: Found, title: str, type_: str, digest: str, reason: str,
+    def _write(self, folder_id: int, item: Found, title: str, type_: str, digest: str, doc: Extracted | StreamedText,
+               inner: Extraction, report: SyncReport) -> None:
+        """Write an extraction (its chunks streamed for a big text file), its pages for OCR and its parts."""
+        first, chunks = peek(chunk_extracted(doc, self.chunk_config))
+        needing_ocr = doc.pages_needing_ocr if isinstance(doc, Extracted) else ()
+        ocr_pages = [OcrPageRef(p.number, p.label) for p in needing_ocr] if self.settings.ocr_enabled else []
+        parts = self._parts(folder_id, inner)
+        if first is None and not ocr_pages and not any(p.chunks for p in parts):
+            reason = "empty: no text to index" if not needing_ocr else "scanned pages only, and OCR is off"
+            self._fail(folder_id, item, title, type_, digest, reason, report)
+            return
+        counted = Counted(chunks)
+        pages = doc.page_count if isinstance(doc, Extracted) else None
+        meta = doc.metadata or None if isinstance(doc, Extracted) else None
+        try:
+            self.store.write_document(NewDocument(folder_id, str(item.path), doc.title, doc.type, item.size,
+                                                  item.mtime_ns, digest, pages, metadata=meta),
+                                      counted, ocr_pages, parts)
+        except (ExtractionError, OSError) as exc:  # a streamed file that went wrong half-way: nothing was kept
+            self._fail(folder_id, item, title, type_, digest, str(exc), report)
+            return
+        report.indexed += 1
+        report.chunks += counted.count + sum(len(p.chunks) for p in parts)
+
+    def _parts(self, folder_id: int, inner: Extraction) -> list[NewPart]:
+        """The documents inside a file (messages, attachments) as parts to write with it; unreadable ones with
+        their reason. (Their scanned pages are not OCR'd: OCR reads whole files.)"""
+        parts = [NewPart(d.part, d.label, NewDocument(folder_id, "", d.title, d.type, 0, 0, "", d.page_count,
+                                                      metadata=d.metadata or None),
+                         tuple(chunk_extracted(d, self.chunk_config)))
+                 for d in inner.documents]
+        parts += [NewPart(f.part, f.name, NewDocument(folder_id, "", f.name, file_type(Path(f.name)) or "", 0, 0, ""),
+                          reason=f.reason) for f in inner.failed]
+        return parts
+
+    def _fail(self, folder_id: int, item: Found | Skipped, title: str, type_: str, digest: str, reason: str,
               report: SyncReport) -> None:
         log.info("failed to index %s: %s", item.path, reason)
         self.store.record_failure(NewDocument(folder_id, str(item.path), title, type_, item.size, item.mtime_ns,
@@ -223,7 +321,7 @@ class Indexer:
         report.errors.append((str(item.path), reason))
 
 
-def _unchanged(old: DocRow | None, found: Found) -> bool:
+def _unchanged(old: DocRow | None, found: Found | Skipped) -> bool:
     return old is not None and old.size == found.size and old.mtime_ns == found.mtime_ns
 
 

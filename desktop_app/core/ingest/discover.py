@@ -1,12 +1,21 @@
-"""Find the files under a folder that Trove should index."""
+"""Find the files under a folder that Trove should index, and say why anything else was left alone.
+
+Only regular files are read. Everything is decided from `lstat` data (never by opening): a FIFO, socket or
+device is reported, not read. Symbolic links are never followed into the walk: a link whose target lies
+inside one of the library's folders is left out (the target is indexed once, under its own path), and a
+link that leads anywhere else, loops, or dangles is reported with the reason. A folder that cannot be
+listed (permissions, a path longer than the system allows) is reported too.
+"""
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import functools
 import os
 import re
-from collections.abc import Iterator
+import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +32,19 @@ class Found:
     path: Path
     size: int
     mtime_ns: int
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An entry that is not read, and why (listed in `trove stats` beside the files that failed).
+
+    `mtime_ns` is the entry's own (lstat) time, so a re-created link or FIFO is looked at again; size is 0.
+    """
+
+    path: Path
+    reason: str
+    mtime_ns: int = 0
+    size: int = 0
 
 
 def is_excluded(name: str, patterns: tuple[str, ...]) -> bool:
@@ -43,34 +65,100 @@ def wants_file(path: Path, patterns: tuple[str, ...]) -> bool:
     return not is_excluded(path.name, patterns) and file_type(path) is not None
 
 
-def discover(root: Path, patterns: tuple[str, ...]) -> Iterator[Found]:
-    """Walk `root` recursively; skip hidden and excluded names, unknown types and symlink loops."""
+def inside(path: str, roots: Iterable[str]) -> bool:
+    """`path` is one of `roots` or lies under one (plain string logic on absolute, resolved paths)."""
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+def classify(path: Path, patterns: tuple[str, ...], roots: Iterable[str]) -> Found | Skipped | None:
+    """What one path is, from its lstat data: a file to read, an entry to report, or nothing for Trove."""
+    if is_excluded(path.name, patterns):
+        return None
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return Skipped(path, _reason(exc)) if exc.errno == errno.ENAMETOOLONG else None
+    return _classify_stat(path, st, tuple(roots))
+
+
+def _classify_stat(path: Path, st: os.stat_result, roots: tuple[str, ...]) -> Found | Skipped | None:
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        return Found(path, st.st_size, st.st_mtime_ns) if file_type(path) is not None else None
+    if stat.S_ISLNK(mode):
+        return _classify_link(path, st, roots)
+    if stat.S_ISDIR(mode) or file_type(path) is None:
+        return None
+    from desktop_app.core.ingest.readtext import kind_of
+
+    return Skipped(path, f"not a regular file ({kind_of(mode)}): never opened", st.st_mtime_ns)
+
+
+def _classify_link(path: Path, st: os.stat_result, roots: tuple[str, ...]) -> Skipped | None:
+    """A link is left out when its target is inside the library (indexed there), reported otherwise."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return Skipped(path, "symlink loop: never followed", st.st_mtime_ns)
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return Skipped(path, "dangling symlink: its target does not exist", st.st_mtime_ns)
+        return Skipped(path, _reason(exc), st.st_mtime_ns)
+    target = os.path.realpath(path)
+    if roots and inside(target, roots):
+        return None
+    return Skipped(path, "symlink to a place outside the library's folders: never followed", st.st_mtime_ns)
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ENAMETOOLONG:
+        return "path too long for this system: not read"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied: not read"
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def scan(root: Path, patterns: tuple[str, ...], roots: Iterable[str] | None = None) -> Iterator[Found | Skipped]:
+    """Walk `root` without following links: Found for each wanted regular file, Skipped for entries reported.
+
+    `roots` are the library's folders (resolved); a link into any of them is left out. Default: `root`.
+    """
+    allowed = tuple(roots) if roots is not None else (str(root),)
     seen_dirs: set[tuple[int, int]] = set()
     stack = [root]
     while stack:
         folder = stack.pop()
         try:
-            st = folder.stat()
-            key = (st.st_dev, st.st_ino)
-            if key in seen_dirs:
-                log.info("skipping symlink loop at %s", folder)
+            st = os.stat(folder)
+            if (st.st_dev, st.st_ino) in seen_dirs:  # a bind mount of an ancestor: walking it again never ends
                 continue
-            seen_dirs.add(key)
-            entries = list(os.scandir(folder))
+            seen_dirs.add((st.st_dev, st.st_ino))
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
             log.warning("cannot list %s: %s", folder, exc)
+            yield Skipped(folder, "folder " + _reason(exc))
             continue
-        for entry in sorted(entries, key=lambda e: e.name):
+        for entry in entries:
             if is_excluded(entry.name, patterns):
                 continue
+            path = Path(entry.path)
             try:
-                if entry.is_dir(follow_symlinks=True):
-                    stack.append(Path(entry.path))
-                elif entry.is_file(follow_symlinks=True):
-                    path = Path(entry.path)
-                    if file_type(path) is None:
-                        continue
-                    st = entry.stat(follow_symlinks=True)
-                    yield Found(path, st.st_size, st.st_mtime_ns)
+                est = entry.stat(follow_symlinks=False)
             except OSError as exc:
-                log.warning("cannot stat %s: %s", entry.path, exc)
+                yield Skipped(path, _reason(exc))
+                continue
+            if stat.S_ISDIR(est.st_mode):
+                stack.append(path)
+                continue
+            item = _classify_stat(path, est, allowed)
+            if item is not None:
+                yield item
+
+
+def discover(root: Path, patterns: tuple[str, ...], roots: Iterable[str] | None = None) -> Iterator[Found]:
+    """The wanted regular files under `root` (what `scan` finds, without the report of what it left alone)."""
+    for item in scan(root, patterns, roots):
+        if isinstance(item, Found):
+            yield item
+        else:
+            log.info("skipping %s: %s", item.path, item.reason)

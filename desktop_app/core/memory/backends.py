@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import re
 import uuid
 from typing import Any
 
@@ -15,13 +14,15 @@ from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.memory.base import MemoryBackend, MemoryRegistry
 from desktop_app.core.search.fusion import rrf_fuse
 from desktop_app.core.search.service import SearchParams, search_store
+from desktop_app.core.settings import DEFAULT_EMBEDDER
 from desktop_app.core.store.rows import ChunkVectors, NewChunk, NewDocument
 from desktop_app.core.store.sqlite import SQLiteStore
+from desktop_app.core.text import build_query
+from desktop_app.core.text.fields import analyze
 from desktop_app.core.types import RetrievalResult
 
 MEMORY_FOLDER = "memory:"
 PREFIX = "memory://"
-_WORD = re.compile(r"\w+")
 
 
 class IndexedMemory(MemoryBackend):
@@ -33,7 +34,7 @@ class IndexedMemory(MemoryBackend):
                  chunk_config: ChunkConfig | None = None, mode: str | None = None) -> None:
         self.mode = mode or self.mode
         self.db = SQLiteStore(os.fspath(db_path) if db_path else ":memory:")
-        self.embedder = embedder if embedder is not None or self.mode == "keyword" else make_embedder("minilm")
+        self.embedder = embedder if embedder is not None or self.mode == "keyword" else make_embedder(DEFAULT_EMBEDDER)
         self.chunk_config = chunk_config or ChunkConfig()
         self.folder_id = self.db.add_folder(MEMORY_FOLDER).id
         if self.embedder is not None:
@@ -99,16 +100,15 @@ class HybridMemory(MemoryBackend):
                  sparse_weight: float = 1.0, dense_weight: float = 1.0, db_path: str | os.PathLike[str] | None = None,
                  embedder: Embedder | None = None) -> None:
         self.k, self.weights = k, (sparse_weight, dense_weight)
+        self.shared: DenseMemory | None = None
+        self.sides: tuple[MemoryBackend, MemoryBackend] | None = None
         if sparse is None and dense is None:
-            shared = DenseMemory(db_path, embedder=embedder, mode="hybrid")
-            self.shared, self.sparse, self.dense = shared, None, None
+            self.shared = DenseMemory(db_path, embedder=embedder, mode="hybrid")
         else:
-            self.shared = None
-            self.sparse = sparse or SQLiteMemory(db_path)
-            self.dense = dense or DenseMemory(None, embedder=embedder)
+            self.sides = (sparse or SQLiteMemory(db_path), dense or DenseMemory(None, embedder=embedder))
 
     def _parts(self) -> list[MemoryBackend]:
-        return [self.shared] if self.shared else [self.sparse, self.dense]
+        return [self.shared] if self.shared else list(self.sides or ())
 
     def store(self, content: str, *, source: str = "", metadata: dict[str, Any] | None = None) -> str:
         doc_id = uuid.uuid4().hex
@@ -122,11 +122,11 @@ class HybridMemory(MemoryBackend):
                                   fusion="rrf")  # the seed's contract: weighted RRF with this k
             return self.shared.retrieve(query, top_k=top_k, params=params)
         fetch = max(3 * top_k, top_k)
-        lists = [self.sparse.retrieve(query, top_k=fetch), self.dense.retrieve(query, top_k=fetch)]
+        lists = [side.retrieve(query, top_k=fetch) for side in self._parts()]
         by_key: dict[str, RetrievalResult] = {}
-        rankings = []
+        rankings: list[list[str]] = []
         for results in lists:
-            keys = []
+            keys: list[str] = []
             for r in results:
                 key = r.metadata.get("doc_id") or r.content
                 by_key.setdefault(key, r)
@@ -162,7 +162,7 @@ class BM25Memory(MemoryBackend):
 
     def __init__(self, **_: Any) -> None:
         self._docs: dict[str, tuple[str, str, dict[str, Any]]] = {}
-        self._index = None
+        self._index: Any = None  # a rank_bm25.BM25Okapi, built on first retrieve
         self._order: list[str] = []
 
     def store(self, content: str, *, source: str = "", metadata: dict[str, Any] | None = None,
@@ -173,9 +173,7 @@ class BM25Memory(MemoryBackend):
         return doc_id
 
     def retrieve(self, query: str, *, top_k: int = 5, **kwargs: Any) -> list[RetrievalResult]:
-        from desktop_app.core.search.fts_query import query_terms
-
-        terms = query_terms(query)
+        terms = list(dict.fromkeys(term.token for term in build_query(query).terms))
         if not terms or not self._docs:
             return []
         if self._index is None:
@@ -203,4 +201,5 @@ class BM25Memory(MemoryBackend):
 
 
 def _tokens(text: str) -> list[str]:
-    return [t.lower() for t in _WORD.findall(text)]
+    """The text's index tokens (the keyword pipeline's, so every script and stems match the query's terms)."""
+    return [token for tokens in analyze(text).values() for token in tokens]

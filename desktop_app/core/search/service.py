@@ -10,14 +10,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.core.embed.base import Embedder
+from desktop_app.core.embed.base import Embedder, embed_query
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.folders import normalise
 from desktop_app.core.log import get_logger
-from desktop_app.core.search.fts_query import highlight_spans, query_terms
 from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
 from desktop_app.core.store.base import Store
-from desktop_app.core.store.rows import Filters
+from desktop_app.core.store.rows import ChunkRow, Filters
+from desktop_app.core.text import Query, build_query, highlight_spans
 from desktop_app.core.types import RetrievalResult
 
 log = get_logger("search")
@@ -74,7 +74,7 @@ def search_store(
                 raise UnavailableError("Semantic search is not available: no embedding model is loaded.")
         else:
             try:
-                qvec = embedder.embed([query])[0]
+                qvec = embed_query(embedder, query)
             except UnavailableError:
                 if mode == "semantic":
                     raise
@@ -88,7 +88,7 @@ def search_store(
         ranked = dense
     else:
         ranked = fuse(keyword, dense, params)
-    return hydrate(store, ranked, top_k, query_terms(query), group_by_document)
+    return hydrate(store, ranked, top_k, build_query(query), group_by_document)
 
 
 def fuse(
@@ -108,9 +108,8 @@ def fuse(
     ]
 
 
-def hydrate(
-    store: Store, ranked: list[tuple[int, float]], top_k: int, terms: list[str], group_by_document: bool
-) -> list[RetrievalResult]:
+def hydrate(store: Store, ranked: list[tuple[int, float]], top_k: int, query: Query,
+            group_by_document: bool) -> list[RetrievalResult]:
     """Turn (chunk id, score) pairs into RetrievalResults, best first, optionally one per document."""
     if not ranked:
         return []
@@ -126,25 +125,28 @@ def hydrate(
                 continue
             seen_docs.add(r.document_id)
         metadata: dict[str, Any] = {
-            "chunk_id": cid,
-            "chunk_index": r.ordinal,
-            "page": r.page,
-            "document_id": r.document_id,
-            "title": r.title,
-            "type": r.type,
-            "folder_id": r.folder_id,
-            "start": r.start,
-            "end": r.end,
-            "highlights": highlight_spans(r.text, terms),
-        }
+            "chunk_id": cid, "chunk_index": r.ordinal, "page": r.page, "document_id": r.document_id, "title": r.title,
+            "type": r.type, "folder_id": r.folder_id, "start": r.start, "end": r.end, "lang": r.lang,
+            "label": place_label(r), "ocr": r.ocr, "highlights": highlight_spans(r.text, query)}
+        if r.container:  # a document inside a file: the file is what opens; the label says where inside it
+            metadata["part_path"] = r.path
         if r.metadata:
             metadata["user"] = r.metadata
         if r.machine_id and r.machine_id != store.machine_id:
             metadata["machine"] = r.machine_id  # the file is on another desktop's disk
-        results.append(RetrievalResult(content=r.text, score=float(score), source=r.path, metadata=metadata))
+        results.append(RetrievalResult(content=r.text, score=float(score), source=r.container or r.path,
+                                       metadata=metadata))
         if len(results) >= top_k:
             break
     return results
+
+
+def place_label(row: ChunkRow) -> str:
+    """How a citation names where a chunk is: "slide 3", "message 3 · report.pdf · p. 2", or "" (plain "p. N")."""
+    if not row.part_label:
+        return row.label
+    inside = row.label or (f"p. {row.page}" if row.page is not None else "")
+    return " · ".join(x for x in (row.part_label, inside) if x)
 
 
 class SearchService:
@@ -156,37 +158,25 @@ class SearchService:
         self.params = params
         self.embedder_broken = False  # set while the semantic phase reports an error: hybrid falls back to keywords
 
-    def search(
-        self,
-        query: str,
-        top_k: int = 10,
-        mode: str = "hybrid",
-        *,
-        group_by_document: bool = False,
-        folders: Iterable[str] | None = None,
-        types: Iterable[str] | None = None,
-    ) -> list[RetrievalResult]:
+    def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
+               folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
+               langs: Iterable[str] | None = None, paths: Iterable[str] | None = None) -> list[RetrievalResult]:
         """Search what is indexed now (never waits for the writer). Results are chunks, best first."""
-        filters = self.filters(folders, types)
+        filters = self.filters(folders, types, langs, paths)
         embedder: Embedder | None = None if self.embedder_broken else self.embedder
         if mode == "hybrid" and not self.store.has_vectors():
             embedder = None  # nothing embedded yet: don't load the model for an empty dense side
-        return search_store(
-            self.store,
-            query,
-            embedder=embedder,
-            mode=mode,
-            top_k=top_k,
-            params=self.params,
-            filters=filters,
-            group_by_document=group_by_document,
-        )
+        return search_store(self.store, query, embedder=embedder, mode=mode, top_k=top_k, params=self.params,
+                            filters=filters, group_by_document=group_by_document)
 
-    def filters(self, folders: Iterable[str] | None, types: Iterable[str] | None) -> Filters | None:
-        """Filters for folder paths and document types (an unknown folder matches nothing)."""
-        if not folders and not types:
+    def filters(self, folders: Iterable[str] | None, types: Iterable[str] | None, langs: Iterable[str] | None = None,
+                paths: Iterable[str] | None = None) -> Filters | None:
+        """Filters for folder paths, document types, chunk languages and file/folder paths (an unknown folder
+        matches nothing)."""
+        if not folders and not types and not langs and not paths:
             return None
         folder_ids: tuple[int, ...] = ()
         if folders:
             folder_ids = self.store.folder_ids([normalise(f) for f in folders]) or (-1,)
-        return Filters(folder_ids=folder_ids, types=tuple(types or ()))
+        return Filters(folder_ids=folder_ids, types=tuple(types or ()), langs=tuple(langs or ()),
+                       paths=tuple(normalise(p) for p in paths or ()))

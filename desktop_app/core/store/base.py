@@ -26,6 +26,10 @@ from desktop_app.core.store.rows import (
     MessageRow,
     NewChunk,
     NewDocument,
+    NewPart,
+    OcrCounts,
+    OcrPageRef,
+    OcrTask,
     PendingChunk,
     StoredDocument,
 )
@@ -125,9 +129,12 @@ class Store(Protocol):
         """The document row for one path."""
         ...
 
-    def write_document(self, doc: NewDocument, chunks: Sequence[NewChunk]) -> int:
-        """Replace whatever was stored for doc.path with these chunks; unchanged chunk texts keep their vectors,
-        and a chunk that brings its own vectors (NewChunk.vectors) is stored with them."""
+    def write_document(self, doc: NewDocument, chunks: Iterable[NewChunk], ocr_pages: Sequence[OcrPageRef] = (),
+                       parts: Sequence[NewPart] = ()) -> int:
+        """Replace whatever was stored for doc.path (its parts included) with these chunks and `parts` (documents
+        inside the file, keyed "<path>#<part>"); unchanged chunk texts keep their vectors. `ocr_pages` (pages with
+        no text layer) are listed for the OCR phase, keeping what OCR read of this file. A chunk that brings its own
+        vectors (NewChunk.vectors: a library being copied) is stored with them."""
         ...
 
     def record_failure(self, doc: NewDocument, reason: str) -> None:
@@ -167,6 +174,39 @@ class Store(Protocol):
         """Make every file look changed, so the next sync re-extracts and re-chunks it (reindex)."""
         ...
 
+    # ---- the OCR phase ---------------------------------------------------------------------------
+
+    def pending_ocr(self, limit: int, after: tuple[int, int] = (0, 0)) -> list[OcrTask]:
+        """Pages waiting for OCR after (document id, page), in that order."""
+        ...
+
+    def store_ocr_page(self, task: OcrTask, chunks: Sequence[NewChunk], *, text: str, confidence: float,
+                       reason: str) -> bool:
+        """Write one page's OCR outcome and chunks (one transaction); False when the document changed meanwhile."""
+        ...
+
+    def ocr_counts(self) -> OcrCounts:
+        """Pages waiting for OCR, read, and unreadable."""
+        ...
+
+    def ocr_failures(self) -> list[Failure]:
+        """Pages OCR could not read, named "path (page)", with the reason."""
+        ...
+
+    # ---- the keyword index ----------------------------------------------------------------------
+
+    def keyword_rebuild_pending(self) -> int:
+        """Chunks whose keyword rows were made by another version of the text pipeline (0: the index is current)."""
+        ...
+
+    def rebuild_keywords(self, limit: int) -> int:
+        """Rewrite the keyword rows of up to `limit` chunks from their stored text; returns how many are left."""
+        ...
+
+    def languages(self) -> list[tuple[str, int]]:
+        """Each chunk language in the library with its chunk count, most chunks first."""
+        ...
+
     # ---- vectors -------------------------------------------------------------------------------
 
     def count_pending(self) -> int:
@@ -197,6 +237,10 @@ class Store(Protocol):
         self, vector: np.ndarray, limit: int, *, filters: Filters | None = None
     ) -> list[tuple[int, float]]:
         """Chunk ids nearest to a normalised query vector, best first; score = cosine similarity."""
+        ...
+
+    def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
+        """(page, text) of one document's chunks, in document order (empty when it is not indexed)."""
         ...
 
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:

@@ -44,6 +44,7 @@ class FolderCounts:
     failed: int = 0
     chunks: int = 0
     embedded: int = 0
+    ocr_pending: int = 0  # pages waiting for the OCR phase
 
 
 @dataclass(frozen=True)
@@ -76,11 +77,56 @@ class NewDocument:
 
 @dataclass(frozen=True)
 class NewChunk:
-    """A chunk about to be written: its span and page."""
+    """A chunk about to be written: its span, page, how a citation names the page, and whether OCR read it."""
 
     span: Span
     page: int | None
+    label: str = ""
+    ocr: bool = False
     vectors: Any = None  # window vectors already computed (a library being copied): stored with the chunk
+
+
+@dataclass(frozen=True)
+class NewPart:
+    """A document inside a file (a message of a mailbox, an attachment): written and replaced with its file.
+
+    Its own NewDocument's path is ignored: a part is keyed "<file>#<part>". `reason` set: it could not be read."""
+
+    part: str
+    label: str
+    doc: NewDocument
+    chunks: tuple[NewChunk, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class OcrPageRef:
+    """A page of a document with no text layer: the OCR phase reads it later."""
+
+    page: int
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class OcrTask:
+    """A page waiting for OCR, with what the OCR worker needs to read it and to check the file did not change."""
+
+    document_id: int
+    path: str
+    type: str
+    file_hash: str
+    page: int
+    label: str = ""
+    text: str | None = None  # what OCR read of this very file before (a reindex): only re-chunk it
+
+
+@dataclass(frozen=True)
+class OcrCounts:
+    """Pages of the OCR phase: waiting, read, and unreadable."""
+
+    pending: int = 0
+    done: int = 0
+    failed: int = 0
 
 
 @dataclass(frozen=True)
@@ -117,6 +163,11 @@ class ChunkRow:
     type: str
     folder_id: int
     metadata: dict[str, Any] | None = None
+    lang: str = ""  # the chunk's main language or script (core.text.detect_language)
+    label: str = ""  # how a citation names the page ("slide 3"); empty: "p. N" when there is a page
+    ocr: bool = False  # the text came from OCR
+    container: str = ""  # for a document inside a file: that file (what opens); `path` is "<file>#<part>"
+    part_label: str = ""  # and how it is named there ("message 3 · report.pdf")
     machine_id: str = ""  # the machine whose disk holds the file ("" in an embedded library)
 
 
@@ -141,13 +192,15 @@ class Failure:
 
 @dataclass(frozen=True)
 class Filters:
-    """Restrict candidates to some folders (ids) and/or document types."""
+    """Restrict candidates to some folders (ids), document types, chunk languages and/or paths."""
 
     folder_ids: tuple[int, ...] = ()
     types: tuple[str, ...] = ()
+    langs: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # absolute: a document matches its own path, its file's, or a folder path above it
 
     def __bool__(self) -> bool:
-        return bool(self.folder_ids or self.types)
+        return bool(self.folder_ids or self.types or self.langs or self.paths)
 
 
 @dataclass(frozen=True)

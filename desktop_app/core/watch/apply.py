@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from desktop_app.core.errors import KnownError
@@ -37,7 +38,7 @@ class OpRunner:
                 break
             if isinstance(op, Move):
                 done += self._flush(batch, report)
-                self._guarded(lambda op=op: self.library.move_path(op.src, op.dest), report, op.dest)
+                self._guarded(partial(self.library.move_path, op.src, op.dest), report, op.dest)
                 done += 1
             else:
                 batch.append(op.path)

@@ -29,6 +29,7 @@ from desktop_app.core.watch.target import WatchTarget
 
 log = get_logger("watch")
 
+RETRY_SECONDS = 10.0  # a failed startup reconcile is tried again this soon, not at the next rescan
 MAX_HELD = 10_000  # held operations per paused folder; beyond that, resume reconciles the folder instead
 
 
@@ -147,9 +148,9 @@ class LibraryWatcher:
             for folder in list(self._folders.values()):
                 folder.fresh = False
                 self._check_folder(folder)  # observers first, so nothing changed during the reconcile is missed
-            self.runner.reconcile_all()
+            reconciled = self._guarded(self.runner.reconcile_all)  # a failure here used to end the thread
             self._publish_status()
-            self._next_rescan = self._clock() + self._rescan_interval()
+            self._next_rescan = self._clock() + (self._rescan_interval() if reconciled else RETRY_SECONDS)
             self._next_check = self._clock() + self.check_seconds
             while not self._stop.is_set():
                 self._mark_idle()
@@ -163,8 +164,12 @@ class LibraryWatcher:
             self._idle.set()
 
     def _step_safely(self) -> None:
+        self._guarded(self._step)
+
+    def _guarded(self, work: Callable[[], object]) -> bool:
+        """Run `work`; on any failure log it, tell the person once, and keep the thread alive (False)."""
         try:
-            self._step()
+            work()
         except Exception as exc:  # keep watching; the next rescan repairs whatever this step missed
             log.exception("live sync step failed")
             message = f"Live sync hit an error and will retry: {exc}"
@@ -172,8 +177,9 @@ class LibraryWatcher:
                 self.library.publish(Notice("error", message))
             self._last_error = message
             self._stop.wait(1.0)
-        else:
-            self._last_error = ""
+            return False
+        self._last_error = ""
+        return True
 
 
     def _step(self) -> None:
@@ -216,8 +222,7 @@ class LibraryWatcher:
     def _refresh_folders(self) -> None:
         rows = {row.path: (row.id, row.state) for row in self.monitor.store.folders()}
         for path in [p for p in self._folders if p not in rows]:
-            folder = self._folders.pop(path)  # removed from the library: Library already purged it
-            self._stop_observer(folder)
+            self._stop_observer(self._folders.pop(path))  # removed from the library: Library already purged it
             self.debouncer.discard_under(path)
         for path, (fid, state) in rows.items():
             folder = self._folders.get(path)
@@ -259,10 +264,11 @@ class LibraryWatcher:
             self._ensure_observer(folder)
 
     def _ensure_observer(self, folder: _Folder) -> None:
-        if folder.observer is not None and folder.observer.alive():
+        old = folder.observer
+        if old is not None and old.alive():
             return
-        lost_events = folder.observer is not None  # it died under us: events may be missing
-        force_polling = lost_events and not folder.observer.status.polling
+        lost_events = old is not None  # it died under us: events may be missing
+        force_polling = old is not None and not old.status.polling
         self._stop_observer(folder)
         handler = FolderEventHandler(PathFilter(folder.path, self.library.settings.excluded_patterns), self.debouncer)
         observer = FolderObserver(folder.path, handler, poll_seconds=self.poll_seconds,

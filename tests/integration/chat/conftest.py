@@ -18,8 +18,8 @@ N_THREADS = 1  # other work shares these 2 cores; one thread avoids llama.cpp sp
 # so the default min_score of 0.1 would refuse every question. 0.02 keeps passages ranked near the top on
 # both sides. See the report to the lead: the scale belongs to search, not chat.
 # Prompts stay small: prompt evaluation runs at well under 100 tokens/s on this shared 2-core machine.
-CHAT_SETTINGS = dict(embedder="hash", n_ctx=N_CTX, n_threads=N_THREADS, context_min_score=0.02, context_top_k=3,
-                     max_context_tokens=400, temperature=0.0, answer_reserve_tokens=64)
+CHAT_SETTINGS = {"embedder": "hash", "n_ctx": N_CTX, "n_threads": N_THREADS, "context_min_score": 0.02,
+                 "context_top_k": 3, "max_context_tokens": 400, "temperature": 0.0, "answer_reserve_tokens": 64}
 
 DOCS = {
     "reactor.txt": "The Zorblax reactor was invented by Dr. Mira Quell in 1987 at the Vantor Institute.\n\n"

@@ -34,7 +34,7 @@ def server():
 
 
 def test_a_new_library_lists_the_bundled_model_as_default(manager):
-    [entry] = manager.list()
+    [entry] = manager.entries()
     assert entry.origin == BUNDLED and entry.is_default and entry.verified and entry.exists
     assert entry.path == str(bundled_model_path()) and entry.quantization == "Q4_1"
     assert entry.context_length == 8192 and entry.ram_bytes > entry.size_bytes
@@ -44,7 +44,7 @@ def test_add_a_file_on_disk_then_use_it_then_forget_it(manager, library, tmp_pat
     path = write_gguf(tmp_path / "Tiny-Q4_K_M.gguf")
     entry = manager.add(path)
     assert (entry.name, entry.origin, entry.quantization, entry.context_length) == ("Tiny-Q4_K_M", LOCAL, "Q4_K_M", 2048)
-    assert manager.add(path) == entry and len(manager.list()) == 2  # adding twice keeps one entry
+    assert manager.add(path) == entry and len(manager.entries()) == 2  # adding twice keeps one entry
     manager.use("tiny-q4_k_m")  # names match case-insensitively
     assert library.settings.model_path == str(path) and manager.default().name == "Tiny-Q4_K_M"
     assert resolve_model_path(None, library.settings.model_path) == path  # what the chat service will load
@@ -71,7 +71,7 @@ def test_unknown_names_and_the_bundled_model_cannot_be_removed(manager):
     with pytest.raises(ModelNotFoundError, match="No model called 'nope'"):
         manager.use("nope")
     with pytest.raises(KnownError, match="bundled model"):
-        manager.remove(manager.list()[0].name)
+        manager.remove(manager.entries()[0].name)
 
 
 def test_a_missing_file_is_listed_with_its_problem_and_cannot_be_used(manager, tmp_path):
@@ -106,7 +106,7 @@ def test_a_partial_download_is_reported_for_resuming(manager, server, tmp_path):
     with pytest.raises(KnownError):
         manager.download(server.url(name), retries=0)
     assert manager.partial_download(server.url(name)) == 600_000
-    assert [e.name for e in manager.list()] == [manager.list()[0].name]  # not listed until complete
+    assert [e.name for e in manager.entries()] == [manager.entries()[0].name]  # not listed until complete
 
 
 @pytest.mark.slow
@@ -162,4 +162,4 @@ def test_listing_and_recommending_never_touch_the_network(manager, tmp_path, mon
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     manager.add(write_gguf(tmp_path / "Offline.gguf"))
-    assert len(manager.list()) == 2 and recommend(manager.memory_bytes) is not None
+    assert len(manager.entries()) == 2 and recommend(manager.memory_bytes) is not None

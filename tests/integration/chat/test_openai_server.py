@@ -1,4 +1,5 @@
-"""The OpenAI-compatible backend against a real `python -m llama_cpp.server` on loopback."""
+"""The OpenAI-compatible backend: against a scripted streaming server on loopback (what is sent, what comes
+back, cancel), and against a real `python -m llama_cpp.server` (what any CPU must do: stream, stop, cancel)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from desktop_app.core.errors import UnavailableError
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from tests.integration.chat.conftest import CHAT_SETTINGS, N_THREADS
+from tests.integration.chat.scripted import ScriptedChatServer, last_user
 
 STARTUP_SECONDS = 90
 
@@ -86,11 +88,49 @@ def test_a_grounded_chat_through_the_server(server, chat_library):
     chat_library.settings = chat_library.settings.with_changes(chat_backend="openai", openai_base_url=server)
     service = ChatService(chat_library.store, chat_library._retrieve_for_chat, lambda: chat_library.settings)
     tokens = []
-    answer = service.ask("Who invented the Zorblax reactor?", on_token=tokens.append, max_tokens=32)
-    assert len(tokens) >= 2 and "Quell" in answer.text
+    answer = service.ask("Who invented the Zorblax reactor?", on_token=tokens.append, max_tokens=12)
+    assert 1 <= len(tokens) <= 12 and "".join(t.text for t in tokens) == answer.raw_text
     assert answer.passages[0].source.endswith("reactor.txt")
     assert service.runtime().backend == "openai" and service.model_info().backend == "openai"
     service.close()
+
+
+def test_a_grounded_chat_through_a_scripted_server(chat_library):
+    with ScriptedChatServer("Dr. Mira Quell invented it [1].", model="tiny") as scripted:
+        chat_library.settings = chat_library.settings.with_changes(chat_backend="openai", openai_model="tiny",
+                                                                   openai_base_url=scripted.base_url)
+        service = ChatService(chat_library.store, chat_library._retrieve_for_chat, lambda: chat_library.settings)
+        tokens = []
+        answer = service.ask("Who invented the Zorblax reactor?", on_token=tokens.append, max_tokens=20)
+        request = scripted.requests[-1]
+        assert request["model"] == "tiny" and request["max_tokens"] == 20 and request["stream"] is True
+        assert request["temperature"] == chat_library.settings.temperature
+        assert "Dr. Mira Quell" in last_user(request["messages"]) and request["messages"][0]["role"] == "system"
+        assert [t.text for t in tokens] == ["Dr.", " Mira", " Quell", " invented", " it", " [1]."]
+        assert answer.text == "Dr. Mira Quell invented it [1]." and answer.citations[0].path.endswith("reactor.txt")
+        assert service.runtime().list_models() == ["tiny"]
+        service.close()
+
+
+def test_cancel_drops_the_connection_to_a_scripted_server():
+    with ScriptedChatServer("one two three four five six seven eight nine ten", token_delay=0.05) as scripted:
+        rt = OpenAICompatibleRuntime(scripted.base_url, n_ctx=2048)
+        cancel, seen = threading.Event(), []
+
+        def on_text(piece):
+            seen.append(piece)
+            if len(seen) == 2:
+                cancel.set()
+
+        gen = rt.generate([{"role": "user", "content": "count"}], max_tokens=48, temperature=0.0, on_text=on_text,
+                          cancel=cancel)
+        assert gen.cancelled and gen.text == "one two" and gen.finish_reason == "cancelled"
+        deadline = time.monotonic() + 5
+        while scripted.disconnects == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert scripted.disconnects == 1  # the server saw the client go away and stopped streaming
+        full = rt.generate([{"role": "user", "content": "count"}], max_tokens=3, temperature=0.0)
+        assert full.text == "one two three" and full.finish_reason == "length"
 
 
 def test_an_unreachable_server_is_a_plain_error():

@@ -128,7 +128,7 @@ def test_skips_hidden_excluded_binary_and_oversize(make_library, tmp_path):
     (docs / "binary.txt").write_bytes(b"needle\x00\x01\x02")
     (docs / "big.txt").write_text("needle " * 200_000, encoding="utf-8")  # 1.4 MB
     (docs / "loop").symlink_to(docs, target_is_directory=True)
-    lib = make_library(max_file_mb=1)
+    lib = make_library(max_file_mb=1, max_text_file_mb=1)  # text is streamed: it has its own limit
     lib.add_folder(docs)
     lib.sync()
     assert sources(lib.search("needle", mode="keyword")) == ["x.txt"]
@@ -267,16 +267,35 @@ def test_unreadable_file_is_recorded_with_permission_denied(make_library, tmp_pa
     locked = docs / "locked.txt"
     locked.write_text("private", encoding="utf-8")
     (docs / "open.txt").write_text("public gazelle", encoding="utf-8")
-    real_read = Path.read_bytes
+    real_open = os.open
 
-    def read_bytes(self):
-        if self == locked:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read(self)
+    def os_open(path, flags, *args, **kwargs):  # the indexer opens files with os.open (O_NOFOLLOW | O_NONBLOCK)
+        if Path(path) == locked.resolve():
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", os_open)
     lib = make_library()
     lib.add_folder(docs)
     report = lib.sync()
     assert report.errors == [(str(locked.resolve()), "permission denied")]
     assert sources(lib.search("gazelle", mode="keyword")) == ["open.txt"]
+
+
+def test_quick_files_of_every_folder_are_indexed_before_any_pdf(make_library, tmp_path):
+    """Folders are not taken in alphabetical order: a notes folder is searchable before a papers folder's PDFs."""
+    papers, notes = tmp_path / "a-papers", tmp_path / "z-notes"
+    papers.mkdir()
+    notes.mkdir()
+    for i in range(3):
+        write_pdf(papers / f"paper{i}.pdf", [f"paper {i} about tides"])
+        (papers / f"readme{i}.txt").write_text(f"readme {i}", encoding="utf-8")
+        (notes / f"note{i}.md").write_text(f"# note {i}\n\nabout tides", encoding="utf-8")
+    lib = make_library()
+    lib.add_folder(papers)
+    lib.add_folder(notes)
+    order: list[str] = []
+    lib.subscribe(lambda e: getattr(e, "phase", "") == "keyword" and order.append(Path(e.current_file).suffix))
+    report = lib.sync(wait=False)
+    assert report.indexed == 9 and len(order) == 9
+    assert set(order[:6]) == {".txt", ".md"} and order[6:] == [".pdf"] * 3

@@ -15,9 +15,16 @@ class SlowHashEmbedder(HashEmbedder):
         return super().embed(texts)
 
 
+def report_rounds(event) -> None:
+    """Print each committed embedding round's running total (the worker reports a round after its commit)."""
+    if getattr(event, "phase", "") == "semantic":
+        print(f"embedded {event.chunks_embedded}", flush=True)
+
+
 if __name__ == "__main__":
     home, folder = sys.argv[1], sys.argv[2]
     with Library(home, settings=Settings(embedder="hash"), embedder=SlowHashEmbedder()) as lib:
         lib.embed_worker.batch = 64
+        lib.subscribe(report_rounds)
         lib.add_folder(folder)
         lib.sync(wait=True)

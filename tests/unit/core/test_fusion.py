@@ -54,3 +54,4 @@ def test_convex_fuse_edge_cases():
     assert convex_fuse([[("x", 3.0)], []]) == [("x", 0.5)]
     with pytest.raises(ValueError):
         convex_fuse([[("x", 1.0)]], [1.0, 1.0])
+

@@ -14,15 +14,18 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every desktop_app module this file imports, at module level or inside functions."""
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """Every desktop_app module this file imports, at module level or inside functions. `from pkg import sub`
+    of a submodule depends on the submodule; `from pkg import name` of anything else depends on pkg itself."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("desktop_app"))
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("desktop_app"):
-            found.add(node.module)
-            found.update(f"{node.module}.{a.name}" for a in node.names)
+            subs = {f"{node.module}.{a.name}" for a in node.names}
+            found.update(subs & modules)
+            if subs - modules:
+                found.add(node.module)
     return found
 
 
@@ -30,7 +33,7 @@ def graph() -> dict[str, set[str]]:
     modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     edges: dict[str, set[str]] = {}
     for name, path in modules.items():
-        targets = {t for t in imports_of(path) if t in modules and t != name}
+        targets = {t for t in imports_of(path, set(modules)) if t in modules and t != name}
         # importing a.b.c runs a/__init__ and a/b/__init__ too, but those edges are the package's own business:
         # a cycle through an __init__ that only re-exports is still a cycle, so keep them
         edges[name] = targets

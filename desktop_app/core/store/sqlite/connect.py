@@ -23,6 +23,7 @@ from desktop_app.core.errors import (
     ReadOnlyDatabaseError,
 )
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.sqlite.textcodec import CodecConnection, decode_text
 
 log = get_logger("db")
 
@@ -45,17 +46,13 @@ def connect(path: str | Path, *, readonly: bool = False, check_same_thread: bool
     target = str(path)
     try:
         if readonly and target != ":memory:":
-            conn = sqlite3.connect(
-                f"file:{target}?mode=ro",
-                uri=True,
-                isolation_level=None,
-                check_same_thread=check_same_thread,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-            )
+            conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True, isolation_level=None,
+                                   check_same_thread=check_same_thread, timeout=BUSY_TIMEOUT_MS / 1000,
+                                   factory=CodecConnection)
         else:
-            conn = sqlite3.connect(
-                target, isolation_level=None, check_same_thread=check_same_thread, timeout=BUSY_TIMEOUT_MS / 1000
-            )
+            conn = sqlite3.connect(target, isolation_level=None, check_same_thread=check_same_thread,
+                                   timeout=BUSY_TIMEOUT_MS / 1000, factory=CodecConnection)
+        conn.text_factory = decode_text  # file names with undecodable bytes: see textcodec.py
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.enable_load_extension(False)

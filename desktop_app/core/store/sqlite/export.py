@@ -38,5 +38,5 @@ def _stored(conn: Connection, r) -> StoredDocument:
     ).fetchall():
         blobs = chunk_vectors(conn, cid) if embedded else []
         vectors = np.stack([np.frombuffer(b, dtype=np.float32) for b in blobs]) if blobs else None
-        chunks.append(NewChunk(Span(int(start), int(end), text), page, vectors))
+        chunks.append(NewChunk(Span(int(start), int(end), text), page, vectors=vectors))
     return StoredDocument(int(r[0]), doc, DocStatus(r[10]), r[11], tuple(chunks))

@@ -88,23 +88,21 @@ class FolderSQL(SQLiteBase):
         return int(n)
 
     def counts(self, folder_id: int | None = None) -> FolderCounts:
-        """Documents, failures, chunks and embedded chunks of one folder (None: the whole library)."""
+        """Documents, failures, chunks, embedded chunks and pages waiting for OCR, of one folder (None: all)."""
         where, args = ("WHERE d.folder_id = ?", (folder_id,)) if folder_id is not None else ("", ())
         with self._read() as conn:
             docs, failed, chunks = conn.execute(
                 "SELECT SUM(status = 'indexed'), SUM(status = 'failed'), COALESCE(SUM(chunk_count), 0) "
-                f"FROM documents d {where}",
-                args,
-            ).fetchone()
+                f"FROM documents d {where}", args).fetchone()
             if folder_id is None:
                 embedded = conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 1").fetchone()[0]
+                ocr = conn.execute("SELECT COUNT(*) FROM ocr_pages WHERE status = 'pending'").fetchone()[0]
             else:
-                embedded = conn.execute(
-                    "SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
-                    f"{where} AND c.embedded = 1",
-                    args,
-                ).fetchone()[0]
-        return FolderCounts(int(docs or 0), int(failed or 0), int(chunks or 0), int(embedded or 0))
+                embedded = conn.execute("SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
+                                        f"{where} AND c.embedded = 1", args).fetchone()[0]
+                ocr = conn.execute("SELECT COUNT(*) FROM ocr_pages o JOIN documents d ON d.id = o.document_id "
+                                   f"{where} AND o.status = 'pending'", args).fetchone()[0]
+        return FolderCounts(int(docs or 0), int(failed or 0), int(chunks or 0), int(embedded or 0), int(ocr or 0))
 
     def folder_has_documents(self, folder_id: int) -> bool:
         """Whether anything was ever indexed (or failed) from the folder."""

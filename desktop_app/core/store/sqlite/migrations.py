@@ -152,6 +152,61 @@ def m005_vector_windows(conn: Connection) -> None:
     )
 
 
+def m006_keyword_fields(conn: Connection) -> None:
+    """The keyword index of the multilingual text pipeline (core/text): columns title, words, stems, grams holding
+    pre-segmented tokens, FTS5's `ascii` tokenizer; and each chunk's main language.
+
+    The new table starts empty: the store refills it from chunks.text in the background (no re-extraction),
+    because its content depends on the tokenizer version recorded in meta, not on the schema.
+    """
+    run_script(conn, """
+    DROP TRIGGER IF EXISTS chunks_fts_delete;
+    DROP TABLE IF EXISTS chunks_fts;
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        title, words, stems, grams, content='', contentless_delete=1, tokenize='ascii'
+    );
+    CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+        DELETE FROM chunks_fts WHERE rowid = old.id;
+    END;
+    ALTER TABLE chunks ADD COLUMN lang TEXT NOT NULL DEFAULT '';
+    CREATE INDEX chunks_lang ON chunks(lang);
+    DELETE FROM meta WHERE key IN ('fts_tokenizer', 'fts_rebuilt_to');
+    """)
+
+
+def m007_page_labels_and_ocr(conn: Connection) -> None:
+    """How a citation names a chunk's page ("slide 3", "sheet Budget rows 2-41"), whether its text came from OCR,
+    and the OCR phase's work list: pages with no text layer, pending until OCR reads them (their text is kept, so
+    re-chunking an unchanged file never OCRs it again)."""
+    run_script(conn, """
+    ALTER TABLE chunks ADD COLUMN label TEXT NOT NULL DEFAULT '';
+    ALTER TABLE chunks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE ocr_pages (
+        document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        page INTEGER NOT NULL,
+        label TEXT NOT NULL DEFAULT '',
+        file_hash TEXT NOT NULL,                   -- the file's content hash when the page was listed
+        status TEXT NOT NULL DEFAULT 'pending',    -- pending | done | failed
+        text TEXT,                                 -- what OCR read (done)
+        confidence REAL,
+        reason TEXT,                               -- why OCR could not read it (failed)
+        PRIMARY KEY (document_id, page)
+    );
+    CREATE INDEX ocr_pages_pending ON ocr_pages(document_id, page) WHERE status = 'pending';
+    """)
+
+
+def m008_documents_inside_files(conn: Connection) -> None:
+    """Documents found inside a file (the messages of a mailbox, attachments): each is a row of its own, keyed
+    "<file>#<part>", that names the file it lives in. Written, replaced and deleted together with that file."""
+    run_script(conn, """
+    ALTER TABLE documents ADD COLUMN container TEXT;            -- the file a part lives in; NULL for files
+    ALTER TABLE documents ADD COLUMN part TEXT NOT NULL DEFAULT '';
+    ALTER TABLE documents ADD COLUMN part_label TEXT NOT NULL DEFAULT '';  -- "message 3 · report.pdf"
+    CREATE INDEX documents_container ON documents(container) WHERE container IS NOT NULL;
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "core", m001_core),
@@ -159,6 +214,9 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (3, "chats", m003_chats),
     (4, "message_passages", m004_message_passages),
     (5, "vector_windows", m005_vector_windows),
+    (6, "keyword_fields", m006_keyword_fields),
+    (7, "page_labels_and_ocr", m007_page_labels_and_ocr),
+    (8, "documents_inside_files", m008_documents_inside_files),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -1,4 +1,4 @@
-"""Candidate lists and hydration for search: FTS5 BM25, sqlite-vec KNN, and chunk rows by id."""
+"""Dense candidates (sqlite-vec KNN) and the chunk rows that make search results."""
 
 from __future__ import annotations
 
@@ -8,64 +8,36 @@ from collections.abc import Sequence
 import numpy as np
 
 from desktop_app.core.embed.base import MAX_WINDOWS
-from desktop_app.core.search.fts_query import build_fts_query
 from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
+from desktop_app.core.store.sqlite.keywords import filter_sql
+from desktop_app.core.store.sqlite.vectors import chunk_vectors
 
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k in a KNN query
 SQL_VARIABLES = 900  # ids per IN (...) statement, under SQLite's bound-parameter limit
 
 
-def filter_sql(filters: Filters | None) -> tuple[str, list]:
-    """` AND …` clauses over `d` (documents) for a Filters, and their arguments."""
-    if not filters:
-        return "", []
-    clauses, args = [], []
-    if filters.folder_ids:
-        clauses.append(f"d.folder_id IN ({','.join('?' * len(filters.folder_ids))})")
-        args.extend(filters.folder_ids)
-    if filters.types:
-        clauses.append(f"d.type IN ({','.join('?' * len(filters.types))})")
-        args.extend(filters.types)
-    return " AND " + " AND ".join(clauses), args
-
-
 class SearchSQL(SQLiteBase):
-    """Keyword and dense candidates, and the rows that make results."""
+    """Dense candidates, and the rows that make results."""
 
-    def keyword_candidates(
-        self, query: str, limit: int, *, title_weight: float = 2.0, filters: Filters | None = None
-    ) -> list[tuple[int, float]]:
-        """Chunks matching the query's words, by BM25 over title + text (score = -bm25, higher is better)."""
-        match = build_fts_query(query)
-        if not match or limit <= 0:
-            return []
-        extra, args = filter_sql(filters)
-        rank = f"bm25(chunks_fts, {float(title_weight)}, 1.0)"
-        if extra:
-            sql = (
-                f"SELECT chunks_fts.rowid, {rank} AS r FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-                f"JOIN documents d ON d.id = c.document_id WHERE chunks_fts MATCH ?{extra} ORDER BY r LIMIT ?"
-            )
-        else:
-            sql = f"SELECT rowid, {rank} AS r FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY r LIMIT ?"
-        with self._read() as conn:
-            rows = conn.execute(sql, [match, *args, int(limit)]).fetchall()
-        return [(int(cid), -float(r)) for cid, r in rows]
+    def dense_candidates(self, vector: np.ndarray, limit: int, *,
+                         filters: Filters | None = None) -> list[tuple[int, float]]:
+        """Nearest chunks by vec0 KNN; score = cosine similarity of normalised vectors (a chunk's best window).
 
-    def dense_candidates(
-        self, vector: np.ndarray, limit: int, *, filters: Filters | None = None
-    ) -> list[tuple[int, float]]:
-        """Nearest chunks by vec0 KNN; score = cosine similarity of normalised vectors (a chunk's best window)."""
+        A narrow scope (a few files asked about) is searched exactly instead: its chunks' vectors are compared one
+        by one, so a file that is far down the whole library's ranking still gets its best passages."""
         if limit <= 0:
             return []
-        blob = np.asarray(vector, dtype=np.float32).tobytes()
-        k = min(int(limit) * (MAX_WINDOWS if filters else 2), VEC0_MAX_K)  # a chunk's windows share the k places
+        query = np.asarray(vector, dtype=np.float32)
         with self._read() as conn:
-            rows = conn.execute(
-                "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, k)
-            ).fetchall()
+            if filters and filters.paths:
+                scoped = _scoped_chunks(conn, filters)
+                if scoped is not None:
+                    return _exact(conn, query, scoped)[: int(limit)]
+            k = min(int(limit) * (MAX_WINDOWS if filters else 2), VEC0_MAX_K)  # a chunk's windows share the k places
+            rows = conn.execute("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? "
+                                "ORDER BY distance", (query.tobytes(), k)).fetchall()
             best: dict[int, float] = {}
             for rowid, dist in rows:  # nearest first: a chunk's first window here is its best (max-sim)
                 best.setdefault(int(rowid) // MAX_WINDOWS, 1.0 - float(dist) ** 2 / 2.0)
@@ -74,6 +46,13 @@ class SearchSQL(SQLiteBase):
                 hits = _keep_filtered(conn, hits, filters)
         return hits[: int(limit)]
 
+    def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
+        """(page, text) of one document's chunks, in document order (empty when it is not indexed)."""
+        with self._read() as conn:
+            return [(r[0], r[1]) for r in conn.execute(
+                "SELECT c.page, c.text FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ? "
+                "ORDER BY c.ordinal", (path,))]
+
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """Chunks with their documents, by id."""
         rows: dict[int, ChunkRow] = {}
@@ -81,25 +60,17 @@ class SearchSQL(SQLiteBase):
             for i in range(0, len(chunk_ids), SQL_VARIABLES):
                 part = list(chunk_ids[i : i + SQL_VARIABLES])
                 for r in conn.execute(
-                    "SELECT c.id, c.text, c.page, c.ordinal, c.start, c.end, c.document_id, d.path, d.title, d.type, "
-                    "d.folder_id, d.metadata FROM chunks c JOIN documents d ON d.id = c.document_id "
-                    f"WHERE c.id IN ({','.join('?' * len(part))})",
-                    part,
-                ):
+                    "SELECT c.id, c.text, c.page, c.ordinal, c.start, c.end, c.lang, c.label, c.ocr, c.document_id, "
+                    "d.path, d.title, d.container, d.part_label, "
+                    "d.type, d.folder_id, d.metadata FROM chunks c JOIN documents d ON d.id = c.document_id "
+                    f"WHERE c.id IN ({','.join('?' * len(part))})", part):
                     rows[int(r["id"])] = ChunkRow(
-                        chunk_id=int(r["id"]),
-                        text=r["text"],
-                        page=r["page"],
-                        ordinal=int(r["ordinal"]),
-                        start=int(r["start"]),
-                        end=int(r["end"]),
-                        document_id=int(r["document_id"]),
-                        path=r["path"],
-                        title=r["title"],
-                        type=r["type"],
-                        folder_id=int(r["folder_id"]),
-                        metadata=json.loads(r["metadata"]) if r["metadata"] else None,
-                    )
+                        chunk_id=int(r["id"]), text=r["text"], page=r["page"], ordinal=int(r["ordinal"]),
+                        start=int(r["start"]), end=int(r["end"]), document_id=int(r["document_id"]), path=r["path"],
+                        title=r["title"], type=r["type"], folder_id=int(r["folder_id"]),
+                        metadata=json.loads(r["metadata"]) if r["metadata"] else None, lang=r["lang"],
+                        label=r["label"], ocr=bool(r["ocr"]), container=r["container"] or "",
+                        part_label=r["part_label"])
         return rows
 
 
@@ -119,3 +90,26 @@ def _keep_filtered(conn: Connection, hits: list[tuple[int, float]], filters: Fil
             )
         )
     return [h for h in hits if h[0] in keep]
+
+
+EXACT_SCOPE = 5000  # chunks: up to this many, a scoped search compares every vector (point lookups, numpy)
+
+
+def _scoped_chunks(conn: Connection, filters: Filters) -> list[int] | None:
+    """The embedded chunks a narrow filter allows, or None when there are too many to compare one by one."""
+    extra, args = filter_sql(filters)
+    ids = [r[0] for r in conn.execute(
+        f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.embedded = 1{extra} LIMIT ?",
+        [*args, EXACT_SCOPE + 1])]
+    return ids if len(ids) <= EXACT_SCOPE else None
+
+
+def _exact(conn: Connection, query: np.ndarray, chunk_ids: list[int]) -> list[tuple[int, float]]:
+    """Cosine similarity of every window of these chunks to the query; each chunk's best window, best first."""
+    best: dict[int, float] = {}
+    for cid in chunk_ids:
+        for blob in chunk_vectors(conn, cid):
+            sim = float(np.dot(np.frombuffer(blob, dtype=np.float32), query))
+            if sim > best.get(cid, -2.0):
+                best[cid] = sim
+    return sorted(best.items(), key=lambda kv: -kv[1])

@@ -61,7 +61,13 @@ class VectorSQL(SQLiteBase):
     """Pending chunks, vectors, and the record of which model made them."""
 
     def ensure_embedding_model(self, model_id: str, dim: int) -> bool:
-        """A different model (or size) drops every vector for re-embedding. True when the vectors were reset."""
+        """A different model (or size) drops every vector for re-embedding. True when the vectors were reset.
+
+        The usual case (nothing changed) only reads: another process may hold the write lock for a long time."""
+        with self._read() as conn:
+            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_dim')").fetchall())
+        if rows.get("embed_model") == model_id and rows.get("embed_dim") == str(dim):
+            return False
         with self._tx() as conn:
             rows = dict(
                 conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_dim')").fetchall()

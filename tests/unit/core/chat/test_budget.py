@@ -8,15 +8,20 @@ from hypothesis import strategies as st
 
 from desktop_app.core.chat.budget import (
     CONTEXT_HEADER,
-    GROUNDED_SYSTEM_PROMPT,
     BudgetConfig,
     Turn,
     plan_prompt,
     retrieval_query,
     window_start,
 )
+from desktop_app.core.chat.prompt import LEGACY_SYSTEM
 from desktop_app.core.errors import KnownError
 from desktop_app.core.types import RetrievalResult
+
+
+def legacy_plan(*args, **kwargs):
+    """plan_prompt in the legacy style: these tests are about the budget, whose layout they spell out."""
+    return plan_prompt(*args, style="legacy", **kwargs)
 
 
 def words(text: str) -> int:
@@ -39,10 +44,10 @@ def turns(n, size=20):
 
 def test_layout_system_first_history_next_passages_only_in_the_last_user_message():
     cfg = BudgetConfig(n_ctx=2000, answer_reserve=100, max_context_tokens=300, min_score=0.0)
-    plan = plan_prompt("what now?", chunks(3, 20), turns(2), cfg, words)
+    plan = legacy_plan("what now?", chunks(3, 20), turns(2), cfg, words)
     roles = [m["role"] for m in plan.messages]
     assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
-    assert plan.messages[0]["content"] == GROUNDED_SYSTEM_PROMPT
+    assert plan.messages[0]["content"] == LEGACY_SYSTEM
     assert all(CONTEXT_HEADER not in m["content"] for m in plan.messages[:-1])
     last = plan.messages[-1]["content"]
     assert last.startswith(CONTEXT_HEADER) and last.endswith("Question: what now?")
@@ -52,8 +57,8 @@ def test_layout_system_first_history_next_passages_only_in_the_last_user_message
 def test_the_prefix_is_unchanged_when_a_turn_is_added_within_the_window():
     cfg = BudgetConfig(n_ctx=4000, answer_reserve=200, max_context_tokens=500, min_score=0.0)
     history = turns(5)
-    first = plan_prompt("q1", chunks(5, 50), history, cfg, words)
-    second = plan_prompt("q2", chunks(5, 50), history + [Turn("q1", "an answer")], cfg, words)
+    first = legacy_plan("q1", chunks(5, 50), history, cfg, words)
+    second = legacy_plan("q2", chunks(5, 50), history + [Turn("q1", "an answer")], cfg, words)
     shared = len(first.messages) - 1  # everything but the newest user message
     assert second.messages[:shared] == first.messages[:shared]
 
@@ -61,31 +66,31 @@ def test_the_prefix_is_unchanged_when_a_turn_is_added_within_the_window():
 def test_long_history_is_compacted_down_and_then_stays_put():
     cfg = BudgetConfig(n_ctx=1000, answer_reserve=100, max_context_tokens=200, min_score=0.0)
     history = turns(40, size=10)
-    plan = plan_prompt("q", chunks(5, 60), history, cfg, words)
+    plan = legacy_plan("q", chunks(5, 60), history, cfg, words)
     assert plan.history_start > 0 and plan.notes
     assert prompt_cost(plan, cfg) + cfg.answer_reserve <= cfg.compact_at * cfg.n_ctx
     kept = plan.history_turns
-    again = plan_prompt("q", chunks(5, 60), history + [Turn("short", "short")], cfg, words)
+    again = legacy_plan("q", chunks(5, 60), history + [Turn("short", "short")], cfg, words)
     assert again.history_start == plan.history_start  # one small turn more: no second compaction yet
     assert again.history_turns == kept + 1
 
 
 def test_no_context_means_a_bare_question():
     cfg = BudgetConfig(n_ctx=500, answer_reserve=50)
-    plan = plan_prompt("just this", [], [], cfg, words, system_prompt="plain")
+    plan = legacy_plan("just this", [], [], cfg, words, system_prompt="plain")
     assert plan.messages[-1] == {"role": "user", "content": "just this"} and plan.passages == ()
 
 
 def test_a_huge_question_is_cut_to_fit():
     cfg = BudgetConfig(n_ctx=300, answer_reserve=50, max_context_tokens=100)
-    plan = plan_prompt("word " * 5000, chunks(3, 50), turns(3), cfg, words)
+    plan = legacy_plan("word " * 5000, chunks(3, 50), turns(3), cfg, words)
     assert plan.question_truncated
     assert prompt_cost(plan, cfg) + cfg.answer_reserve <= cfg.n_ctx
 
 
 def test_a_window_too_small_for_the_question_is_a_plain_error():
     with pytest.raises(KnownError, match="too small"):
-        plan_prompt("why " * 50, [], [], BudgetConfig(n_ctx=120, answer_reserve=100), words)
+        legacy_plan("why " * 50, [], [], BudgetConfig(n_ctx=120, answer_reserve=100), words)
 
 
 @settings(max_examples=300, deadline=None)
@@ -95,7 +100,7 @@ def test_a_window_too_small_for_the_question_is_a_plain_error():
 def test_plan_never_exceeds_n_ctx(n_chunks, chunk_size, n_turns, turn_size, n_ctx, reserve_share, max_ctx, q_size):
     reserve = int(n_ctx * reserve_share)
     cfg = BudgetConfig(n_ctx=n_ctx, answer_reserve=reserve, max_context_tokens=max_ctx, min_score=0.0)
-    plan = plan_prompt("why " * q_size, chunks(n_chunks, chunk_size), turns(n_turns, turn_size), cfg, words)
+    plan = legacy_plan("why " * q_size, chunks(n_chunks, chunk_size), turns(n_turns, turn_size), cfg, words)
     assert prompt_cost(plan, cfg) + reserve <= n_ctx
     assert sum(words(p.content) for p in plan.passages) <= max_ctx
     assert plan.history_turns == (len(plan.messages) - 2) // 2
@@ -121,7 +126,7 @@ def test_retrieval_query_carries_the_last_user_turn():
 
 def test_passages_never_starve_the_newest_turn():
     cfg = BudgetConfig(n_ctx=1000, answer_reserve=100, max_context_tokens=1000, min_score=0.0)
-    plan = plan_prompt("and then?", chunks(20, 300), turns(30, size=20), cfg, words)
+    plan = legacy_plan("and then?", chunks(20, 300), turns(30, size=20), cfg, words)
     assert plan.passages and plan.history_turns >= 1
     assert plan.messages[-2]["content"].startswith("answer 29")  # the newest turn is the one kept
     assert prompt_cost(plan, cfg) + cfg.answer_reserve <= cfg.n_ctx

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_app.core.chat.citations import (
+    Citation,
     cited_numbers,
     drop_dangling_markers,
     format_source_line,
@@ -56,3 +57,13 @@ def test_any_text_resolves_only_to_sent_passages(text):
     assert len({c.n for c in cites}) == len(cites)
     cleaned = drop_dangling_markers(text, {1, 2, 3})
     assert set(cited_numbers(cleaned)) <= {1, 2, 3}
+
+
+def test_a_citation_names_its_place_in_the_file_when_the_format_has_one():
+    slide = Passage(1, "the third slide", "/d/deck.pptx", page=3, chunk_id=7, place="slide 3")
+    message = Passage(2, "attached", "/d/box.mbox", page=2, chunk_id=8, place="message 2 · report.pdf · p. 2")
+    [c1, c2] = resolve_citations("See [1] and [2].", [slide, message])
+    assert format_source_line(c1) == "[1] /d/deck.pptx (slide 3)"
+    assert format_source_line(c2) == "[2] /d/box.mbox (message 2 · report.pdf · p. 2)"
+    assert Citation.from_dict(c1.to_dict()) == c1 and Passage.from_dict(slide.to_dict()) == slide
+    assert slide.label == "deck.pptx, slide 3"

@@ -25,3 +25,25 @@ def test_lines_split_across_pieces_are_joined():
     assert not guard.feed("Repeated sentence that")
     assert not guard.feed(" is long enough.\nRepeated sentence")
     assert guard.feed(" that is long enough.\n")
+
+
+def test_physical_cores_from_cpuinfo():
+    from desktop_app.core.chat.runtime import physical_cores
+
+    smt = "".join(f"processor : {i}\nphysical id : 0\ncore id : {i // 2}\n\n" for i in range(8))  # 4 cores, 2 threads each
+    two_sockets = "".join(f"processor : {i}\nphysical id : {i // 2}\ncore id : {i % 2}\n\n" for i in range(4))
+    assert physical_cores(smt) == min(4, physical_cores(""))  # never more than the CPUs this process may use
+    assert physical_cores(two_sockets) == min(4, physical_cores(""))
+    assert physical_cores("no such fields") >= 1
+
+
+def test_a_sentence_limit_ends_the_answer_before_the_next_sentence_starts():
+    from desktop_app.core.chat.runtime import stream_pieces
+
+    texts = ["Dr.", " Quell", " built", " it", " [1].", " It", " runs", " on", " helium!", "\n", "More", " text."]
+    pieces, _, cancelled, finish = stream_pieces(chunks(texts), None, None, max_sentences=2)
+    assert "".join(pieces) == "Dr. Quell built it [1]. It runs on helium!" and finish == "sentences" and not cancelled
+    pieces, _, _, finish = stream_pieces(chunks(texts), None, None, max_sentences=1)
+    assert "".join(pieces) == "Dr. Quell built it [1]." and finish == "sentences"
+    pieces, _, _, finish = stream_pieces(chunks(texts), None, None)
+    assert "".join(pieces) == "".join(texts)

@@ -1,0 +1,42 @@
+"""`trove repair [--force]`: check the library database; move a damaged one aside and rebuild the index."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from desktop_app.cli.common import EXIT_ERROR, EXIT_OK
+from desktop_app.core.pathnames import display_path
+
+
+def add_repair_commands(subparsers: argparse._SubParsersAction) -> None:
+    """Register `trove repair`."""
+    p = subparsers.add_parser("repair", help="check the library database; move a damaged one aside and rebuild")
+    p.add_argument("--force", action="store_true", help="rebuild even when the check finds nothing wrong")
+    p.set_defaults(func=cmd_repair, needs_library=False)
+
+
+def cmd_repair(args, _library) -> int:
+    """Check, and when needed move aside, re-create with the same folders, and re-index."""
+    from desktop_app.core.library import Library
+    from desktop_app.core.store.sqlite.repair import repair_library, restore_folders
+
+    report = repair_library(args.home, force=args.force)
+    if report.moved_to is None:
+        print(f"the library database is fine (integrity check: {report.check}); nothing to do"
+              if not report.damaged else "no library database here yet; nothing to do")
+        return EXIT_OK
+    print(f"the library database was {'damaged: ' + report.check if report.damaged else 'rebuilt on request'}")
+    print(f"moved it aside (kept, not deleted): {display_path(report.moved_to)}")
+    with Library(home=args.home) as library:
+        missing = restore_folders(library, report.folders)
+        for path in missing:
+            print(f"  offline (not found now, kept): {display_path(path)}")
+        if not report.folders:
+            print("no folder list could be read from it: add your folders again with `trove index PATH`",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        result = library.sync(wait=True)
+        print(f"re-indexed {len(report.folders) - len(missing)} folder(s): {result.indexed} files, "
+              f"{result.failed} failed")
+    return EXIT_OK

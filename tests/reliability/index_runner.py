@@ -1,0 +1,38 @@
+"""What `trove index HOME FOLDER` does (Library.sync, waiting for vectors), with an embedder slowed down so a test
+can kill -9 it at chosen points of either phase. Usage: python -m tests.reliability.index_runner HOME FOLDER SLEEP
+
+The embedder is the hash embedder (same model id) sleeping SLEEP seconds per model batch; rounds are a few
+batches, so vectors are committed many times during the run.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from desktop_app.core.embed.base import HashEmbedder
+from desktop_app.core.library import Library
+from desktop_app.core.settings import Settings
+
+
+class SlowHashEmbedder(HashEmbedder):
+    """The hash embedder, `sleep` seconds slower per call."""
+
+    def __init__(self, sleep: float) -> None:
+        super().__init__()
+        self.sleep = sleep
+
+    def embed(self, texts):
+        time.sleep(self.sleep)
+        return super().embed(texts)
+
+
+def main(home: str, folder: str, sleep: float) -> None:
+    settings = Settings(embedder="hash", chunk_size=64, chunk_overlap=8, min_chunk_size=10, embed_batch_size=8)
+    with Library(home, settings=settings, embedder=SlowHashEmbedder(sleep)) as lib:
+        lib.add_folder(folder)
+        lib.sync(wait=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], float(sys.argv[3]))
