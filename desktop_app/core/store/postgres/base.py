@@ -24,6 +24,7 @@ from desktop_app.core.machine import machine_id as local_machine_id
 from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.leases import LeaseKeeper
 from desktop_app.core.store.postgres.migrations import migrate
+from desktop_app.core.store.postgres.textcodec import register_text_codec
 
 log = get_logger("db")
 
@@ -136,8 +137,10 @@ class PostgresBase:
 
 
 def _configure(conn: psycopg.Connection) -> None:
-    """Every pooled connection: pgvector's binary adapter, the HNSW search breadth, and asynchronous commits for
-    the index's derived rows (writes of chats, folders and meta switch them back on, see `_write`)."""
+    """Every pooled connection: the text boundary (textcodec), pgvector's binary adapter, the HNSW search breadth,
+    and asynchronous commits for the index's derived rows (writes of chats, folders and meta switch them back on,
+    see `_write`)."""
+    register_text_codec(conn)
     register_vector(conn)
     conn.execute(f"SET hnsw.ef_search = {int(EF_SEARCH)}")
     conn.execute("SET hnsw.iterative_scan = relaxed_order")

@@ -9,7 +9,6 @@ from psycopg.types.json import Jsonb
 
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.connect import scalar
-from desktop_app.core.store.postgres.documents import pg_text
 from desktop_app.core.store.rows import ChatRow, MessageRow
 
 
@@ -20,7 +19,7 @@ class ChatSQL(PostgresBase):
         """A new, empty chat."""
         return int(self._write(lambda c: scalar(c.execute(
             "INSERT INTO chats (title, created_at, updated_at) VALUES (%s, %s, %s) RETURNING id",
-            (pg_text(title), now, now))), idempotent=False))
+            (title, now, now))), idempotent=False))
 
     def chat_exists(self, chat_id: int) -> bool:
         """Whether a chat id is in this library."""
@@ -48,10 +47,10 @@ class ChatSQL(PostgresBase):
                 cur.executemany(
                     "INSERT INTO messages (chat_id, role, content, citations, passages, created_at) "
                     "VALUES (%s, %s, %s, %s, %s, %s)",
-                    [(chat_id, m.role, pg_text(m.content), Jsonb(list(m.citations)), Jsonb(list(m.passages)),
+                    [(chat_id, m.role, m.content, Jsonb(list(m.citations)), Jsonb(list(m.passages)),
                       m.created_at or now) for m in messages])
             conn.execute("UPDATE chats SET updated_at = %s, title = CASE WHEN title = '' THEN %s ELSE title END "
-                         "WHERE id = %s", (now, pg_text(title_if_empty), chat_id))
+                         "WHERE id = %s", (now, title_if_empty, chat_id))
         self._write(work, idempotent=False)
 
     def delete_chat(self, chat_id: int) -> bool:
