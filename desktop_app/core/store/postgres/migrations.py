@@ -129,12 +129,44 @@ def m004_title_trigrams(conn: psycopg.Connection) -> None:
                     type(exc).__name__)
 
 
+def m005_text_pipeline_ocr_parts(conn: psycopg.Connection) -> None:
+    """What the embedded engine's migrations 006-008 brought: each chunk's language, page label and OCR flag;
+    the OCR phase's work list; documents inside files (a mailbox's messages, attachments) keyed "<file>#<part>".
+
+    chunks.terms now holds core/text's tokens (title A, words B, stems C, grams D): the tokenizer record is
+    cleared, so the store rewrites every chunk's terms from its stored text in the background."""
+    conn.execute("""
+    ALTER TABLE chunks ADD COLUMN lang text NOT NULL DEFAULT '';
+    ALTER TABLE chunks ADD COLUMN label text NOT NULL DEFAULT '';
+    ALTER TABLE chunks ADD COLUMN ocr boolean NOT NULL DEFAULT false;
+    CREATE INDEX chunks_lang ON chunks(lang);
+    ALTER TABLE documents ADD COLUMN container text;             -- the file a part lives in; NULL for files
+    ALTER TABLE documents ADD COLUMN part text NOT NULL DEFAULT '';
+    ALTER TABLE documents ADD COLUMN part_label text NOT NULL DEFAULT '';  -- "message 3 · report.pdf"
+    CREATE INDEX documents_container ON documents(container) WHERE container IS NOT NULL;
+    CREATE TABLE ocr_pages (
+        document_id bigint NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        page integer NOT NULL,
+        label text NOT NULL DEFAULT '',
+        file_hash text NOT NULL,                   -- the file's content hash when the page was listed
+        status text NOT NULL DEFAULT 'pending',    -- pending | done | failed
+        text text,                                 -- what OCR read (done)
+        confidence double precision,
+        reason text,                               -- why OCR could not read it (failed)
+        PRIMARY KEY (document_id, page)
+    );
+    CREATE INDEX ocr_pages_pending ON ocr_pages(document_id, page) WHERE status = 'pending';
+    DELETE FROM meta WHERE key IN ('fts_tokenizer', 'fts_rebuilt_to');
+    """)
+
+
 Migration = Callable[[psycopg.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "core", m001_core),
     (2, "vectors", m002_vectors),
     (3, "chats", m003_chats),
     (4, "title_trigrams", m004_title_trigrams),
+    (5, "text_pipeline_ocr_parts", m005_text_pipeline_ocr_parts),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
