@@ -8,6 +8,8 @@ from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.documents import DocumentSQL
 from desktop_app.core.store.postgres.export import ExportSQL
 from desktop_app.core.store.postgres.folders import FolderSQL
+from desktop_app.core.store.postgres.keywords import KeywordSQL
+from desktop_app.core.store.postgres.ocr import OcrSQL
 from desktop_app.core.store.postgres.search import SearchSQL
 from desktop_app.core.store.postgres.vectors import VectorSQL
 from desktop_app.core.store.rows import EngineInfo
@@ -15,7 +17,7 @@ from desktop_app.core.store.rows import EngineInfo
 log = get_logger("db")
 
 
-class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, SearchSQL, ChatSQL, ExportSQL):
+class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, ExportSQL):
     """A library on a server. `PostgresStore(url)` connects (and migrates); many desktops may open it at once,
     each under its own machine id (`machine=` or desktop_app.core.machine)."""
 
@@ -23,6 +25,8 @@ class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, SearchSQL, ChatSQL, Expor
         super().__init__(url, machine=machine)
         if not self.features.get("trgm"):
             log.info("pg_trgm is not available on this server: typo-tolerant title matching is off")
+        if not self._read(lambda c: c.execute("SELECT 1 FROM chunks LIMIT 1").fetchone()):
+            self.rebuild_keywords(1)  # an empty index is current: record the tokenizer version it will be made with
 
     def info(self) -> EngineInfo:
         """Engine, server version, the URL without its password, and the database size."""

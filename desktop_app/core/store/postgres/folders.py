@@ -124,7 +124,7 @@ class FolderSQL(PostgresBase):
         return self._write(work)
 
     def counts(self, folder_id: int | None = None) -> FolderCounts:
-        """Documents, failures, chunks and embedded chunks of one folder (None: the whole library)."""
+        """Documents, failures, chunks, embedded chunks and pages waiting for OCR, of one folder (None: all)."""
         def work(conn: psycopg.Connection) -> FolderCounts:
             where, args = ("WHERE d.folder_id = %s", (folder_id,)) if folder_id is not None else ("", ())
             row = conn.execute(
@@ -133,10 +133,13 @@ class FolderSQL(PostgresBase):
             docs, failed, chunks = row or (0, 0, 0)
             if folder_id is None:
                 embedded = scalar(conn.execute("SELECT count(*) FROM chunks WHERE embedded"))
+                ocr = scalar(conn.execute("SELECT count(*) FROM ocr_pages WHERE status = 'pending'"))
             else:
                 embedded = scalar(conn.execute("SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
-                                        f"{where} AND c.embedded", args))
-            return FolderCounts(int(docs or 0), int(failed or 0), int(chunks or 0), int(embedded or 0))
+                                               f"{where} AND c.embedded", args))
+                ocr = scalar(conn.execute("SELECT count(*) FROM ocr_pages o JOIN documents d ON d.id = o.document_id "
+                                          f"{where} AND o.status = 'pending'", args))
+            return FolderCounts(int(docs or 0), int(failed or 0), int(chunks or 0), int(embedded or 0), int(ocr or 0))
         return self._read(work)
 
     def folder_has_documents(self, folder_id: int) -> bool:

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 import psycopg
 
 from desktop_app.core.store.postgres.base import PostgresBase
+from desktop_app.core.store.postgres.chunks import insert_vectors
 from desktop_app.core.store.postgres.connect import scalar
-from desktop_app.core.store.postgres.documents import insert_vectors
 from desktop_app.core.store.postgres.folders import MY_FOLDER_IDS
 from desktop_app.core.store.rows import ChunkVectors, PendingChunk
 
