@@ -1,4 +1,5 @@
-"""Copy a library from one store to another (embedded → server): documents, chunks, vectors, folders, chats.
+"""Copy a library from one store to another (embedded → server): documents (with the documents inside them and
+their OCR pages), chunks, vectors, folders, chats.
 
 Engine-neutral (Store protocol only). Resumable: each document is one transaction on the target, and a
 document already there with the same content hash and status is skipped, so running it again after an
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import DocStatus, FolderCounts, FolderState, StoredDocument
@@ -32,7 +33,7 @@ class CopyReport:
 
     @property
     def counts_match(self) -> bool:
-        """Documents, failures, chunks and chunks with vectors agree."""
+        """Documents, failures, chunks, chunks with vectors and pages waiting for OCR agree."""
         return self.source == self.target
 
 
@@ -76,17 +77,19 @@ def _copy_folders(source: Store, target: Store) -> dict[int, int]:
 
 
 def _copy_document(stored: StoredDocument, folder_id: int, target: Store, report: CopyReport) -> None:
+    documents = 1 + len(stored.parts)  # a file and the documents inside it
     there = target.document_by_path(stored.doc.path)
     if there is not None and there.content_hash == stored.doc.digest and there.status == stored.status:
-        report.skipped += 1  # copied by an earlier, interrupted run
+        report.skipped += documents  # copied by an earlier, interrupted run
         return
     doc = replace(stored.doc, folder_id=folder_id)
     if stored.status == DocStatus.FAILED:
         target.record_failure(doc, stored.error or "")
     else:
-        target.write_document(doc, stored.chunks)
-        report.chunks += len(stored.chunks)
-    report.copied += 1
+        parts = [replace(p, doc=replace(p.doc, folder_id=folder_id)) for p in stored.parts]
+        target.write_document(doc, stored.chunks, stored.ocr_pages, parts)
+        report.chunks += len(stored.chunks) + sum(len(p.chunks) for p in parts)
+    report.copied += documents
 
 
 def _copy_chats(source: Store, target: Store) -> int:
@@ -105,6 +108,5 @@ def _copy_chats(source: Store, target: Store) -> int:
 
 
 def _sum(store: Store, folder_ids: list[int]) -> FolderCounts:
-    parts = [store.counts(fid) for fid in folder_ids]
-    return FolderCounts(*(sum(getattr(p, name) for p in parts) for name in ("documents", "failed", "chunks",
-                                                                              "embedded")))
+    counts = [store.counts(fid) for fid in folder_ids]
+    return FolderCounts(*(sum(getattr(c, f.name) for c in counts) for f in fields(FolderCounts)))

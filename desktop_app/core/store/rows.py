@@ -101,10 +101,17 @@ class NewPart:
 
 @dataclass(frozen=True)
 class OcrPageRef:
-    """A page of a document with no text layer: the OCR phase reads it later."""
+    """A page of a document with no text layer: the OCR phase reads it later.
+
+    A library being copied carries what OCR made of the page (`status` "done" or "failed", with its text or
+    reason); a done page's chunks travel with the document's own."""
 
     page: int
     label: str = ""
+    status: str = "pending"
+    text: str | None = None
+    confidence: float | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -180,6 +187,8 @@ class StoredDocument:
     status: DocStatus
     error: str | None
     chunks: tuple[NewChunk, ...]
+    parts: tuple[NewPart, ...] = ()  # the documents inside the file, with their chunks and vectors
+    ocr_pages: tuple[OcrPageRef, ...] = ()  # its pages with no text layer, and what OCR made of them
 
 
 @dataclass(frozen=True)
