@@ -21,3 +21,11 @@ def store(request, tmp_path):
     made.ensure_embedding_model("test-model", DIM)
     yield made
     made.close()
+
+
+@pytest.fixture
+def folder(store, tmp_path):
+    """A library folder (an empty directory) on the test's store."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    return store.add_folder(str(root))

@@ -43,13 +43,6 @@ def doc(folder_id: int, path: str, *, digest: str = "d1", title: str = "", type_
     return NewDocument(folder_id, path, title or Path(path).stem, type_, size, mtime, digest, None, metadata)
 
 
-@pytest.fixture
-def folder(store, tmp_path):
-    root = tmp_path / "docs"
-    root.mkdir()
-    return store.add_folder(str(root))
-
-
 def embed_all(store) -> int:
     pending = store.pending_chunks(1000)
     return store.store_vectors(ChunkVectors(p.id, p.text_hash, unit(p.id)) for p in pending)
@@ -175,7 +168,7 @@ def test_rewriting_a_document_keeps_vectors_of_unchanged_chunk_texts(store, fold
 def test_given_vectors_are_stored_with_the_chunks(store, folder):
     vecs = unit(5, windows=2)
     store.write_document(doc(folder.id, folder.path + "/a.txt"),
-                         [NewChunk(Span(0, 4, "copy"), None, vecs), NewChunk(Span(5, 9, "more"), 2)])
+                         [NewChunk(Span(0, 4, "copy"), None, vectors=vecs), NewChunk(Span(5, 9, "more"), 2)])
     assert store.count_pending() == 1
     stored = store.stored_documents(0, 10)[0]
     np.testing.assert_allclose(stored.chunks[0].vectors, vecs, rtol=1e-6)
@@ -373,6 +366,6 @@ def test_chats_round_trip(store):
 
 def test_every_protocol_method_is_exercised_here():
     members = {n for n, _ in inspect.getmembers(Store) if not n.startswith("_")}
-    source = Path(__file__).read_text(encoding="utf-8")
+    source = "".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.glob("test_store_*.py"))
     missing = sorted(m for m in members if f".{m}" not in source)
     assert missing == []
