@@ -29,3 +29,37 @@ drops.FolderDropTarget.dragEnterEvent
 drops.FolderDropTarget.dragMoveEvent
 main_window.MainWindow.closeEvent
 safe_document.SafeTextDocument.loadResource
+
+# data fields of frozen rows and events: read by the UI, the CLI's JSON and tests
+from desktop_app.core import events
+from desktop_app.core.chat import budget
+
+budget.PromptPlan.estimated_tokens
+events.IndexProgress.bytes_done
+_.intra_op_num_threads  # onnxruntime SessionOptions attribute
+_.text_factory  # sqlite3 connection attribute
+
+# framework hooks in tests and benches: pytest fixtures and hooks, http.server handlers, the soak's action table
+_.qapp
+_.no_network
+_.pytestmark
+_.pytest_collection_modifyitems
+_.logged_errors
+_.trove_errors
+_.use_multilingual
+_.daemon_threads
+_.protocol_version
+_.log_message
+_.do_GET
+_.do_POST
+_.close_connection
+_.closed
+_.do_delete
+_.do_rename
+_.do_move_folder
+_.do_folder_out
+_.do_folder_in
+_.do_kill
+_.do_kill_mid
+_.Echo  # registered by @MemoryRegistry.register in a test
+_.U8, _.I8, _.U16, _.I16, _.I32, _.U64, _.F64  # the GGUF value-type table, complete for reading

@@ -40,8 +40,6 @@ from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 
-QUESTION = 0  # the first question of questions.jsonl that is answerable
-
 
 def default_threads() -> tuple[int, int]:
     """What llama-cpp-python picks when given no thread counts: (half the CPUs, all the CPUs for batches)."""
@@ -62,8 +60,9 @@ def raw_ttft(llm, messages, max_tokens) -> float:
     """TTFT of create_chat_completion on a bare Llama with the same messages (the overhead baseline)."""
     llm.reset()
     started = time.perf_counter()
-    for chunk in llm.create_chat_completion(messages=messages, stream=True, max_tokens=max_tokens, temperature=0.0,
-                                            seed=0):
+    for chunk in llm.create_chat_completion(
+        messages=messages, stream=True, max_tokens=max_tokens, temperature=0.0, seed=0
+    ):
         if chunk["choices"][0]["delta"].get("content"):
             return time.perf_counter() - started
     return float("nan")
@@ -81,13 +80,22 @@ def measure_ttft(args) -> dict:
     results = lib._retrieve_for_chat(question, settings.context_top_k)
     lib.close()
     before_threads, after_threads = default_threads(), (physical_cores(), physical_cores())
-    runtimes = {name: LlamaCppRuntime(gguf, n_ctx=settings.n_ctx, n_threads=t[0], n_threads_batch=t[1])
-                for name, t in (("before", before_threads), ("after", after_threads))}
+    runtimes = {
+        name: LlamaCppRuntime(gguf, n_ctx=settings.n_ctx, n_threads=t[0], n_threads_batch=t[1])
+        for name, t in (("before", before_threads), ("after", after_threads))
+    }
     tmp = tempfile.TemporaryDirectory()
-    cells = {(threads, style): ChatService(SQLiteStore(Path(tmp.name) / f"{threads}-{style}.db"), lambda q, k: results[:k],
-                                           lambda: settings, runtime_factory=lambda s, p, rt=runtimes[threads]: rt,
-                                           style=style)
-             for threads in runtimes for style in ("legacy", DEFAULT_STYLE.name)}
+    cells = {
+        (threads, style): ChatService(
+            SQLiteStore(Path(tmp.name) / f"{threads}-{style}.db"),
+            lambda q, k: results[:k],
+            lambda: settings,
+            runtime_factory=lambda s, p, rt=runtimes[threads]: rt,
+            style=style,
+        )
+        for threads in runtimes
+        for style in ("legacy", DEFAULT_STYLE.name)
+    }
     for (threads, _style), service in cells.items():  # warm up: load, allocate buffers
         ttft(service, runtimes[threads], question, 2)
     rows: dict[str, list] = {f"{t}-threads/{s}": [] for t, s in cells}
@@ -96,8 +104,14 @@ def measure_ttft(args) -> dict:
             rows[f"{threads}-threads/{style}"].append(ttft(service, runtimes[threads], question, args.max_tokens))
     after = cells[("after", DEFAULT_STYLE.name)]
     plan = after.plan(question, results, [], settings, runtimes["after"], True, args.max_tokens)
-    raw = Llama(model_path=str(gguf), n_ctx=settings.n_ctx, n_threads=after_threads[0],
-                n_threads_batch=after_threads[1], seed=0, verbose=False)
+    raw = Llama(
+        model_path=str(gguf),
+        n_ctx=settings.n_ctx,
+        n_threads=after_threads[0],
+        n_threads_batch=after_threads[1],
+        seed=0,
+        verbose=False,
+    )
     raw_ttft(raw, [dict(m) for m in plan.messages], 2)
     raw_rows = [raw_ttft(raw, [dict(m) for m in plan.messages], args.max_tokens) for _ in range(args.reps)]
     raw.close()
@@ -106,15 +120,28 @@ def measure_ttft(args) -> dict:
         rt.close()
     tmp.cleanup()
     med = statistics.median
-    grid = {k: {"ttft_s": med(r[0] for r in v), "prompt_tokens": med(r[1] for r in v), "answer_s": med(r[2] for r in v)}
-            for k, v in rows.items()}
-    return {"question": question, "reps": args.reps, "max_tokens": args.max_tokens, "cpu_count": os.cpu_count(),
-            "physical_cores": physical_cores(), "threads_before": before_threads, "threads_after": after_threads,
-            "loadavg_1m": os.getloadavg()[0], "grid": grid, "raw_ttft_s": med(raw_rows),
-            "ratios": {"ttft_after_over_before": grid[f"after-threads/{DEFAULT_STYLE.name}"]["ttft_s"]
-                       / grid["before-threads/legacy"]["ttft_s"],
-                       "trove_over_raw_same_prompt": grid[f"after-threads/{DEFAULT_STYLE.name}"]["ttft_s"] / med(raw_rows)},
-            "follow_up": reuse}
+    grid = {
+        k: {"ttft_s": med(r[0] for r in v), "prompt_tokens": med(r[1] for r in v), "answer_s": med(r[2] for r in v)}
+        for k, v in rows.items()
+    }
+    return {
+        "question": question,
+        "reps": args.reps,
+        "max_tokens": args.max_tokens,
+        "cpu_count": os.cpu_count(),
+        "physical_cores": physical_cores(),
+        "threads_before": before_threads,
+        "threads_after": after_threads,
+        "loadavg_1m": os.getloadavg()[0],
+        "grid": grid,
+        "raw_ttft_s": med(raw_rows),
+        "ratios": {
+            "ttft_after_over_before": grid[f"after-threads/{DEFAULT_STYLE.name}"]["ttft_s"]
+            / grid["before-threads/legacy"]["ttft_s"],
+            "trove_over_raw_same_prompt": grid[f"after-threads/{DEFAULT_STYLE.name}"]["ttft_s"] / med(raw_rows),
+        },
+        "follow_up": reuse,
+    }
 
 
 def follow_up_reuse(service: ChatService, runtime: LlamaCppRuntime, question: str, max_tokens: int) -> dict:
@@ -123,15 +150,30 @@ def follow_up_reuse(service: ChatService, runtime: LlamaCppRuntime, question: st
     first = service.ask(question, max_tokens=max_tokens)
     marks: list[float] = []
     started = time.perf_counter()
-    second = service.ask("Say more about that.", chat_id=first.chat_id, max_tokens=max_tokens,
-                         on_token=lambda t: marks.append(time.perf_counter()))
+    second = service.ask(
+        "Say more about that.",
+        chat_id=first.chat_id,
+        max_tokens=max_tokens,
+        on_token=lambda t: marks.append(time.perf_counter()),
+    )
     with_reuse = marks[0] - started
     runtime.reset_cache()
-    plan_messages = service.plan("Say more about that.", [], service.store.turns(first.chat_id)[:1],
-                                 service._get_settings(), runtime, True, max_tokens).messages
+    plan_messages = service.plan(
+        "Say more about that.",
+        [],
+        service.store.turns(first.chat_id)[:1],
+        service._get_settings(),
+        runtime,
+        True,
+        max_tokens,
+    ).messages
     gen = runtime.generate(list(plan_messages), max_tokens=max_tokens, temperature=0.0)
-    return {"ttft_with_reuse_s": with_reuse, "reused_prefix_tokens": second.reused_prefix_tokens,
-            "prompt_tokens": second.prompt_tokens, "ttft_without_reuse_s": gen.ttft_s}
+    return {
+        "ttft_with_reuse_s": with_reuse,
+        "reused_prefix_tokens": second.reused_prefix_tokens,
+        "prompt_tokens": second.prompt_tokens,
+        "ttft_without_reuse_s": gen.ttft_s,
+    }
 
 
 def conversations(n: int) -> list[list[tuple[Turn, tuple[str, ...]]]]:
@@ -166,15 +208,31 @@ def measure_compaction(args) -> dict:
             else:
                 text = model_summary([t for t, _ in old], "", runtime, min(limit, 160))
             kept = sum(contains_any(text, golds) for _, golds in old) / len(old)
-            rows[name].append({"kept": kept, "tokens": runtime.count_tokens(text), "seconds": time.perf_counter() - started,
-                               "text": text})
+            rows[name].append(
+                {
+                    "kept": kept,
+                    "tokens": runtime.count_tokens(text),
+                    "seconds": time.perf_counter() - started,
+                    "text": text,
+                }
+            )
     runtime.close()
     mean = statistics.mean
-    return {"conversations": args.conversations, "summary_limit_tokens": limit, "threads": runtime.n_threads,
-            "loadavg_1m": os.getloadavg()[0],
-            "summary": {k: {"gold_kept": mean(r["kept"] for r in v), "tokens": mean(r["tokens"] for r in v),
-                            "seconds": mean(r["seconds"] for r in v)} for k, v in rows.items()},
-            "rows": rows}
+    return {
+        "conversations": args.conversations,
+        "summary_limit_tokens": limit,
+        "threads": runtime.n_threads,
+        "loadavg_1m": os.getloadavg()[0],
+        "summary": {
+            k: {
+                "gold_kept": mean(r["kept"] for r in v),
+                "tokens": mean(r["tokens"] for r in v),
+                "seconds": mean(r["seconds"] for r in v),
+            }
+            for k, v in rows.items()
+        },
+        "rows": rows,
+    }
 
 
 def main() -> int:
@@ -193,9 +251,11 @@ def main() -> int:
         save("chat_compaction", result)
         return 0
     result = measure_ttft(args)
-    print(f"{result['question']!r}; {result['cpu_count']} CPUs, {result['physical_cores']} physical cores, "
-          f"load(1m) {result['loadavg_1m']:.1f}; threads before {result['threads_before']}, after "
-          f"{result['threads_after']} (decode, prompt)")
+    print(
+        f"{result['question']!r}; {result['cpu_count']} CPUs, {result['physical_cores']} physical cores, "
+        f"load(1m) {result['loadavg_1m']:.1f}; threads before {result['threads_before']}, after "
+        f"{result['threads_after']} (decode, prompt)"
+    )
     print(f"{'threads/prompt':<26}{'TTFT s':>8}{'prompt tok':>11}{'answer s':>9}")
     for name, r in result["grid"].items():
         print(f"{name:<26}{r['ttft_s']:>8.2f}{r['prompt_tokens']:>11.0f}{r['answer_s']:>9.2f}")

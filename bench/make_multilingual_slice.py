@@ -67,7 +67,9 @@ def jsquad(path: Path) -> tuple[list[dict], list[dict], list[tuple[str, str]]]:
             pid = f"a{ai:02d}p{pi:03d}"
             title, _, text = para["context"].partition(" [SEP] ")
             corpus.append({"_id": pid, "title": clean(title), "text": clean(text)})
-            candidates.extend((qa["id"], clean(qa["question"]), pid) for qa in para["qas"] if not qa.get("is_impossible"))
+            candidates.extend(
+                (qa["id"], clean(qa["question"]), pid) for qa in para["qas"] if not qa.get("is_impossible")
+            )
     candidates.sort()
     chosen = sorted(random.Random(SEED).sample(candidates, QUERIES_PER_LANG))
     return corpus, [{"_id": q, "text": t} for q, t, _ in chosen], [(q, pid) for q, _, pid in chosen]
@@ -96,8 +98,9 @@ def main() -> None:
         write_language(args.out / lang, *xquad_language(args.xquad / f"xquad.{lang}.json", picked))
     write_language(args.out / "ja", *jsquad(args.jsquad))
     tasks = [{"name": lang, "corpus": lang, "queries": lang} for lang in ("th", "zh", "ja", "ar", "en")]
-    tasks.append({"name": "th-en", "corpus": "en", "queries": "th",
-                  "note": "Thai questions, English paragraphs: cross-lingual"})
+    tasks.append(
+        {"name": "th-en", "corpus": "en", "queries": "th", "note": "Thai questions, English paragraphs: cross-lingual"}
+    )
     manifest = {"name": "multilingual-qa", "tasks": tasks}
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 

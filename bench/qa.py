@@ -42,10 +42,11 @@ from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 
 DATA = Path(__file__).resolve().parent / "data" / "qa"
-ARTICLES = "article"
-_REFUSAL = re.compile(r"\b(not cover|do(es)? not (contain|cover|say|mention|provide|include)|no information|"
-                      r"not (mentioned|provided|specified|stated|given)|cannot answer|can't answer|unable to answer|"
-                      r"(do not|don't) know|no mention|isn't mentioned|is not mentioned|not in the (passages|documents))")
+_REFUSAL = re.compile(
+    r"\b(not cover|do(es)? not (contain|cover|say|mention|provide|include)|no information|"
+    r"not (mentioned|provided|specified|stated|given)|cannot answer|can't answer|unable to answer|"
+    r"(do not|don't) know|no mention|isn't mentioned|is not mentioned|not in the (passages|documents))"
+)
 
 
 def normalize(text: str) -> str:
@@ -87,14 +88,27 @@ def load_questions(limit: int | None) -> list[Question]:
 def score(q: Question, answer, wall_s: float) -> dict:
     """One answer's row: what it said and every measure that applies to it."""
     cited = {c.n for c in answer.citations}
-    row = {"id": q.id, "impossible": q.impossible, "text": answer.text, "raw_text": answer.raw_text,
-           "refusal": is_refusal(answer),
-           "cited": sorted(cited), "passages": len(answer.passages), "prompt_tokens": answer.prompt_tokens,
-           "completion_tokens": answer.completion_tokens, "ttft_s": answer.ttft_s, "wall_s": wall_s}
+    row = {
+        "id": q.id,
+        "impossible": q.impossible,
+        "text": answer.text,
+        "raw_text": answer.raw_text,
+        "refusal": is_refusal(answer),
+        "cited": sorted(cited),
+        "passages": len(answer.passages),
+        "prompt_tokens": answer.prompt_tokens,
+        "completion_tokens": answer.completion_tokens,
+        "ttft_s": answer.ttft_s,
+        "wall_s": wall_s,
+    }
     if not q.impossible:
         holds = {p.n for p in answer.passages if contains_any(p.content, q.answers)}
-        row.update(gold=contains_any(answer.text, q.answers), ceiling=bool(holds),
-                   cited_right=len(cited & holds), cited_total=len(cited))
+        row.update(
+            gold=contains_any(answer.text, q.answers),
+            ceiling=bool(holds),
+            cited_right=len(cited & holds),
+            cited_total=len(cited),
+        )
     return row
 
 
@@ -102,17 +116,21 @@ def summarise(rows: list[dict]) -> dict:
     """The table's measures over one model × style run."""
     yes = [r for r in rows if not r["impossible"]]
     no = [r for r in rows if r["impossible"]]
-    share = (lambda xs, key: sum(bool(x[key]) for x in xs) / len(xs) if xs else 0.0)
+    share = lambda xs, key: sum(bool(x[key]) for x in xs) / len(xs) if xs else 0.0
     cited_total = sum(r["cited_total"] for r in yes)
     timed = [r for r in rows if r["ttft_s"] is not None]
     return {
-        "answerable": len(yes), "unanswerable": len(no),
-        "gold": share(yes, "gold"), "ceiling": share(yes, "ceiling"),
+        "answerable": len(yes),
+        "unanswerable": len(no),
+        "gold": share(yes, "gold"),
+        "ceiling": share(yes, "ceiling"),
         "gold_given_ceiling": (sum(r["gold"] for r in yes if r["ceiling"]) / max(1, sum(r["ceiling"] for r in yes))),
         "cites": sum(bool(r["cited"]) for r in rows) / len(rows) if rows else 0.0,
         "citation_precision": sum(r["cited_right"] for r in yes) / cited_total if cited_total else 0.0,
-        "refusal_unanswerable": share(no, "refusal"), "refusal_answerable": share(yes, "refusal"),
-        "ttft_s_median": median([r["ttft_s"] for r in timed]), "ttft_s_p90": percentile([r["ttft_s"] for r in timed], 90),
+        "refusal_unanswerable": share(no, "refusal"),
+        "refusal_answerable": share(yes, "refusal"),
+        "ttft_s_median": median([r["ttft_s"] for r in timed]),
+        "ttft_s_p90": percentile([r["ttft_s"] for r in timed], 90),
         "answer_s_median": median([r["wall_s"] for r in rows]),
         "prompt_tokens_median": median([r["prompt_tokens"] for r in timed]),
         "completion_tokens_median": median([r["completion_tokens"] for r in timed]),
@@ -137,11 +155,19 @@ def cached_retriever(lib: Library):
         if key not in memo:
             memo[key] = lib._retrieve_for_chat(query, top_k)
         return memo[key]
+
     return retrieve
 
 
-def run(lib: Library, retrieve, runtime: LlamaCppRuntime, style: str | None, questions: list[Question],
-        max_tokens: int, checkpoint=None) -> list[dict]:
+def run(
+    lib: Library,
+    retrieve,
+    runtime: LlamaCppRuntime,
+    style: str | None,
+    questions: list[Question],
+    max_tokens: int,
+    checkpoint=None,
+) -> list[dict]:
     """Ask every question (each in a new chat) through Library.ask; one scored row per question.
 
     `checkpoint(rows)` is called every 5 questions, so a run stopped early keeps what it measured.
@@ -153,8 +179,11 @@ def run(lib: Library, retrieve, runtime: LlamaCppRuntime, style: str | None, que
         started = time.perf_counter()
         answer = lib.ask(q.question, max_tokens=max_tokens)
         rows.append(score(q, answer, time.perf_counter() - started))
-        print(f"  {i}/{len(questions)} {rows[-1]['wall_s']:.1f}s {rows[-1]['prompt_tokens']} tokens", file=sys.stderr,
-              flush=True)
+        print(
+            f"  {i}/{len(questions)} {rows[-1]['wall_s']:.1f}s {rows[-1]['prompt_tokens']} tokens",
+            file=sys.stderr,
+            flush=True,
+        )
         if checkpoint is not None and i % 5 == 0:
             checkpoint(rows)
     return rows
@@ -162,35 +191,61 @@ def run(lib: Library, retrieve, runtime: LlamaCppRuntime, style: str | None, que
 
 def print_table(results: list[dict]) -> None:
     """One line per model × style."""
-    head = (f"{'model':<26}{'style':<40}{'gold':>6}{'ceil':>6}{'cites':>7}{'c-prec':>8}{'refuse':>8}{'f-ref':>7}"
-            f"{'TTFT s':>8}{'ans s':>7}{'prompt':>8}")
+    head = (
+        f"{'model':<26}{'style':<40}{'gold':>6}{'ceil':>6}{'cites':>7}{'c-prec':>8}{'refuse':>8}{'f-ref':>7}"
+        f"{'TTFT s':>8}{'ans s':>7}{'prompt':>8}"
+    )
     print(head)
     for r in results:
         s = r["summary"]
-        print(f"{r['model'][:25]:<26}{r['style'][:39]:<40}{s['gold']:>6.3f}{s['ceiling']:>6.3f}{s['cites']:>7.3f}"
-              f"{s['citation_precision']:>8.3f}{s['refusal_unanswerable']:>8.3f}{s['refusal_answerable']:>7.3f}"
-              f"{s['ttft_s_median']:>8.2f}{s['answer_s_median']:>7.2f}{s['prompt_tokens_median']:>8.0f}")
+        print(
+            f"{r['model'][:25]:<26}{r['style'][:39]:<40}{s['gold']:>6.3f}{s['ceiling']:>6.3f}{s['cites']:>7.3f}"
+            f"{s['citation_precision']:>8.3f}{s['refusal_unanswerable']:>8.3f}{s['refusal_answerable']:>7.3f}"
+            f"{s['ttft_s_median']:>8.2f}{s['answer_s_median']:>7.2f}{s['prompt_tokens_median']:>8.0f}"
+        )
 
 
-def plan_only(lib: Library, retrieve, runtime: LlamaCppRuntime, styles: Sequence[str], top_ks: Sequence[int],
-              questions: list[Question], max_tokens: int) -> list[dict]:
+def plan_only(
+    lib: Library,
+    retrieve,
+    runtime: LlamaCppRuntime,
+    styles: Sequence[str],
+    top_ks: Sequence[int],
+    questions: list[Question],
+    max_tokens: int,
+) -> list[dict]:
     """Passages × length without generating: for each style and top-k, the retrieval ceiling (a sent passage
     holds a gold answer) and the prompt tokens, over the answerable questions. Prompt evaluation time grows
     with the prompt tokens (bench/chat.py), so this chooses how much to send."""
     out = []
     for style in styles:
-        service = ChatService(lib.store, retrieve, lambda: lib.settings, runtime_factory=lambda s, p: runtime,
-                              **({"style": style} if style else {}))
+        service = ChatService(
+            lib.store,
+            retrieve,
+            lambda: lib.settings,
+            runtime_factory=lambda s, p: runtime,
+            **({"style": style} if style else {}),
+        )
         for k in top_ks:
             held, tokens = [], []
             for q in (q for q in questions if not q.impossible):
                 plan = service.plan(q.question, retrieve(q.question, k), [], lib.settings, runtime, True, max_tokens)
                 held.append(any(contains_any(p.content, q.answers) for p in plan.passages))
                 tokens.append(runtime.prompt_tokens(plan.messages))
-            out.append({"style": style or "default", "top_k": k, "ceiling": sum(held) / len(held),
-                        "prompt_tokens_median": median(tokens), "prompt_tokens_p90": percentile(tokens, 90)})
-            print(f"{style or 'default':<16} top_k={k:<3} ceiling {out[-1]['ceiling']:.3f}  prompt tokens "
-                  f"median {out[-1]['prompt_tokens_median']:.0f}  p90 {out[-1]['prompt_tokens_p90']:.0f}", flush=True)
+            out.append(
+                {
+                    "style": style or "default",
+                    "top_k": k,
+                    "ceiling": sum(held) / len(held),
+                    "prompt_tokens_median": median(tokens),
+                    "prompt_tokens_p90": percentile(tokens, 90),
+                }
+            )
+            print(
+                f"{style or 'default':<16} top_k={k:<3} ceiling {out[-1]['ceiling']:.3f}  prompt tokens "
+                f"median {out[-1]['prompt_tokens_median']:.0f}  p90 {out[-1]['prompt_tokens_p90']:.0f}",
+                flush=True,
+            )
         service.close()
     return out
 
@@ -209,8 +264,12 @@ def compare(paths: Sequence[str]) -> list[dict]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--table", nargs="+", metavar="JSON", help="only print a table of earlier results files "
-                    "(over the questions they have in common)")
+    ap.add_argument(
+        "--table",
+        nargs="+",
+        metavar="JSON",
+        help="only print a table of earlier results files (over the questions they have in common)",
+    )
     ap.add_argument("--limit", type=int, help="ask only the first N questions (a quick run)")
     ap.add_argument("--model", nargs="*", default=[], help="GGUF files (default: the bundled SmolLM2-135M)")
     ap.add_argument("--style", nargs="*", default=[""], help="prompt styles to compare (default: the service's)")
@@ -219,8 +278,13 @@ def main() -> int:
     ap.add_argument("--index", help="keep the index in this folder and reuse it next time (default: a temp folder)")
     ap.add_argument("--n-ctx", type=int, default=Settings.n_ctx)
     ap.add_argument("--top-k", type=int, default=Settings.context_top_k)
-    ap.add_argument("--plan-only", type=int, nargs="*", metavar="K",
-                    help="no generation: retrieval ceiling and prompt tokens per style for each top-k given")
+    ap.add_argument(
+        "--plan-only",
+        type=int,
+        nargs="*",
+        metavar="K",
+        help="no generation: retrieval ceiling and prompt tokens per style for each top-k given",
+    )
     ap.add_argument("--max-context-tokens", type=int, default=Settings.max_context_tokens)
     ap.add_argument("--label", default="", help="a note saved with the results (e.g. before/after)")
     ap.add_argument("--out", default=str(RESULTS / "qa.json"))
@@ -228,8 +292,13 @@ def main() -> int:
     if args.table:
         print_table(compare(args.table))
         return 0
-    settings = Settings(embedder="minilm", n_ctx=args.n_ctx, n_threads=args.threads, context_top_k=args.top_k,
-                        max_context_tokens=args.max_context_tokens)
+    settings = Settings(
+        embedder="minilm",
+        n_ctx=args.n_ctx,
+        n_threads=args.threads,
+        context_top_k=args.top_k,
+        max_context_tokens=args.max_context_tokens,
+    )
     questions = load_questions(args.limit)
     home = Path(args.index) if args.index else Path(tempfile.mkdtemp(prefix="trove-qa-"))
     lib, index_s = build_library(home, settings)
@@ -240,24 +309,46 @@ def main() -> int:
         rows = plan_only(lib, retrieve, runtime, args.style, args.plan_only or [args.top_k], questions, args.max_tokens)
         runtime.close()
         lib.close()
-        save("qa_plan", {"questions": len(questions), "n_ctx": settings.n_ctx, "max_context_tokens":
-                         settings.max_context_tokens, "results": rows}, str(Path(args.out).with_name("qa_plan.json")))
+        save(
+            "qa_plan",
+            {
+                "questions": len(questions),
+                "n_ctx": settings.n_ctx,
+                "max_context_tokens": settings.max_context_tokens,
+                "results": rows,
+            },
+            str(Path(args.out).with_name("qa_plan.json")),
+        )
         return 0
     results: list[dict] = []
-    meta = {"label": args.label, "questions": len(questions), "index_seconds": index_s,
-            "settings": {"n_ctx": settings.n_ctx, "top_k": settings.context_top_k, "max_tokens": args.max_tokens,
-                         "max_context_tokens": settings.max_context_tokens, "physical_cores": physical_cores()}}
+    meta = {
+        "label": args.label,
+        "questions": len(questions),
+        "index_seconds": index_s,
+        "settings": {
+            "n_ctx": settings.n_ctx,
+            "top_k": settings.context_top_k,
+            "max_tokens": args.max_tokens,
+            "max_context_tokens": settings.max_context_tokens,
+            "physical_cores": physical_cores(),
+        },
+    }
     try:
         for model in [Path(m) for m in args.model] or [resolve_model_path()]:
             runtime = LlamaCppRuntime(model, n_ctx=settings.n_ctx, n_threads=settings.n_threads)
             for style in args.style:
                 print(f"{model.name} · style {style or 'default'}", flush=True)
-                head = {"model": model.stem, "style": style or "default", "threads": runtime.n_threads,
-                        "loadavg_1m_at_start": os.getloadavg()[0]}
+                head = {
+                    "model": model.stem,
+                    "style": style or "default",
+                    "threads": runtime.n_threads,
+                    "loadavg_1m_at_start": os.getloadavg()[0],
+                }
 
                 def checkpoint(rows: list[dict], head: dict = head) -> None:
                     partial = {**head, "partial": True, "summary": summarise(rows), "rows": rows}
                     save("qa", {**meta, "results": [*results, partial]}, args.out)
+
                 rows = run(lib, retrieve, runtime, style, questions, args.max_tokens, checkpoint)
                 results.append({**head, "summary": summarise(rows), "rows": rows})
                 save("qa", {**meta, "results": results}, args.out)

@@ -88,8 +88,10 @@ def recall_at(ranked: list[str], relevant: dict[str, int], k: int = 100) -> floa
 
 def evaluate(run: dict[str, list[str]], qrels: dict) -> dict:
     n = len(run)
-    return {"ndcg@10": sum(ndcg_at(run[q], qrels[q]) for q in run) / n,
-            "recall@100": sum(recall_at(run[q], qrels[q]) for q in run) / n}
+    return {
+        "ndcg@10": sum(ndcg_at(run[q], qrels[q]) for q in run) / n,
+        "recall@100": sum(recall_at(run[q], qrels[q]) for q in run) / n,
+    }
 
 
 def write_corpus(corpus: dict, folder: Path) -> None:
@@ -123,8 +125,9 @@ def fts5_baseline(corpus: dict, queries: dict) -> dict[str, list[str]]:
 
     conn = connect(":memory:")
     conn.execute("CREATE VIRTUAL TABLE plain USING fts5(doc_id UNINDEXED, body)")
-    conn.executemany("INSERT INTO plain (doc_id, body) VALUES (?, ?)",
-                     ((d, f"{t} {x}") for d, (t, x) in corpus.items()))
+    conn.executemany(
+        "INSERT INTO plain (doc_id, body) VALUES (?, ?)", ((d, f"{t} {x}") for d, (t, x) in corpus.items())
+    )
     run = {}
     for qid, text in queries.items():
         words = sorted(set(re.findall(r"\w+", text.lower())))
@@ -169,17 +172,26 @@ def embedding_figures(lib: Library, semantic_s: float, semantic_cpu_s: float, sa
     """Pipeline throughput (wall and CPU) against a bare encode of the same windows (or a random sample)."""
     chunks = [r[0] for r in query_db(lib.db_path, "SELECT text FROM chunks ORDER BY id")]
     texts = model_windows(lib, chunks)
-    figures = {"chunks": len(chunks), "windows": len(texts), "pipeline_windows_per_s": len(texts) / semantic_s,
-               "pipeline_chunks_per_s": len(chunks) / semantic_s,
-               "pipeline_cpu_ms_per_window": 1000 * semantic_cpu_s / len(texts)}
+    figures = {
+        "chunks": len(chunks),
+        "windows": len(texts),
+        "pipeline_windows_per_s": len(texts) / semantic_s,
+        "pipeline_chunks_per_s": len(chunks) / semantic_s,
+        "pipeline_cpu_ms_per_window": 1000 * semantic_cpu_s / len(texts),
+    }
     if sample and sample < len(texts):
         texts = random.Random(0).sample(texts, sample)
         figures["bare_sample"] = sample
     bare = bare_encode_rate(lib, texts)
     if bare is not None:
-        figures.update({"bare_encode_windows_per_s": bare[0], "ratio": figures["pipeline_windows_per_s"] / bare[0],
-                        "bare_cpu_ms_per_window": bare[1],
-                        "cpu_ratio": figures["pipeline_cpu_ms_per_window"] / bare[1]})
+        figures.update(
+            {
+                "bare_encode_windows_per_s": bare[0],
+                "ratio": figures["pipeline_windows_per_s"] / bare[0],
+                "bare_cpu_ms_per_window": bare[1],
+                "cpu_ratio": figures["pipeline_cpu_ms_per_window"] / bare[1],
+            }
+        )
     return figures
 
 
@@ -190,9 +202,13 @@ def main() -> None:
     ap.add_argument("--home", type=Path, help="keep the library here (reused by later runs)")
     ap.add_argument("--json", help="write results JSON here (default bench/results/retrieval_<dataset>_<split>.json)")
     ap.add_argument("--limit-queries", type=int, default=0)
-    ap.add_argument("--max-docs", type=int, default=0,
-                    help="a smaller corpus: every judged document plus a fixed-seed sample of the others up to this "
-                         "many (nDCG is then comparable only between runs with the same --max-docs)")
+    ap.add_argument(
+        "--max-docs",
+        type=int,
+        default=0,
+        help="a smaller corpus: every judged document plus a fixed-seed sample of the others up to this "
+        "many (nDCG is then comparable only between runs with the same --max-docs)",
+    )
     ap.add_argument("--skip-bare", action="store_true", help="skip the bare encode comparison")
     ap.add_argument("--bare-sample", type=int, default=0, help="bare encode of this many random windows (0: all)")
     ap.add_argument("--embedder", choices=EMBEDDERS, default=Settings().embedder)
@@ -225,13 +241,22 @@ def main() -> None:
     lib.wait_for_embeddings()
     semantic_s, semantic_cpu_s = time.perf_counter() - t1, time.process_time() - cpu1
     stats = lib.stats()
-    print(f"keyword phase {keyword_s:.1f}s ({report.indexed} files, {report.chunks} chunks); "
-          f"semantic phase {semantic_s:.1f}s ({stats['chunks_embedded']} vectors)")
+    print(
+        f"keyword phase {keyword_s:.1f}s ({report.indexed} files, {report.chunks} chunks); "
+        f"semantic phase {semantic_s:.1f}s ({stats['chunks_embedded']} vectors)"
+    )
 
-    results: dict = {"dataset": args.dataset.name, "split": args.split, "embedder": lib.embedder.model_id,
-                     "documents": len(corpus),
-                     "queries": len(queries), "chunks": stats["chunks"], "keyword_phase_s": keyword_s,
-                     "semantic_phase_s": semantic_s, "modes": {}}
+    results: dict = {
+        "dataset": args.dataset.name,
+        "split": args.split,
+        "embedder": lib.embedder.model_id,
+        "documents": len(corpus),
+        "queries": len(queries),
+        "chunks": stats["chunks"],
+        "keyword_phase_s": keyword_s,
+        "semantic_phase_s": semantic_s,
+        "modes": {},
+    }
     if report.indexed and not args.skip_bare:
         results["embedding"] = embedding_figures(lib, semantic_s, semantic_cpu_s, args.bare_sample)
     if args.query_embedder:
@@ -240,18 +265,31 @@ def main() -> None:
 
     t0 = time.perf_counter()
     baseline = evaluate(bm25_baseline(corpus, queries), qrels)
-    results["modes"]["rank-bm25 baseline"] = {**baseline, "p50_ms": None, "p95_ms": None,
-                                              "total_s": time.perf_counter() - t0}
-    results["modes"]["plain FTS5 baseline"] = {**evaluate(fts5_baseline(corpus, queries), qrels),
-                                               "p50_ms": None, "p95_ms": None}
+    results["modes"]["rank-bm25 baseline"] = {
+        **baseline,
+        "p50_ms": None,
+        "p95_ms": None,
+        "total_s": time.perf_counter() - t0,
+    }
+    results["modes"]["plain FTS5 baseline"] = {
+        **evaluate(fts5_baseline(corpus, queries), qrels),
+        "p50_ms": None,
+        "p95_ms": None,
+    }
     for mode in MODES:
         run, lat = run_mode(lib, queries, mode)
-        results["modes"][f"{mode} ({lib.settings.fusion})" if mode == "hybrid" else mode] = {**evaluate(run, qrels), "p50_ms": percentile(lat, 50) * 1000,
-                                  "p95_ms": percentile(lat, 95) * 1000}
+        results["modes"][f"{mode} ({lib.settings.fusion})" if mode == "hybrid" else mode] = {
+            **evaluate(run, qrels),
+            "p50_ms": percentile(lat, 50) * 1000,
+            "p95_ms": percentile(lat, 95) * 1000,
+        }
     lib.settings = lib.settings.with_changes(fusion="rrf")  # the seed's fusion, untuned, for comparison
     run, lat = run_mode(lib, queries, "hybrid")
-    results["modes"][f"hybrid (rrf k={lib.settings.rrf_k})"] = {**evaluate(run, qrels), "p50_ms": percentile(lat, 50) * 1000,
-                                                               "p95_ms": percentile(lat, 95) * 1000}
+    results["modes"][f"hybrid (rrf k={lib.settings.rrf_k})"] = {
+        **evaluate(run, qrels),
+        "p50_ms": percentile(lat, 50) * 1000,
+        "p95_ms": percentile(lat, 95) * 1000,
+    }
     lib.close()
 
     print(f"\n{'mode':<22} {'nDCG@10':>8} {'R@100':>8} {'p50 ms':>8} {'p95 ms':>8}")
@@ -280,13 +318,17 @@ def main() -> None:
 
 def print_embedding(e: dict) -> None:
     """One paragraph: pipeline, embedder alone and bare library rates over the same model windows."""
-    line = (f"\nembedding: {e['chunks']} chunks as {e['windows']} model windows; pipeline "
-            f"{e['pipeline_windows_per_s']:.1f} windows/s ({e['pipeline_chunks_per_s']:.1f} chunks/s, "
-            f"{e['pipeline_cpu_ms_per_window']:.0f} CPU-ms per window)")
+    line = (
+        f"\nembedding: {e['chunks']} chunks as {e['windows']} model windows; pipeline "
+        f"{e['pipeline_windows_per_s']:.1f} windows/s ({e['pipeline_chunks_per_s']:.1f} chunks/s, "
+        f"{e['pipeline_cpu_ms_per_window']:.0f} CPU-ms per window)"
+    )
     if "bare_encode_windows_per_s" in e:
-        line += (f" vs bare encode of the same windows{' (a sample)' if 'bare_sample' in e else ''} "
-                 f"{e['bare_encode_windows_per_s']:.1f} windows/s ({e['bare_cpu_ms_per_window']:.0f} CPU-ms) -> "
-                 f"ratio {e['ratio']:.2f} by wall, pipeline CPU {e['cpu_ratio']:.2f}x bare")
+        line += (
+            f" vs bare encode of the same windows{' (a sample)' if 'bare_sample' in e else ''} "
+            f"{e['bare_encode_windows_per_s']:.1f} windows/s ({e['bare_cpu_ms_per_window']:.0f} CPU-ms) -> "
+            f"ratio {e['ratio']:.2f} by wall, pipeline CPU {e['cpu_ratio']:.2f}x bare"
+        )
     print(line)
 
 

@@ -48,10 +48,16 @@ def spin_until(predicate, timeout_s: float) -> bool:
 
 def stretch(gaps: list[tuple[float, float]], start: float, end: float) -> dict:
     values = [g for t, g in gaps if start <= t <= end]
-    return {"ticks": len(values), "p50_ms": round(percentile(values, 50), 2), "p95_ms": round(percentile(values, 95), 2),
-            "p99_ms": round(percentile(values, 99), 2), "max_ms": round(max(values, default=0.0), 2),
-            "over_100ms": sum(v > 100 for v in values), "over_200ms": sum(v > 200 for v in values),
-            "seconds": round(end - start, 2)}
+    return {
+        "ticks": len(values),
+        "p50_ms": round(percentile(values, 50), 2),
+        "p95_ms": round(percentile(values, 95), 2),
+        "p99_ms": round(percentile(values, 99), 2),
+        "max_ms": round(max(values, default=0.0), 2),
+        "over_100ms": sum(v > 100 for v in values),
+        "over_200ms": sum(v > 200 for v in values),
+        "seconds": round(end - start, 2),
+    }
 
 
 class GcPauses:
@@ -69,7 +75,9 @@ class GcPauses:
             return
         began = self._start.pop(threading.get_ident(), now)
         if now - began > 0.03:
-            self.pauses.append((began, (now - began) * 1000, info.get("generation", -1), threading.current_thread().name))
+            self.pauses.append(
+                (began, (now - began) * 1000, info.get("generation", -1), threading.current_thread().name)
+            )
 
 
 def main() -> int:
@@ -89,8 +97,9 @@ def main() -> int:
         QSettings.setDefaultFormat(QSettings.Format.IniFormat)  # keep the user's real window layout untouched
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
         corpus = make_corpus(Path(tmp) / "corpus", args.files)
-        settings = Settings(embedder=args.embedder, answer_reserve_tokens=128,
-                            n_ctx=1024, max_context_tokens=320, context_top_k=3)
+        settings = Settings(
+            embedder=args.embedder, answer_reserve_tokens=128, n_ctx=1024, max_context_tokens=320, context_top_k=3
+        )
         library = Library(Path(tmp) / "home", settings=settings)
         window = MainWindow(library)
         window.show()
@@ -102,6 +111,7 @@ def main() -> int:
         def on_timeout() -> None:  # keep each gap's time too, to split the run into stretches
             original()
             stamped.append((time.perf_counter(), beat.gaps_ms[-1]))
+
         beat._timer.timeout.disconnect()
         beat._timer.timeout.connect(on_timeout)
 
@@ -128,32 +138,49 @@ def main() -> int:
         stats = library.stats()
         answer = answers[0] if answers else None
         result = {
-            "files": args.files, "embedder": args.embedder, "chunks": stats["chunks"],
+            "files": args.files,
+            "embedder": args.embedder,
+            "chunks": stats["chunks"],
             "chunks_embedded": stats["chunks_embedded"],
-            "answer": {"ok": hasattr(answer, "text"), "tokens": getattr(answer, "completion_tokens", 0),
-                       "seconds": round(t_answer - t_first, 2)},
-            "timeline_s": {"first_searchable": round(t_first - t0, 2), "answer_done": round(t_answer - t0, 2),
-                           "keyword_done": round(t_keyword - t0, 2), "semantic_done": round(t_semantic - t0, 2)},
+            "answer": {
+                "ok": hasattr(answer, "text"),
+                "tokens": getattr(answer, "completion_tokens", 0),
+                "seconds": round(t_answer - t_first, 2),
+            },
+            "timeline_s": {
+                "first_searchable": round(t_first - t0, 2),
+                "answer_done": round(t_answer - t0, 2),
+                "keyword_done": round(t_keyword - t0, 2),
+                "semantic_done": round(t_semantic - t0, 2),
+            },
             "heartbeat": beat.summary(),
             "while_answering": stretch(stamped, t_first, t_answer),
             "keyword_phase": stretch(stamped, t0, t_keyword),
             "semantic_phase": stretch(stamped, t_keyword, t_semantic),
             # when each long gap ended (seconds from the start) and the collector passes over 30 ms, to explain them
             "gaps_over_100ms": [[round(t - t0, 2), round(g, 1)] for t, g in stamped if g > 100],
-            "gc_pauses_over_30ms": [[round(t - t0, 2), round(ms, 1), gen, thread]
-                                    for t, ms, gen, thread in gc_pauses.pauses if t >= t0],
+            "gc_pauses_over_30ms": [
+                [round(t - t0, 2), round(ms, 1), gen, thread] for t, ms, gen, thread in gc_pauses.pauses if t >= t0
+            ],
         }
         window.shutdown()
         library.close()
     hb = result["heartbeat"]
-    print(f"{args.files} files ({result['chunks']} chunks, {args.embedder}); answer {result['answer']['tokens']} tokens "
-          f"in {result['answer']['seconds']} s; keyword phase {result['timeline_s']['keyword_done']} s, "
-          f"semantic phase done at {result['timeline_s']['semantic_done']} s")
-    print(f"heartbeat gap over the whole run ({hb['ticks']} ticks): p50 {hb['p50_ms']} ms, p95 {hb['p95_ms']} ms, "
-          f"p99 {hb['p99_ms']} ms, max {hb['max_ms']} ms; >100 ms: {hb['over_100ms']}, >200 ms: {hb['over_200ms']}")
+    print(
+        f"{args.files} files ({result['chunks']} chunks, {args.embedder}); answer {result['answer']['tokens']} tokens "
+        f"in {result['answer']['seconds']} s; keyword phase {result['timeline_s']['keyword_done']} s, "
+        f"semantic phase done at {result['timeline_s']['semantic_done']} s"
+    )
+    print(
+        f"heartbeat gap over the whole run ({hb['ticks']} ticks): p50 {hb['p50_ms']} ms, p95 {hb['p95_ms']} ms, "
+        f"p99 {hb['p99_ms']} ms, max {hb['max_ms']} ms; >100 ms: {hb['over_100ms']}, >200 ms: {hb['over_200ms']}"
+    )
     for name in ("while_answering", "keyword_phase", "semantic_phase"):
         s = result[name]
-        print(f"  {name:16s} p50 {s['p50_ms']:6.2f}  p95 {s['p95_ms']:6.2f}  max {s['max_ms']:7.2f} ms  ({s['ticks']} ticks)")
+        print(
+            f"  {name:16s} p50 {s['p50_ms']:6.2f}  p95 {s['p95_ms']:6.2f}"
+            f"  max {s['max_ms']:7.2f} ms  ({s['ticks']} ticks)"
+        )
     print(f"  gaps > 100 ms at (s, ms): {result['gaps_over_100ms']}")
     print(f"  gc passes > 30 ms at (s, ms, generation, thread): {result['gc_pauses_over_30ms']}")
     save("ui_latency", result, args.out)

@@ -45,14 +45,17 @@ def index_consistency(db_path: Path) -> dict:
             "declared_chunks": conn.execute("SELECT COALESCE(SUM(chunk_count), 0) FROM documents").fetchone()[0],
             "fts_rows": conn.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0],
             # vector rowid = chunk id * VECTORS_PER_CHUNK + window: count the chunks that have vectors
-            "vectors": conn.execute(f"SELECT COUNT(DISTINCT rowid / {VECTORS_PER_CHUNK}) FROM chunks_vec").fetchone()[0],
+            "vectors": conn.execute(f"SELECT COUNT(DISTINCT rowid / {VECTORS_PER_CHUNK}) FROM chunks_vec").fetchone()[
+                0
+            ],
             "vector_rows": conn.execute("SELECT COUNT(*) FROM chunks_vec").fetchone()[0],
             "orphan_vectors": conn.execute(
                 f"SELECT COUNT(*) FROM chunks_vec WHERE rowid / {VECTORS_PER_CHUNK} NOT IN (SELECT id FROM chunks)"
             ).fetchone()[0],
             "embedded_flags": conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 1").fetchone()[0],
             "orphan_chunks": conn.execute(
-                "SELECT COUNT(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)").fetchone()[0],
+                "SELECT COUNT(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"
+            ).fetchone()[0],
         }
     finally:
         conn.close()

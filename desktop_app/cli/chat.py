@@ -16,19 +16,29 @@ def add_chat_commands(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("ask", help="ask a question; the answer cites passages from your documents")
     p.add_argument("question")
     p.add_argument("--no-context", action="store_true", help="ask the model alone, without passages from the library")
-    p.add_argument("--model", metavar="PATH", help="a GGUF model file (default: the model_path setting or the bundled one)")
+    p.add_argument(
+        "--model", metavar="PATH", help="a GGUF model file (default: the model_path setting or the bundled one)"
+    )
     p.add_argument("-k", type=int, metavar="N", help="passages to retrieve (default: the context_top_k setting)")
     p.add_argument("--chat", type=int, metavar="ID", help="continue chat ID (see `trove chats`)")
     p.add_argument("--max-tokens", type=int, metavar="N", help="longest answer, in tokens")
-    p.add_argument("--in", dest="scope", nargs="+", metavar="PATH",
-                   help="answer only from these files or folders (documents of the library under them)")
+    p.add_argument(
+        "--in",
+        dest="scope",
+        nargs="+",
+        metavar="PATH",
+        help="answer only from these files or folders (documents of the library under them)",
+    )
     p.add_argument("--json", action="store_true", help="print the answer, citations and passages as JSON")
     p.set_defaults(func=cmd_ask)
 
-    p = subparsers.add_parser("summarize", aliases=["summarise"],
-                              help="summarise one indexed document, however long (progress on stderr)")
+    p = subparsers.add_parser(
+        "summarize", aliases=["summarise"], help="summarise one indexed document, however long (progress on stderr)"
+    )
     p.add_argument("path", metavar="PATH")
-    p.add_argument("--model", metavar="PATH", help="a GGUF model file (default: the model_path setting or the bundled one)")
+    p.add_argument(
+        "--model", metavar="PATH", help="a GGUF model file (default: the model_path setting or the bundled one)"
+    )
     p.add_argument("--max-tokens", type=int, metavar="N", help="longest summary of each step, in tokens")
     p.add_argument("--json", action="store_true", help="print the summary and how it was made as JSON")
     p.set_defaults(func=cmd_summarize)
@@ -41,7 +51,7 @@ def add_chat_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def source_lines(answer) -> list[str]:
-    """"[n] path (p. N)" for each cited passage, or for every passage sent when the answer cites none."""
+    """ "[n] path (p. N)" for each cited passage, or for every passage sent when the answer cites none."""
     from desktop_app.core.chat.citations import format_source_line
 
     return [format_source_line(item) for item in (answer.citations or answer.passages)]
@@ -97,9 +107,19 @@ def cmd_ask(args, library) -> int:
             sys.stdout.flush()
 
     scope = _scope(args.scope)
-    answer = _in_worker(lambda cancel: library.ask(
-        args.question, chat_id=args.chat, use_context=not args.no_context, top_k=args.k, model_path=args.model,
-        on_token=on_token, cancel=cancel, max_tokens=args.max_tokens, scope=scope))
+    answer = _in_worker(
+        lambda cancel: library.ask(
+            args.question,
+            chat_id=args.chat,
+            use_context=not args.no_context,
+            top_k=args.k,
+            model_path=args.model,
+            on_token=on_token,
+            cancel=cancel,
+            max_tokens=args.max_tokens,
+            scope=scope,
+        )
+    )
     if args.json:
         print(json.dumps(answer_dict(answer), indent=2, ensure_ascii=False))
         return EXIT_OK
@@ -117,13 +137,17 @@ def cmd_ask(args, library) -> int:
 
 def cmd_summarize(args, library) -> int:
     """Print the summary; progress ("step 3 of 12") goes to stderr."""
+
     def on_progress(p) -> None:
         if not args.json:
             print(f"\rsummarising: step {p.done} of {p.total} ({p.stage})", end="", file=sys.stderr, flush=True)
 
     kwargs = {"max_tokens": args.max_tokens} if args.max_tokens else {}
-    summary = _in_worker(lambda cancel: library.summarize(args.path, model_path=args.model, on_progress=on_progress,
-                                                          cancel=cancel, **kwargs))
+    summary = _in_worker(
+        lambda cancel: library.summarize(
+            args.path, model_path=args.model, on_progress=on_progress, cancel=cancel, **kwargs
+        )
+    )
     if args.json:
         print(json.dumps(summary.__dict__, indent=2, ensure_ascii=False))
         return EXIT_OK
@@ -135,10 +159,18 @@ def cmd_summarize(args, library) -> int:
 
 def answer_dict(answer) -> dict:
     """A JSON-ready view of a ChatAnswer."""
-    return {"chat_id": answer.chat_id, "text": answer.text, "cancelled": answer.cancelled, "refused": answer.refused,
-            "citations": [c.to_dict() for c in answer.citations], "passages": [p.to_dict() for p in answer.passages],
-            "prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens,
-            "reused_prefix_tokens": answer.reused_prefix_tokens, "model": answer.model}
+    return {
+        "chat_id": answer.chat_id,
+        "text": answer.text,
+        "cancelled": answer.cancelled,
+        "refused": answer.refused,
+        "citations": [c.to_dict() for c in answer.citations],
+        "passages": [p.to_dict() for p in answer.passages],
+        "prompt_tokens": answer.prompt_tokens,
+        "completion_tokens": answer.completion_tokens,
+        "reused_prefix_tokens": answer.reused_prefix_tokens,
+        "model": answer.model,
+    }
 
 
 def cmd_chats(args, library) -> int:
@@ -169,8 +201,21 @@ def _show_chat(args, chat) -> int:
 
     messages = chat.messages(args.show)
     if args.json:
-        print(json.dumps([{"role": m.role, "content": m.content, "citations": [c.to_dict() for c in m.citations],
-                           "passages": [p.to_dict() for p in m.passages]} for m in messages], indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                [
+                    {
+                        "role": m.role,
+                        "content": m.content,
+                        "citations": [c.to_dict() for c in m.citations],
+                        "passages": [p.to_dict() for p in m.passages],
+                    }
+                    for m in messages
+                ],
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return EXIT_OK
     for m in messages:
         if m.role == "summary":  # compacted turns: shown as the summary the model now sees instead of them

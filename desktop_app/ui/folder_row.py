@@ -57,10 +57,13 @@ class FolderRow(QWidget):
         if keyword is not None and keyword.files_queued:
             self.keyword.setValue(int(1000 * keyword.fraction))
             done = keyword.files_done + keyword.files_failed
-            self.keyword.setToolTip(plain_tooltip(f"{done} of {keyword.files_queued} files: "
-                                                  f"{display_path(keyword.current_file)}"))
+            self.keyword.setToolTip(
+                plain_tooltip(f"{done} of {keyword.files_queued} files: {display_path(keyword.current_file)}")
+            )
         else:
             self.keyword.setValue(1000 if info.documents or info.failed or info.chunks else 0)
             self.keyword.setToolTip("Every file is keyword-searchable")
-        self.semantic.setValue(int(1000 * info.embedded / info.chunks) if info.chunks else (1000 if info.documents else 0))
+        self.semantic.setValue(
+            int(1000 * info.embedded / info.chunks) if info.chunks else (1000 if info.documents else 0)
+        )
         self.semantic.setToolTip(f"{info.embedded} of {info.chunks} chunks have vectors")

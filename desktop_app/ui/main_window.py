@@ -126,7 +126,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         file_menu.addSeparator()
         action(file_menu, "&Quit", self.close, "Ctrl+Q")
         edit = self.menuBar().addMenu("&Search")
-        self.find_action = action(edit, "&Find", self.search_panel.focus_search, "Ctrl+F", "Ctrl+K")
+        action(edit, "&Find", self.search_panel.focus_search, "Ctrl+F", "Ctrl+K")
         chat = self.menuBar().addMenu("&Chat")
         action(chat, "&New chat", self.chat_pane.new_chat)
         action(chat, "&Stop answering", self.chat_pane.stop)

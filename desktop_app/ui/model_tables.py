@@ -16,22 +16,35 @@ def context_label(tokens: int) -> str:
 
 
 def model_row(entry) -> list[str]:
-    """The cells of one of your models: default mark, name (origin), size, quantisation, context, RAM, licence, check."""
+    """The cells of one of your models: default mark, name (origin), size, quantisation, context, RAM, licence."""
     check = "✓ verified" if entry.verified else "unverified"
     if entry.problem:
         check = entry.problem
     origin = {"bundled": "built in", "local": "file", "downloaded": "downloaded"}[entry.origin]
-    return ["● default" if entry.is_default else "", f"{entry.name}  ({origin})",
-            format_bytes(entry.size_bytes) if entry.exists else "—", entry.quantization or "?",
-            context_label(entry.context_length), f"~{format_bytes(entry.ram_bytes)}" if entry.exists else "—",
-            entry.license or "?", check]
+    return [
+        "● default" if entry.is_default else "",
+        f"{entry.name}  ({origin})",
+        format_bytes(entry.size_bytes) if entry.exists else "—",
+        entry.quantization or "?",
+        context_label(entry.context_length),
+        f"~{format_bytes(entry.ram_bytes)}" if entry.exists else "—",
+        entry.license or "?",
+        check,
+    ]
 
 
 def catalog_row(entry: CatalogEntry, recommended: bool, n_ctx: int) -> list[str]:
     """The cells of one catalog entry (★ on the one recommended for this machine)."""
-    return ["★ for you" if recommended else "", entry.name, format_bytes(entry.size_bytes), entry.quantization,
-            context_label(entry.context_length), f"~{format_bytes(entry.ram_bytes(n_ctx))}", entry.license,
-            "SHA-256 pinned" if entry.verified else "unverified"]
+    return [
+        "★ for you" if recommended else "",
+        entry.name,
+        format_bytes(entry.size_bytes),
+        entry.quantization,
+        context_label(entry.context_length),
+        f"~{format_bytes(entry.ram_bytes(n_ctx))}",
+        entry.license,
+        "SHA-256 pinned" if entry.verified else "unverified",
+    ]
 
 
 def make_table(columns: tuple[str, ...]) -> QTableWidget:

@@ -42,7 +42,9 @@ class ResultDelegate(QStyledItemDelegate):
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
 
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
-        group = QPalette.ColorGroup.Normal if opt.state & QStyle.StateFlag.State_Active else QPalette.ColorGroup.Inactive
+        group = (
+            QPalette.ColorGroup.Normal if opt.state & QStyle.StateFlag.State_Active else QPalette.ColorGroup.Inactive
+        )
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         text_colour = opt.palette.color(group, text_role)
         rect = opt.rect.adjusted(PAD, PAD, -PAD, -PAD)
@@ -57,12 +59,16 @@ class ResultDelegate(QStyledItemDelegate):
         painter.setFont(bold)
         painter.setPen(text_colour)
         name = painter.fontMetrics().elidedText(index.data() or "", Qt.TextElideMode.ElideMiddle, width)
-        painter.drawText(left, rect.top(), width, line, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name)
+        painter.drawText(
+            left, rect.top(), width, line, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name
+        )
         painter.setFont(opt.font)
         where_colour = text_colour if selected else opt.palette.color(group, QPalette.ColorRole.PlaceholderText)
         painter.setPen(where_colour)
         where = opt.fontMetrics.elidedText(index.data(LocationRole) or "", Qt.TextElideMode.ElideRight, width)
-        painter.drawText(left, rect.top() + line, width, line, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, where)
+        painter.drawText(
+            left, rect.top() + line, width, line, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, where
+        )
 
         doc = SafeTextDocument()
         doc.setDefaultFont(opt.font)

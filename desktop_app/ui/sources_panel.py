@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QPalette, QTextOption
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -23,8 +24,20 @@ from desktop_app.ui import open_file
 from desktop_app.ui.safe_document import plain_tooltip
 
 
+def text_direction(text: str) -> Qt.LayoutDirection:
+    """Right to left when the first strongly directional character is Arabic or Hebrew (the Unicode rule for a
+    paragraph's direction); a plain text box otherwise lays an Arabic passage out from the left."""
+    for ch in text:
+        kind = unicodedata.bidirectional(ch)
+        if kind in ("R", "AL"):
+            return Qt.LayoutDirection.RightToLeft
+        if kind == "L":
+            break
+    return Qt.LayoutDirection.LeftToRight
+
+
 def passage_label(p) -> str:
-    """"[2] p. 3 · report.pdf": number and place first, so eliding a long file name keeps them."""
+    """ "[2] p. 3 · report.pdf": number and place first, so eliding a long file name keeps them."""
     name = display_path(os.path.basename(p.source) or p.source)
     return f"[{p.n}] " + (f"{p.where} · " if p.where else "") + name
 
@@ -80,7 +93,9 @@ class SourcesPanel(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, p.n)
             where = display_path(p.source) + (f" (page {p.page})" if p.page is not None else "")
             item.setToolTip(plain_tooltip(where if p.n in cited_set else f"{where}\nsent to the model, not cited"))
-            if p.n not in cited_set:  # passages the answer did not cite are shown dimmed (palette colour: dark-mode safe)
+            if (
+                p.n not in cited_set
+            ):  # passages the answer did not cite are shown dimmed (palette colour: dark-mode safe)
                 item.setForeground(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
             self.list.addItem(item)
         self.title.setText(f"Sources ({len(cited_set)} cited of {len(passages)})" if passages else "Sources")
@@ -109,7 +124,11 @@ class SourcesPanel(QWidget):
     def on_current_item_changed(self, current: QListWidgetItem | None, _previous) -> None:
         p = self._passages.get(current.data(Qt.ItemDataRole.UserRole)) if current else None
         self.open_button.setEnabled(p is not None)
-        self.preview.setPlainText(p.content if p else "")
+        text = p.content if p else ""
+        option = QTextOption(self.preview.document().defaultTextOption())
+        option.setTextDirection(text_direction(text))
+        self.preview.document().setDefaultTextOption(option)
+        self.preview.setPlainText(text)
         if p is not None:
             self.passage_selected.emit(p.n)
 

@@ -61,14 +61,20 @@ class StatusBar(QStatusBar):
             self._indexing = True
             self.keyword.setValue(int(1000 * event.fraction))
             name = display_path(os.path.basename(event.current_file))
-            self.message.setText(f"Indexing {event.files_done + event.files_failed} of {event.files_queued} files · {name}")
+            self.message.setText(
+                f"Indexing {event.files_done + event.files_failed} of {event.files_queued} files · {name}"
+            )
         elif event.phase == "semantic":
             self.semantic.setValue(int(1000 * event.fraction))
-            self.message.setText(f"Embedding {event.chunks_embedded} of {event.chunks_total} chunks"
-                                 + (f" · {event.rate:.0f}/s" if event.rate else ""))
+            self.message.setText(
+                f"Embedding {event.chunks_embedded} of {event.chunks_total} chunks"
+                + (f" · {event.rate:.0f}/s" if event.rate else "")
+            )
         elif event.phase == "ocr":
-            self.message.setText(f"Reading scanned pages (OCR): {event.files_done} of {event.files_queued}"
-                                 f" · {os.path.basename(event.current_file)}")
+            self.message.setText(
+                f"Reading scanned pages (OCR): {event.files_done} of {event.files_queued}"
+                f" · {os.path.basename(event.current_file)}"
+            )
         elif event.phase == "rebuild":
             self._indexing = True
             self.keyword.setValue(int(1000 * event.fraction))

@@ -1,7 +1,8 @@
 """Render docs/screenshots/models.png: the Models dialog with a finished and a running download.
 
 Run from the repository root, under a display or Xvfb:
-    xvfb-run -a -s "-screen 0 1280x900x24" .venv/bin/python docs/screenshots/models_dialog.py docs/screenshots/models.png
+    xvfb-run -a -s "-screen 0 1280x900x24" \
+        .venv/bin/python docs/screenshots/models_dialog.py docs/screenshots/models.png
 
 The downloads come from a loopback server serving copies of the bundled SmolLM2 GGUF: nothing leaves the machine.
 """
@@ -54,6 +55,7 @@ def main(out: str) -> int:
             result["code"] = 0 if dialog.grab().save(out, "PNG") else 1
             dialog.on_cancel_clicked()
             QTimer.singleShot(500, app.quit)
+
         QTimer.singleShot(500, shoot)
         app.exec()
         tasks.shutdown()

@@ -213,3 +213,23 @@ def test_summarise_a_result_shows_progress_then_the_summary(qtbot, chat_window, 
     text = pane.transcript.toPlainText()
     assert f"Summarise {Path(path).name}" in text and "Venus is the hottest planet." in text
     assert "model calls" in text and not pane.busy
+
+
+def test_an_arabic_answer_and_its_passage_read_right_to_left(qtbot, chat_window, sample_folder):
+    arabic = "تحفظ المكتبة الرقمية الوثائق على القرص [1]."
+    passages = [Passage(1, "المكتبة الرقمية تحفظ الوثائق على القرص.", str(sample_folder / "notes.txt")),
+                Passage(2, "Venus is the hottest planet.", str(sample_folder / "solar-system.pdf"))]
+    pane = chat_window.chat_pane
+    pane.open_chat(_store_chat(chat_window.library, "أين تحفظ الوثائق؟", arabic, passages))
+    qtbot.waitUntil(lambda: "المكتبة الرقمية" in pane.transcript.toPlainText(), timeout=5000)
+    document = pane.transcript.document()
+    blocks = [document.findBlockByNumber(i) for i in range(document.blockCount())]
+    answer = next(b for b in blocks if "المكتبة" in b.text())
+    english = next(b for b in blocks if b.text().strip() in ("You", "Trove"))
+    assert answer.textDirection() == Qt.LayoutDirection.RightToLeft
+    assert english.textDirection() == Qt.LayoutDirection.LeftToRight
+    pane.sources.select(1)
+    option = pane.sources.preview.document().defaultTextOption()
+    assert option.textDirection() == Qt.LayoutDirection.RightToLeft
+    pane.sources.select(2)
+    assert pane.sources.preview.document().defaultTextOption().textDirection() == Qt.LayoutDirection.LeftToRight

@@ -81,7 +81,9 @@ def attribute(text: str, passages: Sequence[Passage], *, min_words: int = MIN_WO
     Only the markers are added: removing them gives back `text` exactly.
     """
     index = {p.n: words(p.content) for p in passages}
-    out, cited, last = [], {}, 0
+    out: list[str] = []
+    cited: dict[int, None] = {}  # an ordered set
+    last = 0
     for start, end in sentences(text):
         n = best_source(text[start:end], passages, index, min_words)
         if n is None:

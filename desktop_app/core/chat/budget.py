@@ -32,8 +32,19 @@ from desktop_app.core.types import RetrievalResult
 
 GROUNDED_SYSTEM_PROMPT = DEFAULT_STYLE.system
 CONTEXT_HEADER = LEGACY_HEADER
-__all__ = ["CONTEXT_HEADER", "GROUNDED_SYSTEM_PROMPT", "NOT_COVERED", "PLAIN_SYSTEM_PROMPT", "BudgetConfig", "PromptPlan",
-           "Turn", "plan_prompt", "retrieval_query", "user_message", "window_start"]
+__all__ = [
+    "CONTEXT_HEADER",
+    "GROUNDED_SYSTEM_PROMPT",
+    "NOT_COVERED",
+    "PLAIN_SYSTEM_PROMPT",
+    "BudgetConfig",
+    "PromptPlan",
+    "Turn",
+    "plan_prompt",
+    "retrieval_query",
+    "user_message",
+    "window_start",
+]
 MIN_QUESTION_TOKENS = 16
 
 
@@ -116,14 +127,24 @@ def _fit_question(question: str, room: int, count_tokens: CountTokens) -> tuple[
     if count_tokens(question) <= room:
         return question, False
     if room < MIN_QUESTION_TOKENS:
-        raise KnownError(f"The chat context window is too small: only {max(room, 0)} tokens are left for the question "
-                         "after the system prompt and the answer reserve. Raise n_ctx or lower answer_reserve_tokens.")
+        raise KnownError(
+            f"The chat context window is too small: only {max(room, 0)} tokens are left for the question "
+            "after the system prompt and the answer reserve. Raise n_ctx or lower answer_reserve_tokens."
+        )
     return truncate_to_tokens(question, room, count_tokens), True
 
 
-def plan_prompt(question: str, results: Sequence[RetrievalResult], turns: Sequence[Turn], cfg: BudgetConfig,
-                count_tokens: CountTokens, *, system_prompt: str | None = None,
-                style: PromptStyle | str | None = None, summary: str = "") -> PromptPlan:
+def plan_prompt(
+    question: str,
+    results: Sequence[RetrievalResult],
+    turns: Sequence[Turn],
+    cfg: BudgetConfig,
+    count_tokens: CountTokens,
+    *,
+    system_prompt: str | None = None,
+    style: PromptStyle | str | None = None,
+    summary: str = "",
+) -> PromptPlan:
     """Choose passages and history so the prompt plus the answer reserve fits n_ctx.
 
     Priority: system prompt, worked example and question; the newest turns that fit in `history_share` of the
@@ -145,8 +166,17 @@ def plan_prompt(question: str, results: Sequence[RetrievalResult], turns: Sequen
     passage_room = min(cfg.max_context_tokens, cfg.n_ctx - base - q_cost - header - floor)
     if style.focus_tokens and system_prompt is None:
         results = [replace(r, content=focus(question, r.content, style.focus_tokens, count_tokens)) for r in results]
-    passages = select_passages(results, min_score=cfg.min_score, budget_tokens=passage_room, count_tokens=count_tokens,
-                               format_one=style.format_passage) if passage_room > 0 else []
+    passages = (
+        select_passages(
+            results,
+            min_score=cfg.min_score,
+            budget_tokens=passage_room,
+            count_tokens=count_tokens,
+            format_one=style.format_passage,
+        )
+        if passage_room > 0
+        else []
+    )
     last = style.user_message(question, passages)
     fixed = base + count_tokens(last) + mo
     hard = cfg.n_ctx - fixed
@@ -157,6 +187,12 @@ def plan_prompt(question: str, results: Sequence[RetrievalResult], turns: Sequen
         messages += [{"role": "user", "content": t.question}, {"role": "assistant", "content": t.answer}]
     messages.append({"role": "user", "content": last})
     notes = (f"compacted: {start} earlier turn(s) left out",) if start else ()
-    return PromptPlan(messages=tuple(messages), passages=tuple(passages), history_start=start,
-                      history_turns=len(turns) - start, estimated_tokens=fixed - cfg.answer_reserve + sum(costs[start:]),
-                      question_truncated=truncated, notes=notes)
+    return PromptPlan(
+        messages=tuple(messages),
+        passages=tuple(passages),
+        history_start=start,
+        history_turns=len(turns) - start,
+        estimated_tokens=fixed - cfg.answer_reserve + sum(costs[start:]),
+        question_truncated=truncated,
+        notes=notes,
+    )

@@ -50,8 +50,13 @@ class CatalogEntry:
 
     def ram_bytes(self, n_ctx: int = 4096) -> int:
         """Memory needed to chat with this model at a context of `n_ctx` tokens."""
-        return estimate_ram_bytes(self.size_bytes, min(n_ctx, self.context_length), n_layers=self.n_layers,
-                                  n_kv_heads=self.n_kv_heads, head_dim=self.head_dim)
+        return estimate_ram_bytes(
+            self.size_bytes,
+            min(n_ctx, self.context_length),
+            n_layers=self.n_layers,
+            n_kv_heads=self.n_kv_heads,
+            head_dim=self.head_dim,
+        )
 
 
 def _hf(repo: str, file: str) -> str:
@@ -63,42 +68,141 @@ def _hf(repo: str, file: str) -> str:
 #   POCKETPAL = a-ghorbani/pocketpal-ai src/store/defaultModels.ts @7742e6c1^ (HF API size + lfs.oid = sha256)
 #   "+N"     = the same size and hash pinned by N more unrelated public projects found by searching for the hash
 CATALOG: tuple[CatalogEntry, ...] = (
-    CatalogEntry("qwen2.5-0.5b-instruct", "Qwen2.5 0.5B Instruct",
-                 _hf("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m.gguf"), 491_400_032, "Q4_K_M",
-                 32_768, 494_000_000, 24, 2, 64, "Apache-2.0",
-                 "74a4da8c9fdbcd15bd1f6d01d621410d31c6fc00986f5eb687824e7b93d7a9db", "+5 projects pinning this file"),
-    CatalogEntry("smollm2-360m-instruct", "SmolLM2 360M Instruct",
-                 _hf("HuggingFaceTB/SmolLM2-360M-Instruct-GGUF", "smollm2-360m-instruct-q8_0.gguf"), 386_000_000, "Q8_0",
-                 8_192, 362_000_000, 32, 5, 64, "Apache-2.0", "",
-                 "size approximate (386 MB quoted by two apps); no published hash found"),
-    CatalogEntry("llama-3.2-1b-instruct", "Llama 3.2 1B Instruct",
-                 _hf("hugging-quants/Llama-3.2-1B-Instruct-Q4_K_M-GGUF", "llama-3.2-1b-instruct-q4_k_m.gguf"),
-                 807_690_656, "Q4_K_M", 131_072, 1_236_000_000, 16, 8, 64, "Llama 3.2 Community License",
-                 "1d0e9419ec4e12aef73ccf4ffd122703e94c48344a96bc7c5f0f2772c2152ce3", "LOCALAI +4"),
-    CatalogEntry("gemma-3-1b-it", "Gemma 3 1B IT",
-                 _hf("ggml-org/gemma-3-1b-it-GGUF", "gemma-3-1b-it-Q4_K_M.gguf"), 806_058_240, "Q4_K_M",
-                 32_768, 1_000_000_000, 26, 1, 256, "Gemma Terms of Use",
-                 "8ccc5cd1f1b3602548715ae25a66ed73fd5dc68a210412eea643eb20eb75a135", "LOCALAI +5"),
-    CatalogEntry("smollm2-1.7b-instruct", "SmolLM2 1.7B Instruct",
-                 _hf("HuggingFaceTB/SmolLM2-1.7B-Instruct-GGUF", "smollm2-1.7b-instruct-q4_k_m.gguf"), 1_055_609_536,
-                 "Q4_K_M", 8_192, 1_711_000_000, 24, 32, 64, "Apache-2.0",
-                 "decd2598bc2c8ed08c19adc3c8fdd461ee19ed5708679d1c54ef54a5a30d4f33", "LOCALAI +5"),
-    CatalogEntry("qwen2.5-1.5b-instruct", "Qwen2.5 1.5B Instruct",
-                 _hf("Qwen/Qwen2.5-1.5B-Instruct-GGUF", "qwen2.5-1.5b-instruct-q4_k_m.gguf"), 1_117_320_736, "Q4_K_M",
-                 32_768, 1_544_000_000, 28, 2, 128, "Apache-2.0",
-                 "6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e", "+6 projects pinning this file"),
-    CatalogEntry("llama-3.2-3b-instruct", "Llama 3.2 3B Instruct",
-                 _hf("hugging-quants/Llama-3.2-3B-Instruct-Q4_K_M-GGUF", "llama-3.2-3b-instruct-q4_k_m.gguf"),
-                 2_019_373_920, "Q4_K_M", 131_072, 3_213_000_000, 28, 8, 128, "Llama 3.2 Community License",
-                 "c55a83bfb6396799337853ca69918a0b9bbb2917621078c34570bc17d20fd7a1", "LOCALAI +3 (size from one)"),
-    CatalogEntry("qwen2.5-3b-instruct", "Qwen2.5 3B Instruct",
-                 _hf("Qwen/Qwen2.5-3B-Instruct-GGUF", "qwen2.5-3b-instruct-q4_k_m.gguf"), 2_104_932_768, "Q4_K_M",
-                 32_768, 3_086_000_000, 36, 2, 128, "Qwen Research License (non-commercial)",
-                 "626b4a6678b86442240e33df819e00132d3ba7dddfe1cdc4fbb18e0a9615c62d", "+7 projects pinning this file"),
-    CatalogEntry("phi-3.5-mini-instruct", "Phi-3.5 mini Instruct",
-                 _hf("MaziyarPanahi/Phi-3.5-mini-instruct-GGUF", "Phi-3.5-mini-instruct.Q4_K_M.gguf"), 2_393_232_608,
-                 "Q4_K_M", 131_072, 3_821_000_000, 32, 32, 96, "MIT",
-                 "3f68916e850b107d8641d18bcd5548f0d66beef9e0a9077fe84ef28943eb7e88", "POCKETPAL"),
+    CatalogEntry(
+        "qwen2.5-0.5b-instruct",
+        "Qwen2.5 0.5B Instruct",
+        _hf("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m.gguf"),
+        491_400_032,
+        "Q4_K_M",
+        32_768,
+        494_000_000,
+        24,
+        2,
+        64,
+        "Apache-2.0",
+        "74a4da8c9fdbcd15bd1f6d01d621410d31c6fc00986f5eb687824e7b93d7a9db",
+        "+5 projects pinning this file",
+    ),
+    CatalogEntry(
+        "smollm2-360m-instruct",
+        "SmolLM2 360M Instruct",
+        _hf("HuggingFaceTB/SmolLM2-360M-Instruct-GGUF", "smollm2-360m-instruct-q8_0.gguf"),
+        386_000_000,
+        "Q8_0",
+        8_192,
+        362_000_000,
+        32,
+        5,
+        64,
+        "Apache-2.0",
+        "",
+        "size approximate (386 MB quoted by two apps); no published hash found",
+    ),
+    CatalogEntry(
+        "llama-3.2-1b-instruct",
+        "Llama 3.2 1B Instruct",
+        _hf("hugging-quants/Llama-3.2-1B-Instruct-Q4_K_M-GGUF", "llama-3.2-1b-instruct-q4_k_m.gguf"),
+        807_690_656,
+        "Q4_K_M",
+        131_072,
+        1_236_000_000,
+        16,
+        8,
+        64,
+        "Llama 3.2 Community License",
+        "1d0e9419ec4e12aef73ccf4ffd122703e94c48344a96bc7c5f0f2772c2152ce3",
+        "LOCALAI +4",
+    ),
+    CatalogEntry(
+        "gemma-3-1b-it",
+        "Gemma 3 1B IT",
+        _hf("ggml-org/gemma-3-1b-it-GGUF", "gemma-3-1b-it-Q4_K_M.gguf"),
+        806_058_240,
+        "Q4_K_M",
+        32_768,
+        1_000_000_000,
+        26,
+        1,
+        256,
+        "Gemma Terms of Use",
+        "8ccc5cd1f1b3602548715ae25a66ed73fd5dc68a210412eea643eb20eb75a135",
+        "LOCALAI +5",
+    ),
+    CatalogEntry(
+        "smollm2-1.7b-instruct",
+        "SmolLM2 1.7B Instruct",
+        _hf("HuggingFaceTB/SmolLM2-1.7B-Instruct-GGUF", "smollm2-1.7b-instruct-q4_k_m.gguf"),
+        1_055_609_536,
+        "Q4_K_M",
+        8_192,
+        1_711_000_000,
+        24,
+        32,
+        64,
+        "Apache-2.0",
+        "decd2598bc2c8ed08c19adc3c8fdd461ee19ed5708679d1c54ef54a5a30d4f33",
+        "LOCALAI +5",
+    ),
+    CatalogEntry(
+        "qwen2.5-1.5b-instruct",
+        "Qwen2.5 1.5B Instruct",
+        _hf("Qwen/Qwen2.5-1.5B-Instruct-GGUF", "qwen2.5-1.5b-instruct-q4_k_m.gguf"),
+        1_117_320_736,
+        "Q4_K_M",
+        32_768,
+        1_544_000_000,
+        28,
+        2,
+        128,
+        "Apache-2.0",
+        "6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e",
+        "+6 projects pinning this file",
+    ),
+    CatalogEntry(
+        "llama-3.2-3b-instruct",
+        "Llama 3.2 3B Instruct",
+        _hf("hugging-quants/Llama-3.2-3B-Instruct-Q4_K_M-GGUF", "llama-3.2-3b-instruct-q4_k_m.gguf"),
+        2_019_373_920,
+        "Q4_K_M",
+        131_072,
+        3_213_000_000,
+        28,
+        8,
+        128,
+        "Llama 3.2 Community License",
+        "c55a83bfb6396799337853ca69918a0b9bbb2917621078c34570bc17d20fd7a1",
+        "LOCALAI +3 (size from one)",
+    ),
+    CatalogEntry(
+        "qwen2.5-3b-instruct",
+        "Qwen2.5 3B Instruct",
+        _hf("Qwen/Qwen2.5-3B-Instruct-GGUF", "qwen2.5-3b-instruct-q4_k_m.gguf"),
+        2_104_932_768,
+        "Q4_K_M",
+        32_768,
+        3_086_000_000,
+        36,
+        2,
+        128,
+        "Qwen Research License (non-commercial)",
+        "626b4a6678b86442240e33df819e00132d3ba7dddfe1cdc4fbb18e0a9615c62d",
+        "+7 projects pinning this file",
+    ),
+    CatalogEntry(
+        "phi-3.5-mini-instruct",
+        "Phi-3.5 mini Instruct",
+        _hf("MaziyarPanahi/Phi-3.5-mini-instruct-GGUF", "Phi-3.5-mini-instruct.Q4_K_M.gguf"),
+        2_393_232_608,
+        "Q4_K_M",
+        131_072,
+        3_821_000_000,
+        32,
+        32,
+        96,
+        "MIT",
+        "3f68916e850b107d8641d18bcd5548f0d66beef9e0a9077fe84ef28943eb7e88",
+        "POCKETPAL",
+    ),
 )
 
 
@@ -108,8 +212,9 @@ def catalog_entry(key: str) -> CatalogEntry | None:
     return next((e for e in CATALOG if wanted in (e.id, e.file_name.lower())), None)
 
 
-def estimate_ram_bytes(size_bytes: int, n_ctx: int, *, n_layers: int = 0, n_kv_heads: int = 0,
-                       head_dim: int = 0) -> int:
+def estimate_ram_bytes(
+    size_bytes: int, n_ctx: int, *, n_layers: int = 0, n_kv_heads: int = 0, head_dim: int = 0
+) -> int:
     """Memory to run a GGUF of `size_bytes` at a context of `n_ctx` tokens: the weights, an f16 KV cache and a
     fixed runtime overhead. Without the model's shape the KV cache is guessed at a tenth of the weights."""
     if n_layers and n_kv_heads and head_dim:
@@ -144,11 +249,18 @@ def _windows_memory() -> int:
     import ctypes
 
     class MemoryStatus(ctypes.Structure):
-        _fields_ = [("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong),
-                    ("ullTotalPhys", ctypes.c_ulonglong), ("ullAvailPhys", ctypes.c_ulonglong),
-                    ("ullTotalPageFile", ctypes.c_ulonglong), ("ullAvailPageFile", ctypes.c_ulonglong),
-                    ("ullTotalVirtual", ctypes.c_ulonglong), ("ullAvailVirtual", ctypes.c_ulonglong),
-                    ("ullAvailExtendedVirtual", ctypes.c_ulonglong)]
+        _fields_ = [
+            ("dwLength", ctypes.c_ulong),
+            ("dwMemoryLoad", ctypes.c_ulong),
+            ("ullTotalPhys", ctypes.c_ulonglong),
+            ("ullAvailPhys", ctypes.c_ulonglong),
+            ("ullTotalPageFile", ctypes.c_ulonglong),
+            ("ullAvailPageFile", ctypes.c_ulonglong),
+            ("ullTotalVirtual", ctypes.c_ulonglong),
+            ("ullAvailVirtual", ctypes.c_ulonglong),
+            ("ullAvailExtendedVirtual", ctypes.c_ulonglong),
+        ]
+
     status = MemoryStatus()
     status.dwLength = ctypes.sizeof(MemoryStatus)
     ok = ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status))  # type: ignore[attr-defined]

@@ -1,4 +1,6 @@
-"""Citation markers: find [n] in an answer, resolve them to the passages that were sent, drop the rest. Pure functions."""
+"""Citation markers: find [n] in an answer, resolve them to the passages that were sent, drop the rest.
+
+Pure functions."""
 
 from __future__ import annotations
 
@@ -35,14 +37,26 @@ class Citation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (the messages.citations column)."""
-        return {"n": self.n, "path": self.path, "page": self.page, "chunk_id": self.chunk_id, "snippet": self.snippet,
-                "place": self.place}
+        return {
+            "n": self.n,
+            "path": self.path,
+            "page": self.page,
+            "chunk_id": self.chunk_id,
+            "snippet": self.snippet,
+            "place": self.place,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Citation:
         """The inverse of to_dict."""
-        return cls(n=int(d["n"]), path=d.get("path", ""), page=d.get("page"), chunk_id=d.get("chunk_id"),
-                   snippet=d.get("snippet", ""), place=d.get("place", ""))
+        return cls(
+            n=int(d["n"]),
+            path=d.get("path", ""),
+            page=d.get("page"),
+            chunk_id=d.get("chunk_id"),
+            snippet=d.get("snippet", ""),
+            place=d.get("place", ""),
+        )
 
 
 def _numbers(group: str) -> list[int]:
@@ -78,20 +92,33 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 def resolve_citations(text: str, passages: Sequence[Passage]) -> list[Citation]:
     """Citations for the markers in `text` that name a sent passage; markers pointing nowhere are dropped."""
     by_n = {p.n: p for p in passages}
-    return [Citation(n=n, path=by_n[n].source, page=by_n[n].page, chunk_id=by_n[n].chunk_id,
-                     snippet=snippet(by_n[n].content), place=by_n[n].place)
-            for n in cited_numbers(text) if n in by_n]
+    return [
+        Citation(
+            n=n,
+            path=by_n[n].source,
+            page=by_n[n].page,
+            chunk_id=by_n[n].chunk_id,
+            snippet=snippet(by_n[n].content),
+            place=by_n[n].place,
+        )
+        for n in cited_numbers(text)
+        if n in by_n
+    ]
 
 
 def drop_dangling_markers(text: str, valid: set[int]) -> str:
     """`text` with numbers that name no passage removed from its markers (a marker left empty goes entirely)."""
+
     def fix(m: re.Match[str]) -> str:
         kept = [str(n) for n in _numbers(m.group(1)) if n in valid]
         if len(kept) == len(_numbers(m.group(1))):
             return m.group(0)  # untouched: keep the model's own spelling, e.g. [2-4]
         return f"[{', '.join(dict.fromkeys(kept))}]" if kept else ""
+
     cleaned = _MARKER.sub(fix, text)
-    while True:  # removing "[0]" from "[[0]0]" leaves a new marker: repeat until stable (a pass removes text or leaves valid markers)
+    # removing "[0]" from "[[0]0]" leaves a new marker: repeat until stable
+    # (a pass removes text or leaves valid markers)
+    while True:
         again = _MARKER.sub(fix, cleaned)
         if again == cleaned:
             break

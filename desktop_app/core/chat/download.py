@@ -62,7 +62,6 @@ class DownloadProgress:
 
     done: int
     total: int  # 0 when the server does not say
-    resumed_from: int = 0
 
     @property
     def fraction(self) -> float:
@@ -90,9 +89,18 @@ class _Plan:
     meta: Path
 
 
-def download(url: str, dest_dir: Path, *, sha256: str = "", progress: Callable[[DownloadProgress], None] | None = None,
-             cancel: threading.Event | None = None, retries: int = 2, memory_bytes: int | None = None,
-             free_space: Callable[[Path], int] | None = None, file_name: str = "") -> DownloadResult:
+def download(
+    url: str,
+    dest_dir: Path,
+    *,
+    sha256: str = "",
+    progress: Callable[[DownloadProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+    retries: int = 2,
+    memory_bytes: int | None = None,
+    free_space: Callable[[Path], int] | None = None,
+    file_name: str = "",
+) -> DownloadResult:
     """Download `url` into `dest_dir`, resuming a partial download of the same URL. See the module docstring.
 
     `sha256` pins the expected hash; `memory_bytes` and `free_space` are this machine's (injectable for tests).
@@ -105,9 +113,14 @@ def download(url: str, dest_dir: Path, *, sha256: str = "", progress: Callable[[
     if dest.exists():
         raise DownloadError(f"{dest.name} is already in the models folder ({dest_dir}).")
     plan = _Plan(url, dest, dest.with_name(dest.name + ".part"), dest.with_name(dest.name + ".part.json"))
-    job = _Job(plan, sha256.lower(), progress, cancel or threading.Event(),
-               machine_memory_bytes() if memory_bytes is None else memory_bytes,
-               free_space or (lambda p: shutil.disk_usage(p).free))
+    job = _Job(
+        plan,
+        sha256.lower(),
+        progress,
+        cancel or threading.Event(),
+        machine_memory_bytes() if memory_bytes is None else memory_bytes,
+        free_space or (lambda p: shutil.disk_usage(p).free),
+    )
     attempt = 0
     while True:
         try:
@@ -123,8 +136,15 @@ def download(url: str, dest_dir: Path, *, sha256: str = "", progress: Callable[[
 class _Job:
     """One download attempt after another over the same .part file."""
 
-    def __init__(self, plan: _Plan, pinned: str, progress, cancel: threading.Event, memory: int,
-                 free_space: Callable[[Path], int]) -> None:
+    def __init__(
+        self,
+        plan: _Plan,
+        pinned: str,
+        progress,
+        cancel: threading.Event,
+        memory: int,
+        free_space: Callable[[Path], int],
+    ) -> None:
         self.plan, self.pinned, self.progress, self.cancel = plan, pinned, progress, cancel
         self.memory, self.free_space = memory, free_space
         self.resumed = False
@@ -174,20 +194,26 @@ class _Job:
         if not isinstance(response, RangeDone):
             published = published or sha256_from_etag(response.headers.get("X-Linked-Etag", ""))
         if self.pinned and published and self.pinned != published:
-            raise DownloadError(f"The server's {self.plan.dest.name} is not the file the catalog names (SHA-256 "
-                                f"{published[:12]}… instead of {self.pinned[:12]}…); nothing was downloaded.")
+            raise DownloadError(
+                f"The server's {self.plan.dest.name} is not the file the catalog names (SHA-256 "
+                f"{published[:12]}… instead of {self.pinned[:12]}…); nothing was downloaded."
+            )
         return self.pinned or published
 
     def _check_room(self, total: int, start: int) -> None:
         if total and too_big_for_memory(estimate_ram_bytes(total, 2048), self.memory):
-            raise DownloadError(f"{self.plan.dest.name} ({format_bytes(total)}) is too big for this machine's "
-                                f"memory ({format_bytes(self.memory)}); choose a smaller model or quantisation.")
+            raise DownloadError(
+                f"{self.plan.dest.name} ({format_bytes(total)}) is too big for this machine's "
+                f"memory ({format_bytes(self.memory)}); choose a smaller model or quantisation."
+            )
         if total:
             free = self.free_space(self.plan.part.parent)
             needed = total - start + DISK_MARGIN
             if needed > free:
-                raise DownloadError(f"Not enough disk space for {self.plan.dest.name}: it needs "
-                                    f"{format_bytes(needed)} and {self.plan.part.parent} has {format_bytes(free)} free.")
+                raise DownloadError(
+                    f"Not enough disk space for {self.plan.dest.name}: it needs "
+                    f"{format_bytes(needed)} and {self.plan.part.parent} has {format_bytes(free)} free."
+                )
 
     # ---- body ------------------------------------------------------------------------------------
 
@@ -195,7 +221,7 @@ class _Job:
         done = start
         if isinstance(response, RangeDone):
             return done
-        self._report(done, total, start)
+        self._report(done, total)
         with open(self.plan.part, "ab" if start else "wb") as out:
             if not start:
                 head = read_exactly(response, len(MAGIC))
@@ -214,8 +240,9 @@ class _Job:
         while True:
             if self.cancel.is_set():
                 out.flush()
-                raise DownloadCancelled(f"Download of {self.plan.dest.name} stopped; it resumes from "
-                                        f"{format_bytes(done)} next time.")
+                raise DownloadCancelled(
+                    f"Download of {self.plan.dest.name} stopped; it resumes from {format_bytes(done)} next time."
+                )
             try:
                 block = response.read1(CHUNK)  # whatever has arrived: a cancel is seen within one network read
             except (OSError, ValueError, http.client.HTTPException) as exc:  # reset, timeout, IncompleteRead
@@ -228,20 +255,27 @@ class _Job:
             now = time.monotonic()
             if now - last >= 0.1 or (total and done >= total):
                 last = now
-                self._report(done, total, start)
+                self._report(done, total)
 
     def _finish(self, done: int, total: int, actual: str, expected: str) -> DownloadResult:
         if total and done < total:
             raise DownloadInterrupted(f"The connection closed at {format_bytes(done)} of {format_bytes(total)}.")
-        self._report(done, total or done, 0)
+        self._report(done, total or done)
         if expected and actual != expected:
             self._discard()
-            raise DownloadError(f"{self.plan.dest.name} failed its SHA-256 check (expected {expected[:12]}…, got "
-                                f"{actual[:12]}…); the partial file was removed.")
+            raise DownloadError(
+                f"{self.plan.dest.name} failed its SHA-256 check (expected {expected[:12]}…, got "
+                f"{actual[:12]}…); the partial file was removed."
+            )
         os.replace(self.plan.part, self.plan.dest)
         self.plan.meta.unlink(missing_ok=True)
-        log.info("downloaded %s (%s, sha256 %s, %s)", self.plan.dest.name, format_bytes(done), actual,
-                 "verified" if expected else "no published hash")
+        log.info(
+            "downloaded %s (%s, sha256 %s, %s)",
+            self.plan.dest.name,
+            format_bytes(done),
+            actual,
+            "verified" if expected else "no published hash",
+        )
         return DownloadResult(self.plan.dest, done, actual, bool(expected), self.plan.url, self.resumed)
 
     # ---- the .part and its record ---------------------------------------------------------------
@@ -267,9 +301,9 @@ class _Job:
         self.plan.part.unlink(missing_ok=True)
         self.plan.meta.unlink(missing_ok=True)
 
-    def _report(self, done: int, total: int, start: int) -> None:
+    def _report(self, done: int, total: int) -> None:
         if self.progress is not None:
-            self.progress(DownloadProgress(done, total, start))
+            self.progress(DownloadProgress(done, total))
 
 
 def _starts_with_magic(path: Path) -> bool:
@@ -293,5 +327,3 @@ def _hash_prefix(path: Path, length: int):
                 digest.update(block)
                 remaining -= len(block)
     return digest
-
-

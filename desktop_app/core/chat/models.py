@@ -72,8 +72,14 @@ class ModelEntry:
 class ModelManager:
     """Lists, adds, downloads, chooses and removes chat models for one library home."""
 
-    def __init__(self, home: Path, get_settings: Callable[[], Settings],
-                 update_settings: Callable[..., Settings], *, memory_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        home: Path,
+        get_settings: Callable[[], Settings],
+        update_settings: Callable[..., Settings],
+        *,
+        memory_bytes: int | None = None,
+    ) -> None:
         self.home = Path(home)
         self.models_dir = self.home / MODELS_DIR
         self._file = self.home / MODELS_FILE
@@ -105,9 +111,13 @@ class ModelManager:
         """The model called `name` (case-insensitive; a file name or path works too)."""
         wanted = name.strip()
         entries = self.entries()
-        for match in (lambda e: e.name == wanted, lambda e: e.name.lower() == wanted.lower(),
-                      lambda e: Path(e.path).name.lower() == wanted.lower(), lambda e: _same_file(e.path, wanted),
-                      lambda e: bool(e.catalog_id) and e.catalog_id == wanted.lower()):
+        for match in (
+            lambda e: e.name == wanted,
+            lambda e: e.name.lower() == wanted.lower(),
+            lambda e: Path(e.path).name.lower() == wanted.lower(),
+            lambda e: _same_file(e.path, wanted),
+            lambda e: bool(e.catalog_id) and e.catalog_id == wanted.lower(),
+        ):
             found = [e for e in entries if match(e)]
             if found:
                 return found[0]
@@ -151,13 +161,27 @@ class ModelManager:
                 self._append({"name": self._unique_name(path.stem), "path": str(path), "origin": LOCAL})
         return self.get(str(path))
 
-    def download(self, source: str, *, sha256: str = "", progress: Callable[[DownloadProgress], None] | None = None,
-                 cancel: threading.Event | None = None, **options) -> ModelEntry:
+    def download(
+        self,
+        source: str,
+        *,
+        sha256: str = "",
+        progress: Callable[[DownloadProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+        **options,
+    ) -> ModelEntry:
         """Download a catalog entry (by id) or any GGUF URL into the models folder and add it to the list."""
         entry = catalog_entry(source)
         url, pinned = (entry.url, entry.sha256) if entry else (source, "")
-        result = download(url, self.models_dir, sha256=sha256 or pinned, progress=progress, cancel=cancel,
-                          memory_bytes=self.memory_bytes, **options)
+        result = download(
+            url,
+            self.models_dir,
+            sha256=sha256 or pinned,
+            progress=progress,
+            cancel=cancel,
+            memory_bytes=self.memory_bytes,
+            **options,
+        )
         return self._record_download(result, entry)
 
     def partial_download(self, source: str) -> int:
@@ -198,9 +222,15 @@ class ModelManager:
     def _record_download(self, result: DownloadResult, catalog: CatalogEntry | None) -> ModelEntry:
         with self._lock:
             name = self._unique_name(result.path.stem)
-            record: dict[str, object] = {"name": name, "path": str(result.path), "origin": DOWNLOADED,
-                      "url": result.url, "sha256": result.sha256, "verified": result.verified,
-                      "added_at": time.time()}
+            record: dict[str, object] = {
+                "name": name,
+                "path": str(result.path),
+                "origin": DOWNLOADED,
+                "url": result.url,
+                "sha256": result.sha256,
+                "verified": result.verified,
+                "added_at": time.time(),
+            }
             if catalog is not None:
                 record.update(catalog_id=catalog.id, license=catalog.license)
             self._append(record)
@@ -217,25 +247,48 @@ class ModelManager:
                 problem = str(exc).rstrip(".")
         size = path.stat().st_size if exists else 0
         n_ctx = min(settings.n_ctx, info.context_length) if info and info.context_length else settings.n_ctx
-        ram = estimate_ram_bytes(size, n_ctx, n_layers=info.n_layers if info else 0,
-                                 n_kv_heads=info.n_kv_heads if info else 0, head_dim=info.head_dim if info else 0)
+        ram = estimate_ram_bytes(
+            size,
+            n_ctx,
+            n_layers=info.n_layers if info else 0,
+            n_kv_heads=info.n_kv_heads if info else 0,
+            head_dim=info.head_dim if info else 0,
+        )
         default = (not settings.model_path and row["origin"] == BUNDLED) or _same_file(settings.model_path, str(path))
-        return ModelEntry(name=row["name"], path=str(path), origin=row["origin"], size_bytes=size,
-                          quantization=info.quantization if info else "", context_length=info.context_length if info else 0,
-                          parameters=info.parameters if info else 0, ram_bytes=ram,
-                          license=(info.license if info else "") or row.get("license", ""),
-                          verified=bool(row.get("verified")), sha256=row.get("sha256", ""), url=row.get("url", ""),
-                          is_default=default, exists=exists, problem=problem,
-                          has_chat_template=info.has_chat_template if info else True,
-                          catalog_id=row.get("catalog_id", ""))
+        return ModelEntry(
+            name=row["name"],
+            path=str(path),
+            origin=row["origin"],
+            size_bytes=size,
+            quantization=info.quantization if info else "",
+            context_length=info.context_length if info else 0,
+            parameters=info.parameters if info else 0,
+            ram_bytes=ram,
+            license=(info.license if info else "") or row.get("license", ""),
+            verified=bool(row.get("verified")),
+            sha256=row.get("sha256", ""),
+            url=row.get("url", ""),
+            is_default=default,
+            exists=exists,
+            problem=problem,
+            has_chat_template=info.has_chat_template if info else True,
+            catalog_id=row.get("catalog_id", ""),
+        )
 
     def _refuse_if_too_big(self, path: Path, info: GGUFInfo) -> None:
         size = path.stat().st_size
-        ram = estimate_ram_bytes(size, min(2048, info.context_length or 2048), n_layers=info.n_layers,
-                                 n_kv_heads=info.n_kv_heads, head_dim=info.head_dim)
+        ram = estimate_ram_bytes(
+            size,
+            min(2048, info.context_length or 2048),
+            n_layers=info.n_layers,
+            n_kv_heads=info.n_kv_heads,
+            head_dim=info.head_dim,
+        )
         if too_big_for_memory(ram, self.memory_bytes):
-            raise KnownError(f"{path.name} needs about {format_bytes(ram)} of memory; this machine has "
-                             f"{format_bytes(self.memory_bytes)}.")
+            raise KnownError(
+                f"{path.name} needs about {format_bytes(ram)} of memory; this machine has "
+                f"{format_bytes(self.memory_bytes)}."
+            )
 
     def _records(self) -> list[dict]:
         try:

@@ -63,8 +63,15 @@ class OpenAICompatibleRuntime:
 
     backend = "openai"
 
-    def __init__(self, base_url: str, model: str = "local", *, n_ctx: int = 4096, timeout: float = 120.0,
-                 api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str = "local",
+        *,
+        n_ctx: int = 4096,
+        timeout: float = 120.0,
+        api_key: str | None = None,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._n_ctx = n_ctx
@@ -95,14 +102,18 @@ class OpenAICompatibleRuntime:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         data = json.dumps(body).encode("utf-8") if body is not None else None
-        return urllib.request.Request(self.base_url + path, data=data, headers=headers, method="POST" if body else "GET")
+        return urllib.request.Request(
+            self.base_url + path, data=data, headers=headers, method="POST" if body else "GET"
+        )
 
     def _open(self, request: urllib.request.Request):
         try:
             return urllib.request.urlopen(request, timeout=self.timeout)
         except urllib.error.HTTPError as exc:
             detail = exc.read(300).decode("utf-8", "replace").strip()
-            raise UnavailableError(f"The chat server at {self.base_url} answered {exc.code}: {detail or exc.reason}") from exc
+            raise UnavailableError(
+                f"The chat server at {self.base_url} answered {exc.code}: {detail or exc.reason}"
+            ) from exc
         except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
             raise UnavailableError(f"The chat server at {self.base_url} is unreachable ({reason}).") from exc
@@ -112,28 +123,49 @@ class OpenAICompatibleRuntime:
         with self._open(self._request("/models")) as resp:
             return [m.get("id", "") for m in json.load(resp).get("data", [])]
 
-    def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
-                 on_text: OnText | None = None, cancel: threading.Event | None = None,
-                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation:
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        on_text: OnText | None = None,
+        cancel: threading.Event | None = None,
+        stop: Sequence[str] = (),
+        max_sentences: int = 0,
+    ) -> Generation:
         """Stream an answer over SSE; closing the connection on cancel (or at `max_sentences`) makes the server stop."""
-        body: dict[str, Any] = {"model": self.model, "messages": list(messages), "stream": True,
-                                "max_tokens": max_tokens, "temperature": temperature}
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(messages),
+            "stream": True,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
         if stop:
             body["stop"] = list(stop)[:4]  # OpenAI's API takes at most four
         with self._lock:
             started = time.perf_counter()
             resp = self._open(self._request("/chat/completions", body))
             try:
-                pieces, first, cancelled, finish = stream_pieces(iter_stream_chunks(resp), on_text, cancel,
-                                                                 max_sentences=max_sentences)
+                pieces, first, cancelled, finish = stream_pieces(
+                    iter_stream_chunks(resp), on_text, cancel, max_sentences=max_sentences
+                )
             except (TimeoutError, OSError) as exc:
                 raise UnavailableError(f"The chat server at {self.base_url} dropped the connection ({exc}).") from exc
             finally:
                 resp.close()
             total = time.perf_counter() - started
-        return Generation(text="".join(pieces), tokens=len(pieces), prompt_tokens=self.prompt_tokens(messages),
-                          reused_prefix_tokens=0, ttft_s=(first - started) if first is not None else None,
-                          total_s=total, cancelled=cancelled, finish_reason=finish)
+        return Generation(
+            text="".join(pieces),
+            tokens=len(pieces),
+            prompt_tokens=self.prompt_tokens(messages),
+            reused_prefix_tokens=0,
+            ttft_s=(first - started) if first is not None else None,
+            total_s=total,
+            cancelled=cancelled,
+            finish_reason=finish,
+        )
 
     def info(self) -> ModelInfo:
         """The server's model, named by the setting; no local file, so size 0."""

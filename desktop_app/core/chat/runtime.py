@@ -48,9 +48,17 @@ class ChatRuntime(Protocol):
     def count_tokens(self, text: str) -> int: ...
     def prompt_tokens(self, messages: Sequence[Message]) -> int: ...
     def overheads(self) -> tuple[int, int]: ...
-    def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
-                 on_text: OnText | None = None, cancel: threading.Event | None = None,
-                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation: ...
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        on_text: OnText | None = None,
+        cancel: threading.Event | None = None,
+        stop: Sequence[str] = (),
+        max_sentences: int = 0,
+    ) -> Generation: ...
     def info(self) -> ModelInfo: ...
     def close(self) -> None: ...
 
@@ -84,8 +92,9 @@ def physical_cores(cpuinfo: str | None = None) -> int:
 REPEAT_PENALTY = 1.1
 
 
-def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None, *,
-                  max_sentences: int = 0) -> tuple[list[str], float | None, bool, str | None]:
+def stream_pieces(
+    chunks, on_text: OnText | None, cancel: threading.Event | None, *, max_sentences: int = 0
+) -> tuple[list[str], float | None, bool, str | None]:
     """Consume OpenAI-style stream chunks: pass each content piece on, stop as soon as `cancel` is set.
 
     With `max_sentences`, the answer ends before the piece that would start one sentence more (finish
@@ -116,7 +125,7 @@ def stream_pieces(chunks, on_text: OnText | None, cancel: threading.Event | None
 
 
 class SentenceLimit:
-    """Ends an answer after `n` sentences (0: no limit): a small model drifts away from its passages after one or two."""
+    """Ends an answer after `n` sentences (0: no limit): a small model drifts from its passages after one or two."""
 
     def __init__(self, n: int) -> None:
         self.n = n
@@ -124,7 +133,12 @@ class SentenceLimit:
 
     def allows(self, piece: str) -> bool:
         """Whether `piece` still belongs to the first `n` sentences (it is added to the text when it does)."""
-        if self.n > 0 and piece[:1].isspace() and self.text.strip() and len(sentences(self.text + piece + "x")) > self.n:
+        if (
+            self.n > 0
+            and piece[:1].isspace()
+            and self.text.strip()
+            and len(sentences(self.text + piece + "x")) > self.n
+        ):
             return False
         self.text += piece
         return True
@@ -156,8 +170,16 @@ class LlamaCppRuntime:
 
     backend = "llama"
 
-    def __init__(self, model_path: Path, *, n_ctx: int = 4096, n_threads: int = 0, n_gpu_layers: int = 0,
-                 seed: int = 0, n_threads_batch: int | None = None) -> None:
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int = 0,
+        n_gpu_layers: int = 0,
+        seed: int = 0,
+        n_threads_batch: int | None = None,
+    ) -> None:
         self.model_path = Path(model_path)
         self._n_ctx = n_ctx
         self.n_threads = n_threads or physical_cores()  # 0: one thread per physical core
@@ -165,7 +187,7 @@ class LlamaCppRuntime:
         self.n_gpu_layers = n_gpu_layers
         self.seed = seed
         self._llm = None
-        self._formatter = None
+        self._formatter: Any = None  # llama_chat_format.Jinja2ChatFormatter once loaded
         self._overheads: tuple[int, int] | None = None
         self._lock = threading.RLock()
 
@@ -194,8 +216,15 @@ class LlamaCppRuntime:
             raise UnavailableError(f"Chat model file not found: {self.model_path}.")
         started = time.perf_counter()
         try:
-            llm = Llama(model_path=str(self.model_path), n_ctx=self._n_ctx, n_threads=self.n_threads,
-                        n_threads_batch=self.n_threads_batch, n_gpu_layers=self.n_gpu_layers, seed=self.seed, verbose=False)
+            llm = Llama(
+                model_path=str(self.model_path),
+                n_ctx=self._n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads_batch,
+                n_gpu_layers=self.n_gpu_layers,
+                seed=self.seed,
+                verbose=False,
+            )
         except (ValueError, RuntimeError, OSError) as exc:
             raise UnavailableError(f"Could not load chat model {self.model_path.name}: {exc}") from exc
         template = llm.metadata.get("tokenizer.chat_template")
@@ -205,10 +234,18 @@ class LlamaCppRuntime:
             llm.chat_format = "chat_template.default"
             eos, bos = llm.token_eos(), llm.token_bos()
             self._formatter = llama_chat_format.Jinja2ChatFormatter(
-                template=template, eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
-                bos_token=llm._model.token_get_text(bos) if bos != -1 else "")
-        log.info("loaded chat model %s (n_ctx=%d, %d threads) in %.2fs; template: %s", self.model_path.name,
-                 self._n_ctx, self.n_threads, time.perf_counter() - started, "gguf" if template else llm.chat_format)
+                template=template,
+                eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+                bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
+            )
+        log.info(
+            "loaded chat model %s (n_ctx=%d, %d threads) in %.2fs; template: %s",
+            self.model_path.name,
+            self._n_ctx,
+            self.n_threads,
+            time.perf_counter() - started,
+            "gguf" if template else llm.chat_format,
+        )
         return llm
 
     def count_tokens(self, text: str) -> int:
@@ -240,9 +277,17 @@ class LlamaCppRuntime:
             self._overheads = (per_message, max(one - per_message, 0) + 1)
         return self._overheads
 
-    def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
-                 on_text: OnText | None = None, cancel: threading.Event | None = None,
-                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation:
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        on_text: OnText | None = None,
+        cancel: threading.Event | None = None,
+        stop: Sequence[str] = (),
+        max_sentences: int = 0,
+    ) -> Generation:
         """Stream an answer to `messages`; `on_text` gets each piece on this thread; `cancel` stops it.
 
         Generation ends before any of the `stop` strings (llama.cpp holds back a piece that might start one),
@@ -253,17 +298,30 @@ class LlamaCppRuntime:
             ids = self.prompt_ids(messages)
             reused = self._reusable_prefix(llm, ids)
             started = time.perf_counter()
-            stream = llm.create_chat_completion(messages=list(messages), stream=True, max_tokens=max_tokens,
-                                                temperature=temperature, seed=self.seed,
-                                                repeat_penalty=REPEAT_PENALTY, stop=list(stop) or None)
+            stream = llm.create_chat_completion(
+                messages=list(messages),
+                stream=True,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                seed=self.seed,
+                repeat_penalty=REPEAT_PENALTY,
+                stop=list(stop) or None,
+            )
             try:
                 pieces, first, cancelled, finish = stream_pieces(stream, on_text, cancel, max_sentences=max_sentences)
             finally:
                 stream.close()  # stops llama.cpp at once; the KV cache keeps what was evaluated
             total = time.perf_counter() - started
-        return Generation(text="".join(pieces), tokens=len(pieces), prompt_tokens=len(ids), reused_prefix_tokens=reused,
-                          ttft_s=(first - started) if first is not None else None, total_s=total,
-                          cancelled=cancelled, finish_reason=finish)
+        return Generation(
+            text="".join(pieces),
+            tokens=len(pieces),
+            prompt_tokens=len(ids),
+            reused_prefix_tokens=reused,
+            ttft_s=(first - started) if first is not None else None,
+            total_s=total,
+            cancelled=cancelled,
+            finish_reason=finish,
+        )
 
     @staticmethod
     def _reusable_prefix(llm: Any, ids: list[int]) -> int:

@@ -29,7 +29,7 @@ from desktop_app.core.types import RetrievalResult
 
 log = get_logger("chat")
 
-Retrieve = Callable[[str, int], list[RetrievalResult]]
+Retrieve = Callable[..., list[RetrievalResult]]  # (query, k[, scope: tuple of folder paths])
 RuntimeFactory = Callable[[Settings, "str | None"], ChatRuntime]
 PLAN_ATTEMPTS = 3
 SUMMARY_TOKENS = 160  # per model call of a summary (a part's summary, or the final one)
@@ -92,8 +92,15 @@ def relevant(results: list[RetrievalResult], min_score: float) -> bool:
 class ChatService:
     """Grounded chat over one library. One model stays loaded so follow-ups reuse its KV cache."""
 
-    def __init__(self, store: Store, retrieve: Retrieve, get_settings: Callable[[], Settings], *,
-                 runtime_factory: RuntimeFactory = default_runtime, style: PromptStyle | str | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        retrieve: Retrieve,
+        get_settings: Callable[[], Settings],
+        *,
+        runtime_factory: RuntimeFactory = default_runtime,
+        style: PromptStyle | str | None = None,
+    ) -> None:
         self.store = ChatStore(store)
         self.style = get_style(style)
         self._retrieve = retrieve
@@ -143,10 +150,19 @@ class ChatService:
 
     # ---- asking --------------------------------------------------------------------------------
 
-    def ask(self, question: str, *, chat_id: int | None = None, use_context: bool = True, top_k: int | None = None,
-            model_path: str | None = None, on_token: Callable[[ChatToken], None] | None = None,
-            cancel: threading.Event | None = None, max_tokens: int | None = None,
-            scope: Sequence[str] = ()) -> ChatAnswer:
+    def ask(
+        self,
+        question: str,
+        *,
+        chat_id: int | None = None,
+        use_context: bool = True,
+        top_k: int | None = None,
+        model_path: str | None = None,
+        on_token: Callable[[ChatToken], None] | None = None,
+        cancel: threading.Event | None = None,
+        max_tokens: int | None = None,
+        scope: Sequence[str] = (),
+    ) -> ChatAnswer:
         """Answer `question` in chat `chat_id` (a new chat when None) from the library's passages.
 
         `scope` (files or folders) limits the passages to documents there. With context on and nothing
@@ -162,31 +178,60 @@ class ChatService:
             turns = self.store.turns(chat_id)
             grounded = use_context and settings.context_enabled
             runtime = self.runtime(model_path)
-            results = self._search(retrieval_query(question, turns), top_k or settings.context_top_k, scope) if grounded else []
+            results = (
+                self._search(retrieval_query(question, turns), top_k or settings.context_top_k, scope)
+                if grounded
+                else []
+            )
             if grounded and settings.refuse_without_context and not relevant(results, settings.context_min_score):
                 return self._refuse(chat_id, question, len(turns), runtime)
             reserve = max(settings.answer_reserve_tokens, max_tokens or 0)
             plan = self._plan_with_history(chat_id, question, results, turns, settings, runtime, grounded, reserve)
-            gen = self._generate(runtime, plan, chat_id, max_tokens or settings.answer_reserve_tokens,
-                                 settings.temperature, on_token, cancel)
+            gen = self._generate(
+                runtime,
+                plan,
+                chat_id,
+                max_tokens or settings.answer_reserve_tokens,
+                settings.temperature,
+                on_token,
+                cancel,
+            )
             return self._finish(chat_id, question, plan, gen, runtime)
 
     def _search(self, query: str, top_k: int, scope: Sequence[str]) -> list[RetrievalResult]:
         return self._retrieve(query, top_k, tuple(scope)) if scope else self._retrieve(query, top_k)
 
-    def summarize(self, name: str, texts: Sequence[str], *, max_tokens: int = SUMMARY_TOKENS, model_path: str | None = None,
-                  on_progress: Callable[[SummaryProgress], None] | None = None,
-                  cancel: threading.Event | None = None) -> Summary:
+    def summarize(
+        self,
+        name: str,
+        texts: Sequence[str],
+        *,
+        max_tokens: int = SUMMARY_TOKENS,
+        model_path: str | None = None,
+        on_progress: Callable[[SummaryProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Summary:
         """Summarise a document given as its chunks' texts, in order (map-reduce when it outgrows the window)."""
         if not any(t.strip() for t in texts):
             raise KnownError(f"Nothing to summarise: {name} has no text.")
         with self._lock:
             runtime = self.runtime(model_path)
-            summary = Summarizer(runtime, name=os.path.basename(name) or name, max_tokens=max_tokens,
-                                 temperature=self._get_settings().temperature, on_progress=on_progress,
-                                 cancel=cancel).run(texts)
-        log.info("summarised %s: %d chunks, %d calls, %d rounds%s", name, summary.chunks, summary.calls, summary.rounds,
-                 " (cancelled)" if summary.cancelled else "")
+            summary = Summarizer(
+                runtime,
+                name=os.path.basename(name) or name,
+                max_tokens=max_tokens,
+                temperature=self._get_settings().temperature,
+                on_progress=on_progress,
+                cancel=cancel,
+            ).run(texts)
+        log.info(
+            "summarised %s: %d chunks, %d calls, %d rounds%s",
+            name,
+            summary.chunks,
+            summary.calls,
+            summary.rounds,
+            " (cancelled)" if summary.cancelled else "",
+        )
         return Summary(name, summary.text, summary.chunks, summary.calls, summary.rounds, summary.cancelled)
 
     def _chat_for(self, chat_id: int | None, question: str) -> int:
@@ -195,8 +240,17 @@ class ChatService:
         self.store.require(chat_id)
         return chat_id
 
-    def _plan_with_history(self, chat_id: int, question: str, results: list[RetrievalResult], turns: list[Turn],
-                           settings: Settings, runtime: ChatRuntime, grounded: bool, reserve: int) -> PromptPlan:
+    def _plan_with_history(
+        self,
+        chat_id: int,
+        question: str,
+        results: list[RetrievalResult],
+        turns: list[Turn],
+        settings: Settings,
+        runtime: ChatRuntime,
+        grounded: bool,
+        reserve: int,
+    ) -> PromptPlan:
         """Plan with the turns since the last compaction; when they outgrow the window, summarise the oldest
         of them into the chat's summary (stored) instead of dropping them, and plan again."""
         covered, summary = self.store.summary(chat_id)
@@ -205,24 +259,47 @@ class ChatService:
         if plan.history_start == 0:
             return plan
         limit = max(32, min(SUMMARY_MAX_TOKENS, runtime.n_ctx // 8))
-        summary = compact(turns[covered:covered + plan.history_start], summary, runtime, limit)
+        summary = compact(turns[covered : covered + plan.history_start], summary, runtime, limit)
         covered += plan.history_start
         self.store.add_summary(chat_id, covered, summary)
         log.info("chat %d: compacted %d turns into a %d-token summary", chat_id, covered, runtime.count_tokens(summary))
         return self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary)
 
-    def plan(self, question: str, results: list[RetrievalResult], turns: list[Turn], settings: Settings,
-             runtime: ChatRuntime, grounded: bool, reserve: int, *, summary: str = "") -> PromptPlan:
+    def plan(
+        self,
+        question: str,
+        results: list[RetrievalResult],
+        turns: list[Turn],
+        settings: Settings,
+        runtime: ChatRuntime,
+        grounded: bool,
+        reserve: int,
+        *,
+        summary: str = "",
+    ) -> PromptPlan:
         """Budget the prompt, then check it with the runtime's exact count and tighten if the estimate was short."""
         per_message, generation = runtime.overheads()
         n_ctx = runtime.n_ctx
         system = None if grounded else PLAIN_SYSTEM_PROMPT
         for _ in range(PLAN_ATTEMPTS):
-            cfg = BudgetConfig(n_ctx=n_ctx, answer_reserve=reserve, max_context_tokens=settings.max_context_tokens,
-                               min_score=settings.context_min_score, message_overhead=per_message,
-                               prompt_overhead=generation)
-            plan = plan_prompt(question, results, turns, cfg, runtime.count_tokens, system_prompt=system,
-                               style=self.style, summary=summary)
+            cfg = BudgetConfig(
+                n_ctx=n_ctx,
+                answer_reserve=reserve,
+                max_context_tokens=settings.max_context_tokens,
+                min_score=settings.context_min_score,
+                message_overhead=per_message,
+                prompt_overhead=generation,
+            )
+            plan = plan_prompt(
+                question,
+                results,
+                turns,
+                cfg,
+                runtime.count_tokens,
+                system_prompt=system,
+                style=self.style,
+                summary=summary,
+            )
             exact = runtime.prompt_tokens(plan.messages)
             over = exact + reserve - runtime.n_ctx
             if over <= 0:
@@ -231,8 +308,16 @@ class ChatService:
             n_ctx -= over + 8
         raise BugError(f"could not fit the prompt in n_ctx={runtime.n_ctx} (last try {exact} + {reserve} tokens)")
 
-    def _generate(self, runtime: ChatRuntime, plan: PromptPlan, chat_id: int, max_tokens: int, temperature: float,
-                  on_token: Callable[[ChatToken], None] | None, cancel: threading.Event | None) -> Generation:
+    def _generate(
+        self,
+        runtime: ChatRuntime,
+        plan: PromptPlan,
+        chat_id: int,
+        max_tokens: int,
+        temperature: float,
+        on_token: Callable[[ChatToken], None] | None,
+        cancel: threading.Event | None,
+    ) -> Generation:
         count = 0
 
         def emit(piece: str) -> None:
@@ -241,22 +326,47 @@ class ChatService:
                 on_token(ChatToken(chat_id, count, piece))
             count += 1
 
-        return runtime.generate(list(plan.messages), max_tokens=max_tokens, temperature=temperature,
-                                on_text=emit, cancel=cancel, stop=self.style.stop if plan.passages else (),
-                                max_sentences=self.style.max_sentences if plan.passages else 0)
+        return runtime.generate(
+            list(plan.messages),
+            max_tokens=max_tokens,
+            temperature=temperature,
+            on_text=emit,
+            cancel=cancel,
+            stop=self.style.stop if plan.passages else (),
+            max_sentences=self.style.max_sentences if plan.passages else 0,
+        )
 
-    def _finish(self, chat_id: int, question: str, plan: PromptPlan, gen: Generation, runtime: ChatRuntime) -> ChatAnswer:
+    def _finish(
+        self, chat_id: int, question: str, plan: PromptPlan, gen: Generation, runtime: ChatRuntime
+    ) -> ChatAnswer:
         raw = gen.text  # stored unstripped: replayed verbatim, it matches the tokens already in the KV cache
         text, citations = self.cite(raw, plan.passages)
         self.store.add_exchange(chat_id, question, raw, citations, plan.passages)
-        log.info("answered in chat %d: %d tokens, %d/%d prompt tokens reused, %d passages, %d cited%s", chat_id,
-                 gen.tokens, gen.reused_prefix_tokens, gen.prompt_tokens, len(plan.passages), len(citations),
-                 " (cancelled)" if gen.cancelled else "")
-        return ChatAnswer(text=text, chat_id=chat_id, citations=tuple(citations), passages=plan.passages,
-                          cancelled=gen.cancelled, raw_text=raw, prompt_tokens=gen.prompt_tokens,
-                          completion_tokens=gen.tokens, reused_prefix_tokens=gen.reused_prefix_tokens,
-                          history_turns=plan.history_turns, ttft_s=gen.ttft_s, total_s=gen.total_s,
-                          model=runtime.info().name)
+        log.info(
+            "answered in chat %d: %d tokens, %d/%d prompt tokens reused, %d passages, %d cited%s",
+            chat_id,
+            gen.tokens,
+            gen.reused_prefix_tokens,
+            gen.prompt_tokens,
+            len(plan.passages),
+            len(citations),
+            " (cancelled)" if gen.cancelled else "",
+        )
+        return ChatAnswer(
+            text=text,
+            chat_id=chat_id,
+            citations=tuple(citations),
+            passages=plan.passages,
+            cancelled=gen.cancelled,
+            raw_text=raw,
+            prompt_tokens=gen.prompt_tokens,
+            completion_tokens=gen.tokens,
+            reused_prefix_tokens=gen.reused_prefix_tokens,
+            history_turns=plan.history_turns,
+            ttft_s=gen.ttft_s,
+            total_s=gen.total_s,
+            model=runtime.info().name,
+        )
 
     def cite(self, raw: str, passages: tuple[Passage, ...]) -> tuple[str, list[Citation]]:
         """The answer as shown, and its citations: markers naming no passage dropped, an echoed passage label
@@ -271,8 +381,16 @@ class ChatService:
     def _refuse(self, chat_id: int, question: str, history_turns: int, runtime: ChatRuntime) -> ChatAnswer:
         self.store.add_exchange(chat_id, question, NOT_COVERED, [], [])
         log.info("chat %d: no passage cleared min_score; answered without the model", chat_id)
-        return ChatAnswer(text=NOT_COVERED, chat_id=chat_id, citations=(), passages=(), refused=True,
-                          raw_text=NOT_COVERED, history_turns=history_turns, model=runtime.info().name)
+        return ChatAnswer(
+            text=NOT_COVERED,
+            chat_id=chat_id,
+            citations=(),
+            passages=(),
+            refused=True,
+            raw_text=NOT_COVERED,
+            history_turns=history_turns,
+            model=runtime.info().name,
+        )
 
     def close(self) -> None:
         """Free the model (the store belongs to the library)."""

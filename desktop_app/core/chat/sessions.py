@@ -72,14 +72,25 @@ class ChatStore:
 
     def list_chats(self) -> list[ChatSummary]:
         """Every chat, most recently used first."""
-        return [ChatSummary(r.id, r.title, r.created_at, r.updated_at, r.message_count) for r in self.store.list_chats()]
+        return [
+            ChatSummary(r.id, r.title, r.created_at, r.updated_at, r.message_count) for r in self.store.list_chats()
+        ]
 
     def messages(self, chat_id: int) -> list[ChatMessage]:
         """The chat's messages, oldest first."""
         self.require(chat_id)
-        return [ChatMessage(m.id, m.chat_id, m.role, m.content, tuple(Citation.from_dict(d) for d in m.citations),
-                            tuple(Passage.from_dict(d) for d in m.passages), m.created_at)
-                for m in self.store.chat_messages(chat_id)]
+        return [
+            ChatMessage(
+                m.id,
+                m.chat_id,
+                m.role,
+                m.content,
+                tuple(Citation.from_dict(d) for d in m.citations),
+                tuple(Passage.from_dict(d) for d in m.passages),
+                m.created_at,
+            )
+            for m in self.store.chat_messages(chat_id)
+        ]
 
     def turns(self, chat_id: int) -> list[Turn]:
         """Completed question/answer pairs, oldest first (what later prompts replay)."""
@@ -92,22 +103,38 @@ class ChatStore:
                 question = None
         return turns
 
-    def add_exchange(self, chat_id: int, question: str, answer: str, citations: Sequence[Citation],
-                     passages: Sequence[Passage]) -> None:
+    def add_exchange(
+        self, chat_id: int, question: str, answer: str, citations: Sequence[Citation], passages: Sequence[Passage]
+    ) -> None:
         """Store a question and its answer together (one transaction) and touch the chat."""
         now = time.time()
-        self.store.add_messages(chat_id, [
-            MessageRow(0, chat_id, "user", question, created_at=now),
-            MessageRow(0, chat_id, "assistant", answer, tuple(c.to_dict() for c in citations),
-                       tuple(p.to_dict() for p in passages), now),
-        ], title_for(question), now)
+        self.store.add_messages(
+            chat_id,
+            [
+                MessageRow(0, chat_id, "user", question, created_at=now),
+                MessageRow(
+                    0,
+                    chat_id,
+                    "assistant",
+                    answer,
+                    tuple(c.to_dict() for c in citations),
+                    tuple(p.to_dict() for p in passages),
+                    now,
+                ),
+            ],
+            title_for(question),
+            now,
+        )
 
     def add_summary(self, chat_id: int, covers: int, text: str) -> None:
         """Store the summary of the chat's first `covers` turns (a message row with role 'summary')."""
         now = time.time()
-        self.store.add_messages(chat_id, [MessageRow(0, chat_id, SUMMARY_ROLE, json.dumps({"covers": covers,
-                                                                                          "text": text}),
-                                                     created_at=now)], "", now)
+        self.store.add_messages(
+            chat_id,
+            [MessageRow(0, chat_id, SUMMARY_ROLE, json.dumps({"covers": covers, "text": text}), created_at=now)],
+            "",
+            now,
+        )
 
     def summary(self, chat_id: int) -> tuple[int, str]:
         """(turns covered, text) of the chat's newest summary; (0, "") when it was never compacted."""

@@ -20,8 +20,10 @@ log = get_logger("chat")
 
 SYSTEM = "You are Trove. You write short, faithful summaries of the user's documents."
 MAP_PROMPT = "Summarise this part of the document {name} in two or three sentences.\n\n{text}"
-REDUCE_PROMPT = ("These are summaries of consecutive parts of the document {name}, in order. "
-                 "Combine them into one summary of a few sentences.\n\n{text}")
+REDUCE_PROMPT = (
+    "These are summaries of consecutive parts of the document {name}, in order. "
+    "Combine them into one summary of a few sentences.\n\n{text}"
+)
 SINGLE_PROMPT = "Summarise the document {name} in a few sentences.\n\n{text}"
 PART_SEPARATOR = "\n\n"
 
@@ -64,18 +66,19 @@ def pack(costs: Sequence[int], budget: int) -> list[list[int]]:
     return groups
 
 
-@dataclass(frozen=True)
-class _Call:
-    stage: str
-    prompt: str
-
-
 class Summarizer:
     """One summary run with a runtime: packing to the window, progress, cancel."""
 
-    def __init__(self, runtime: ChatRuntime, *, name: str, max_tokens: int = 160, temperature: float = 0.0,
-                 on_progress: Callable[[SummaryProgress], None] | None = None,
-                 cancel: threading.Event | None = None) -> None:
+    def __init__(
+        self,
+        runtime: ChatRuntime,
+        *,
+        name: str,
+        max_tokens: int = 160,
+        temperature: float = 0.0,
+        on_progress: Callable[[SummaryProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> None:
         self.runtime = runtime
         self.name = name
         self.max_tokens = max_tokens
@@ -88,7 +91,9 @@ class Summarizer:
     def room(self, template: str) -> int:
         """Tokens of document text one call can take: the window less the prompt around it and the answer."""
         per_message, generation = self.runtime.overheads()
-        wrapper = self.runtime.count_tokens(SYSTEM) + self.runtime.count_tokens(template.format(name=self.name, text=""))
+        wrapper = self.runtime.count_tokens(SYSTEM) + self.runtime.count_tokens(
+            template.format(name=self.name, text="")
+        )
         return self.runtime.n_ctx - self.max_tokens - wrapper - 2 * per_message - generation - 8
 
     def run(self, texts: Sequence[str]) -> Summary:
@@ -130,10 +135,13 @@ class Summarizer:
     def _call(self, stage: str, template: str, text: str) -> tuple[str, bool]:
         if self.cancel is not None and self.cancel.is_set():
             return "", True
-        messages = [{"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": template.format(name=self.name, text=text)}]
-        gen = self.runtime.generate(messages, max_tokens=self.max_tokens, temperature=self.temperature,
-                                    cancel=self.cancel)
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": template.format(name=self.name, text=text)},
+        ]
+        gen = self.runtime.generate(
+            messages, max_tokens=self.max_tokens, temperature=self.temperature, cancel=self.cancel
+        )
         self.done += 1
         if self.on_progress is not None:
             self.on_progress(SummaryProgress(self.done, max(self.total, self.done), stage))

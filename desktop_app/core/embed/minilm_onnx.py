@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,8 +41,8 @@ class MiniLMOnnxEmbedder:
 
     def __init__(self, threads: int = 0) -> None:
         self.threads = threads  # 0: onnxruntime's default (the physical cores)
-        self._session = None
-        self._tokenizer = None
+        self._session: Any = None  # onnxruntime.InferenceSession once loaded
+        self._tokenizer: Any = None  # tokenizers.Tokenizer once loaded
         self._lock = threading.Lock()
 
     def _load(self) -> None:

@@ -37,7 +37,6 @@ from pathlib import Path
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extracted import Extracted, Extraction
-from desktop_app.core.ingest.filetypes import file_type
 from desktop_app.core.ingest.sandbox_worker import worker_main
 from desktop_app.core.log import get_logger
 
@@ -155,7 +154,7 @@ class ExtractionSandbox:
                     raise ExtractionError(over_memory(budget)) from None
                 raise ExtractionError(f"the document reader crashed on this file (exit {code})") from None
         if status == "ok":
-            return payload  # type: ignore[return-value]  # (Extracted, Extraction), pickled by the worker
+            return payload  # (Extracted, Extraction), pickled by the worker
         if status == "memory":
             self._discard()
             raise ExtractionError(over_memory(budget))
@@ -187,7 +186,3 @@ def shared_sandbox() -> ExtractionSandbox:
             atexit.register(_shared.close)
         return _shared
 
-
-def needs_sandbox(path: Path) -> bool:
-    """Plain text, Markdown and code are decoded in-process (linear, streamed); every parser runs sandboxed."""
-    return file_type(path) not in ("text", "markdown", "code")

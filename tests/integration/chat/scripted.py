@@ -42,7 +42,9 @@ def last_user(messages: Sequence[Message]) -> str:
     return next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
 
 
-def scripted_tokens(reply: Reply, messages: list[Message], max_tokens: int, stop: Sequence[str]) -> tuple[list[str], str]:
+def scripted_tokens(
+    reply: Reply, messages: list[Message], max_tokens: int, stop: Sequence[str]
+) -> tuple[list[str], str]:
     """The tokens the scripted model emits and why it stopped ("stop" or "length")."""
     text = reply(messages) if callable(reply) else reply
     cut = min((i for i in (text.find(s) for s in stop if s) if i >= 0), default=-1)
@@ -59,8 +61,16 @@ class ScriptedRuntime:
 
     backend = "scripted"
 
-    def __init__(self, reply: Reply = "", *, n_ctx: int = 2048, per_message: int = 4, generation: int = 3,
-                 token_delay: float = 0.0, name: str = "scripted-model") -> None:
+    def __init__(
+        self,
+        reply: Reply = "",
+        *,
+        n_ctx: int = 2048,
+        per_message: int = 4,
+        generation: int = 3,
+        token_delay: float = 0.0,
+        name: str = "scripted-model",
+    ) -> None:
         self.reply = reply
         self._n_ctx = n_ctx
         self._overheads = (per_message, generation)
@@ -88,24 +98,41 @@ class ScriptedRuntime:
         per_message, generation = self._overheads
         return sum(count_words(m["content"]) + per_message for m in messages) + generation
 
-    def generate(self, messages: Sequence[Message], *, max_tokens: int, temperature: float,
-                 on_text: OnText | None = None, cancel: threading.Event | None = None,
-                 stop: Sequence[str] = (), max_sentences: int = 0) -> Generation:
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        on_text: OnText | None = None,
+        cancel: threading.Event | None = None,
+        stop: Sequence[str] = (),
+        max_sentences: int = 0,
+    ) -> Generation:
         """Stream the scripted reply through the same loop the real backends use (cancel, loop guard)."""
         sent = [dict(m) for m in messages]
         prompt = self.prompt_tokens(sent)
         if prompt + max_tokens > self._n_ctx:
             raise AssertionError(f"prompt of {prompt} tokens + {max_tokens} exceeds n_ctx={self._n_ctx}")
         self.sent.append(sent)
-        self.calls.append({"max_tokens": max_tokens, "temperature": temperature, "stop": tuple(stop),
-                           "max_sentences": max_sentences})
+        self.calls.append(
+            {"max_tokens": max_tokens, "temperature": temperature, "stop": tuple(stop), "max_sentences": max_sentences}
+        )
         tokens, finish = scripted_tokens(self.reply, sent, max_tokens, stop)
         started = time.perf_counter()
-        pieces, first, cancelled, finish = stream_pieces(self._chunks(tokens, finish), on_text, cancel,
-                                                         max_sentences=max_sentences)
-        return Generation(text="".join(pieces), tokens=len(pieces), prompt_tokens=prompt, reused_prefix_tokens=0,
-                          ttft_s=(first - started) if first else None, total_s=time.perf_counter() - started,
-                          cancelled=cancelled, finish_reason=finish)
+        pieces, first, cancelled, finish = stream_pieces(
+            self._chunks(tokens, finish), on_text, cancel, max_sentences=max_sentences
+        )
+        return Generation(
+            text="".join(pieces),
+            tokens=len(pieces),
+            prompt_tokens=prompt,
+            reused_prefix_tokens=0,
+            ttft_s=(first - started) if first else None,
+            total_s=time.perf_counter() - started,
+            cancelled=cancelled,
+            finish_reason=finish,
+        )
 
     def _chunks(self, tokens: list[str], finish: str) -> Iterator[dict[str, Any]]:
         for i, token in enumerate(tokens):
@@ -176,9 +203,12 @@ class ScriptedChatServer:
                 request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 server.requests.append(request)
                 stop = request.get("stop") or []
-                tokens, finish = scripted_tokens(server.reply, request.get("messages", []),
-                                                 int(request.get("max_tokens") or 1 << 30),
-                                                 [stop] if isinstance(stop, str) else stop)
+                tokens, finish = scripted_tokens(
+                    server.reply,
+                    request.get("messages", []),
+                    int(request.get("max_tokens") or 1 << 30),
+                    [stop] if isinstance(stop, str) else stop,
+                )
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
@@ -186,8 +216,17 @@ class ScriptedChatServer:
                 try:
                     for i, token in enumerate(tokens):
                         time.sleep(server.token_delay)
-                        self._event({"choices": [{"index": 0, "delta": {"content": token},
-                                                  "finish_reason": finish if i == len(tokens) - 1 else None}]})
+                        self._event(
+                            {
+                                "choices": [
+                                    {
+                                        "index": 0,
+                                        "delta": {"content": token},
+                                        "finish_reason": finish if i == len(tokens) - 1 else None,
+                                    }
+                                ]
+                            }
+                        )
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
@@ -195,8 +234,11 @@ class ScriptedChatServer:
                 self.close_connection = True
 
             def _event(self, payload: dict[str, Any]) -> None:
-                self.wfile.write(b"data: " + json.dumps({"object": "chat.completion.chunk", "model": server.model,
-                                                         **payload}).encode() + b"\n\n")
+                self.wfile.write(
+                    b"data: "
+                    + json.dumps({"object": "chat.completion.chunk", "model": server.model, **payload}).encode()
+                    + b"\n\n"
+                )
                 self.wfile.flush()
 
         return Handler

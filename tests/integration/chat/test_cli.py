@@ -76,8 +76,14 @@ def test_no_context_prints_no_sources_and_chats_lists_the_sessions(home, capsys,
 
 def test_a_trove_process_streams_to_stdout(home, docs_dir, server):
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    out = subprocess.run([sys.executable, "-m", "desktop_app", "--home", str(home), "ask",
-                          "Who invented the Zorblax reactor?"], check=False, capture_output=True, text=True, timeout=120, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "desktop_app", "--home", str(home), "ask", "Who invented the Zorblax reactor?"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout == f"Dr. Mira Quell invented it [1].\n\nSources:\n[1] {docs_dir / 'reactor.txt'}\n"
 
@@ -92,8 +98,12 @@ def test_errors_are_one_line(home, capsys, tmp_path):
 
 def test_the_real_model_answers_from_the_command_line(home, docs_dir, capsys, gguf):
     """The bundled GGUF through `trove ask --model`: exit 0, something streamed, sources from the library."""
-    assert main(["--home", str(home), "ask", "Who invented the Zorblax reactor?", "--model", str(gguf),
-                 "--max-tokens", "8"]) == 0
+    assert (
+        main(
+            ["--home", str(home), "ask", "Who invented the Zorblax reactor?", "--model", str(gguf), "--max-tokens", "8"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     answer, _, sources = out.partition("\nSources:\n")
     assert answer.strip()

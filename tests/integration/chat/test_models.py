@@ -43,7 +43,12 @@ def test_a_new_library_lists_the_bundled_model_as_default(manager):
 def test_add_a_file_on_disk_then_use_it_then_forget_it(manager, library, tmp_path):
     path = write_gguf(tmp_path / "Tiny-Q4_K_M.gguf")
     entry = manager.add(path)
-    assert (entry.name, entry.origin, entry.quantization, entry.context_length) == ("Tiny-Q4_K_M", LOCAL, "Q4_K_M", 2048)
+    assert (entry.name, entry.origin, entry.quantization, entry.context_length) == (
+        "Tiny-Q4_K_M",
+        LOCAL,
+        "Q4_K_M",
+        2048,
+    )
     assert manager.add(path) == entry and len(manager.entries()) == 2  # adding twice keeps one entry
     manager.use("tiny-q4_k_m")  # names match case-insensitively
     assert library.settings.model_path == str(path) and manager.default().name == "Tiny-Q4_K_M"
@@ -124,8 +129,13 @@ def test_the_real_gguf_downloaded_used_and_streaming(manager, library, server, t
     runtime = LlamaCppRuntime(path, n_ctx=512, n_threads=1)
     pieces: list[str] = []
     try:
-        gen = runtime.generate([{"role": "user", "content": "Say hello."}], max_tokens=6, temperature=0.0,
-                               on_text=pieces.append, cancel=threading.Event())
+        gen = runtime.generate(
+            [{"role": "user", "content": "Say hello."}],
+            max_tokens=6,
+            temperature=0.0,
+            on_text=pieces.append,
+            cancel=threading.Event(),
+        )
     finally:
         runtime.close()
     assert pieces and gen.tokens == len(pieces) and 0 < gen.tokens <= 6
@@ -159,6 +169,7 @@ def test_listing_and_recommending_never_touch_the_network(manager, tmp_path, mon
 
     def refuse(*_args, **_kwargs):
         raise AssertionError("network used without being asked")
+
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     manager.add(write_gguf(tmp_path / "Offline.gguf"))

@@ -33,9 +33,25 @@ def free_port() -> int:
 def server(gguf, tmp_path_factory):
     port = free_port()
     log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", "2048", "--n_threads", str(N_THREADS)],
-                            stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(gguf),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+            "--n_threads",
+            str(N_THREADS),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + STARTUP_SECONDS
     try:
@@ -62,8 +78,12 @@ def test_tokens_stream_over_sse(server):
     rt = OpenAICompatibleRuntime(server, "smollm2", n_ctx=2048)
     assert rt.list_models()
     pieces = []
-    gen = rt.generate([{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "Name three colours."}],
-                      max_tokens=24, temperature=0.0, on_text=pieces.append)
+    gen = rt.generate(
+        [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "Name three colours."}],
+        max_tokens=24,
+        temperature=0.0,
+        on_text=pieces.append,
+    )
     assert len(pieces) >= 2 and "".join(pieces) == gen.text and not gen.cancelled
     assert gen.finish_reason in ("stop", "length")
 
@@ -77,8 +97,13 @@ def test_cancel_closes_the_stream(server):
         if len(seen) == 2:
             cancel.set()
 
-    gen = rt.generate([{"role": "user", "content": "Write a long story about a dragon."}], max_tokens=48,
-                      temperature=0.0, on_text=on_text, cancel=cancel)
+    gen = rt.generate(
+        [{"role": "user", "content": "Write a long story about a dragon."}],
+        max_tokens=48,
+        temperature=0.0,
+        on_text=on_text,
+        cancel=cancel,
+    )
     assert gen.cancelled and gen.tokens == 2
     again = rt.generate([{"role": "user", "content": "Say yes."}], max_tokens=4, temperature=0.0)
     assert again.tokens >= 1  # the server is still serving after the dropped connection
@@ -97,8 +122,9 @@ def test_a_grounded_chat_through_the_server(server, chat_library):
 
 def test_a_grounded_chat_through_a_scripted_server(chat_library):
     with ScriptedChatServer("Dr. Mira Quell invented it [1].", model="tiny") as scripted:
-        chat_library.settings = chat_library.settings.with_changes(chat_backend="openai", openai_model="tiny",
-                                                                   openai_base_url=scripted.base_url)
+        chat_library.settings = chat_library.settings.with_changes(
+            chat_backend="openai", openai_model="tiny", openai_base_url=scripted.base_url
+        )
         service = ChatService(chat_library.store, chat_library._retrieve_for_chat, lambda: chat_library.settings)
         tokens = []
         answer = service.ask("Who invented the Zorblax reactor?", on_token=tokens.append, max_tokens=20)
@@ -122,8 +148,9 @@ def test_cancel_drops_the_connection_to_a_scripted_server():
             if len(seen) == 2:
                 cancel.set()
 
-        gen = rt.generate([{"role": "user", "content": "count"}], max_tokens=48, temperature=0.0, on_text=on_text,
-                          cancel=cancel)
+        gen = rt.generate(
+            [{"role": "user", "content": "count"}], max_tokens=48, temperature=0.0, on_text=on_text, cancel=cancel
+        )
         assert gen.cancelled and gen.text == "one two" and gen.finish_reason == "cancelled"
         deadline = time.monotonic() + 5
         while scripted.disconnects == 0 and time.monotonic() < deadline:
@@ -137,8 +164,11 @@ def test_an_unreachable_server_is_a_plain_error():
     rt = OpenAICompatibleRuntime(f"http://127.0.0.1:{free_port()}/v1", n_ctx=2048, timeout=5)
     with pytest.raises(UnavailableError, match="unreachable"):
         rt.generate([{"role": "user", "content": "hi"}], max_tokens=4, temperature=0.0)
-    service = ChatService(SQLiteStore(":memory:"), lambda q, k: [], lambda: Settings(**{**CHAT_SETTINGS, "chat_backend": "openai",
-                                                                             "openai_base_url": rt.base_url}))
+    service = ChatService(
+        SQLiteStore(":memory:"),
+        lambda q, k: [],
+        lambda: Settings(**{**CHAT_SETTINGS, "chat_backend": "openai", "openai_base_url": rt.base_url}),
+    )
     with pytest.raises(UnavailableError, match="unreachable"):
         service.ask("hi", use_context=False, max_tokens=4)
     service.close()

@@ -24,7 +24,9 @@ def names(items) -> list[str]:
 
 def use(lib, runtime: ScriptedRuntime) -> ScriptedRuntime:
     """Answer `lib`'s questions with `runtime`."""
-    lib._chat = ChatService(lib.store, lib._retrieve_for_chat, lambda: lib.settings, runtime_factory=lambda s, p: runtime)
+    lib._chat = ChatService(
+        lib.store, lib._retrieve_for_chat, lambda: lib.settings, runtime_factory=lambda s, p: runtime
+    )
     return runtime
 
 
@@ -49,14 +51,23 @@ def test_a_grounded_answer_streams_cites_the_right_file_and_persists(chat_librar
 
 
 def test_markers_naming_no_sent_passage_are_dropped(tmp_path):
-    found = [RetrievalResult(f"Passage {i} about the reactor.", 1.0, f"/docs/r{i}.txt", {"chunk_id": i}) for i in range(3)]
+    found = [
+        RetrievalResult(f"Passage {i} about the reactor.", 1.0, f"/docs/r{i}.txt", {"chunk_id": i}) for i in range(3)
+    ]
     runtime = ScriptedRuntime("Quell made it [1][9], in 1987 [2, 7].")
-    service = ChatService(SQLiteStore(tmp_path / "library.db"), lambda q, k: found[:k], lambda: Settings(**CHAT_SETTINGS),
-                          runtime_factory=lambda s, p: runtime)
+    service = ChatService(
+        SQLiteStore(tmp_path / "library.db"),
+        lambda q, k: found[:k],
+        lambda: Settings(**CHAT_SETTINGS),
+        runtime_factory=lambda s, p: runtime,
+    )
     answer = service.ask("Who invented the Zorblax reactor?")
     assert len(answer.passages) == 3
     assert answer.text == "Quell made it [1], in 1987 [2]."
-    assert [c.n for c in answer.citations] == [1, 2] and [c.path for c in answer.citations] == ["/docs/r0.txt", "/docs/r1.txt"]
+    assert [c.n for c in answer.citations] == [1, 2] and [c.path for c in answer.citations] == [
+        "/docs/r0.txt",
+        "/docs/r1.txt",
+    ]
     service.close()
 
 
@@ -81,8 +92,12 @@ def test_no_context_sends_no_passages(chat_library):
 def test_nothing_relevant_means_no_model_call(make_library, tmp_path):
     lib = make_library(home=tmp_path / "empty", **CHAT_SETTINGS)  # an empty library: retrieval finds nothing
     made = []
-    lib._chat = ChatService(lib.store, lib._retrieve_for_chat, lambda: lib.settings,
-                            runtime_factory=lambda s, p: made.append(RecordingRuntime(_gguf(s, p), n_ctx=s.n_ctx)) or made[-1])
+    lib._chat = ChatService(
+        lib.store,
+        lib._retrieve_for_chat,
+        lambda: lib.settings,
+        runtime_factory=lambda s, p: made.append(RecordingRuntime(_gguf(s, p), n_ctx=s.n_ctx)) or made[-1],
+    )
     answer = lib.ask("What is the airspeed of an unladen swallow?")
     assert answer.refused and answer.text == NOT_COVERED and answer.passages == ()
     assert made and made[0].sent == [] and not made[0].loaded  # the model was never called, not even loaded
@@ -107,7 +122,7 @@ def test_a_follow_up_is_retrieved_with_the_previous_question_and_replays_the_tur
     assert sent[ex + 1]["content"] == "Who invented the Zorblax reactor?" and sent[ex + 2]["content"] == first.raw_text
     assert "Mira Quell" not in sent[ex + 1]["content"]  # old passages are not replayed
     third = chat_library.ask("Who restored it?", chat_id=first.chat_id)
-    assert runtime.sent[-1][:ex + 3] == sent[:ex + 3]  # the prefix a KV cache would reuse is byte-identical
+    assert runtime.sent[-1][: ex + 3] == sent[: ex + 3]  # the prefix a KV cache would reuse is byte-identical
     assert runtime.sent[-1][ex + 3] == {"role": "user", "content": "What does it run on?"}  # replayed without passages
     assert third.history_turns == 2 and len(chat_library.chat.messages(first.chat_id)) == 6
 
@@ -134,14 +149,30 @@ def test_an_answer_stops_at_max_tokens(chat_library):
 
 
 def _huge_service(tmp_path, runtime, settings):
-    huge = [RetrievalResult(f"Chunk {i}. " + "The archive holds many long reports about harbours and tides. " * 300,
-                            1.0, f"/docs/report{i}.txt", {"chunk_id": i, "page": i % 7 or None}) for i in range(50)]
-    service = ChatService(SQLiteStore(tmp_path / "library.db"), lambda q, k: huge[:k], lambda: settings,
-                          runtime_factory=lambda s, p: runtime)
+    huge = [
+        RetrievalResult(
+            f"Chunk {i}. " + "The archive holds many long reports about harbours and tides. " * 300,
+            1.0,
+            f"/docs/report{i}.txt",
+            {"chunk_id": i, "page": i % 7 or None},
+        )
+        for i in range(50)
+    ]
+    service = ChatService(
+        SQLiteStore(tmp_path / "library.db"),
+        lambda q, k: huge[:k],
+        lambda: settings,
+        runtime_factory=lambda s, p: runtime,
+    )
     chat = service.new_chat()
     for i in range(100):
-        service.store.add_exchange(chat, f"Question {i} about tides and harbours " + "why " * 40,
-                                   f"Answer {i}: " + "the tide turns twice a day. " * 25, [], [])
+        service.store.add_exchange(
+            chat,
+            f"Question {i} about tides and harbours " + "why " * 40,
+            f"Answer {i}: " + "the tide turns twice a day. " * 25,
+            [],
+            [],
+        )
     return service, chat, huge
 
 
@@ -154,14 +185,17 @@ def test_fifty_huge_chunks_and_a_hundred_turns_still_fit_the_window(tmp_path, ru
     assert runtime.prompt_tokens(plan.messages) + 256 <= runtime.n_ctx  # counted with the model's own tokenizer
     assert plan.passages and plan.history_start > 0 and plan.history_turns > 0
     focus = DEFAULT_STYLE.focus_tokens  # passages are cut to the question-focused window, or the last one to the budget
-    assert all(runtime.count_tokens(p.content) <= focus for p in plan.passages) if focus else plan.passages[-1].truncated
+    assert (
+        all(runtime.count_tokens(p.content) <= focus for p in plan.passages) if focus else plan.passages[-1].truncated
+    )
     service.store.store.close()
     # And llama.cpp really accepts such a prompt (it raises when a prompt exceeds n_ctx). A 512-token window
     # keeps the evaluation short on this machine; the budget is the same code at any size.
     small = RecordingRuntime(gguf, n_ctx=512, n_threads=N_THREADS)
     tight = settings.with_changes(n_ctx=512, answer_reserve_tokens=48)
-    service = ChatService(SQLiteStore(tmp_path / "library.db"), lambda q, k: huge[:k], lambda: tight,
-                          runtime_factory=lambda s, p: small)
+    service = ChatService(
+        SQLiteStore(tmp_path / "library.db"), lambda q, k: huge[:k], lambda: tight, runtime_factory=lambda s, p: small
+    )
     answer = service.ask("What do the reports say about tides?", chat_id=chat, top_k=50, max_tokens=8)
     assert 1 <= answer.completion_tokens <= 8 and answer.prompt_tokens + 48 <= 512 and answer.passages
     assert small.prompt_tokens(small.sent[-1]) == answer.prompt_tokens
@@ -179,7 +213,7 @@ def test_the_real_model_answers_through_the_service_and_reuses_its_cache_on_a_fo
     third = chat_library.ask("Who restored it?", chat_id=first.chat_id, max_tokens=8)
     runtime = chat_library.recorder["runtime"]
     ex = len(DEFAULT_STYLE.example_messages())
-    shared = runtime.prompt_tokens(runtime.sent[-1][:ex + 3])  # system, example, turn 1: unchanged since prompt 2
+    shared = runtime.prompt_tokens(runtime.sent[-1][: ex + 3])  # system, example, turn 1: unchanged since prompt 2
     assert third.reused_prefix_tokens >= shared - 6  # all but the closing template tokens came from the cache
     assert third.history_turns == 2
 
@@ -203,6 +237,7 @@ def test_a_scope_is_a_file_or_everything_under_a_folder_never_a_sibling(make_lib
 
     def found(paths):
         return sorted(Path(r.source).parent.name for r in lib.search("tides harbour", top_k=10, paths=paths))
+
     assert found(None) == ["deep", "notes", "notes-old"]
     assert found([tmp_path / "notes"]) == ["deep", "notes"]
     assert found([tmp_path / "notes" / "tides.txt"]) == ["notes"]

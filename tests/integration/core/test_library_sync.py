@@ -17,8 +17,10 @@ def sources(results):
 def test_pdf_hit_names_page_two(make_library, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
-    write_pdf(docs / "report.pdf", ["The first page talks about budgets and plans.",
-                                    "The second page mentions the quokka exactly once."])
+    write_pdf(
+        docs / "report.pdf",
+        ["The first page talks about budgets and plans.", "The second page mentions the quokka exactly once."],
+    )
     lib = make_library()
     lib.add_folder(docs)
     lib.sync()
@@ -143,8 +145,11 @@ def test_encodings_html_and_docx(make_library, tmp_path):
     (docs / "latin1.txt").write_bytes("Café crème brûlée über naïve façade señor".encode("cp1252"))
     (docs / "utf16.txt").write_bytes("unicode sixteen walrus".encode("utf-16"))
     (docs / "broken.txt").write_bytes(b"valid start \xff\xfe\xfa invalid middle narwhal end")
-    (docs / "page.html").write_text("<html><head><title>Zoo</title><script>var hidden_lemur=1</script>"
-                                    "<style>.x{}</style></head><body><p>visible okapi</p></body></html>", encoding="utf-8")
+    (docs / "page.html").write_text(
+        "<html><head><title>Zoo</title><script>var hidden_lemur=1</script>"
+        "<style>.x{}</style></head><body><p>visible okapi</p></body></html>",
+        encoding="utf-8",
+    )
     write_docx(docs / "memo.docx", ["A memo about the capybara."], title="Memo")
     lib = make_library()
     lib.add_folder(docs)
@@ -171,7 +176,7 @@ def test_result_metadata_and_highlights(make_library, tmp_path):
     meta = hit.metadata
     assert hit.source == str((docs / "guide.md").resolve())
     assert meta["chunk_index"] == 0 and meta["page"] is None and meta["title"] == "guide"
-    assert text[meta["start"]:meta["end"]] == hit.content
+    assert text[meta["start"] : meta["end"]] == hit.content
     assert [hit.content[a:b] for a, b in meta["highlights"]] == ["retrieval"]
     assert hit.score > 0
 
@@ -214,7 +219,9 @@ def test_group_by_document_and_filters(make_library, tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
-    (a / "long.txt").write_text("\n\n".join(f"heron paragraph {i} " + "filler " * 100 for i in range(6)), encoding="utf-8")
+    (a / "long.txt").write_text(
+        "\n\n".join(f"heron paragraph {i} " + "filler " * 100 for i in range(6)), encoding="utf-8"
+    )
     (b / "short.md").write_text("# heron\n\nheron heron", encoding="utf-8")
     lib = make_library(chunk_size=120, chunk_overlap=10)
     lib.add_folder(a)

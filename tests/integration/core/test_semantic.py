@@ -66,6 +66,7 @@ def test_edit_and_delete_leave_no_stale_vectors(make_library, tmp_path):
     (docs / "cats.txt").write_text("Dogs bark loudly at the mailman.", encoding="utf-8")
     import os
     import time
+
     os.utime(docs / "cats.txt", ns=(time.time_ns(), time.time_ns() + 5_000_000_000))
     lib.sync()
     top = lib.search("purr mice felines", mode="semantic", top_k=3)
@@ -90,6 +91,7 @@ def test_changing_the_model_reembeds_and_never_mixes(tmp_path):
         c = assert_consistent(lib.db_path)
         assert c["vectors"] == 3
         from desktop_app.core.store.sqlite.connect import connect
+
         conn = connect(lib.db_path, readonly=True)
         dims = {len(blob) // 4 for (blob,) in conn.execute("SELECT embedding FROM chunks_vec")}
         model = conn.execute("SELECT value FROM meta WHERE key = 'embed_model'").fetchone()[0]
@@ -99,8 +101,10 @@ def test_changing_the_model_reembeds_and_never_mixes(tmp_path):
 
 
 def test_importing_core_does_not_import_torch_or_qt():
-    code = ("import sys, desktop_app.core, desktop_app.core.library, desktop_app.core.memory\n"
-            "print(sorted(m for m in ('torch', 'sentence_transformers', 'llama_cpp', 'PySide6') if m in sys.modules))")
+    code = (
+        "import sys, desktop_app.core, desktop_app.core.library, desktop_app.core.memory\n"
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'llama_cpp', 'PySide6') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
@@ -156,7 +160,9 @@ def test_search_never_waits_for_the_writer(make_library, tmp_path):
 
 
 def long_chunk_text() -> str:
-    filler = " ".join(f"The quarterly budget review covered spreadsheet line {i} and accounting totals." for i in range(40))
+    filler = " ".join(
+        f"The quarterly budget review covered spreadsheet line {i} and accounting totals." for i in range(40)
+    )
     return filler + "\n\nAt the very end: molten lava poured from the erupting volcano down the mountainside."
 
 

@@ -48,8 +48,9 @@ def _kill_when(cmd: list[str], db: Path, sql: str, low: int, high: int) -> int:
     """Start `cmd`, SIGKILL it as soon as `sql` counts between low and high. Returns the count seen at the kill."""
     proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        seen = wait_until(lambda: (n := _count(db, sql)) >= low and n, timeout=60, interval=0.01,
-                          message=f"{sql} >= {low}")
+        seen = wait_until(
+            lambda: (n := _count(db, sql)) >= low and n, timeout=60, interval=0.01, message=f"{sql} >= {low}"
+        )
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
     finally:
@@ -68,12 +69,19 @@ def check_consistent(db: Path) -> dict:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         mismatched = conn.execute(
             "SELECT d.path, d.chunk_count, COUNT(c.id) FROM documents d LEFT JOIN chunks c ON c.document_id = d.id "
-            "GROUP BY d.id HAVING d.chunk_count != COUNT(c.id)").fetchall()
+            "GROUP BY d.id HAVING d.chunk_count != COUNT(c.id)"
+        ).fetchall()
         assert mismatched == []
-        assert conn.execute("SELECT COUNT(*) FROM documents WHERE status = 'indexed' AND chunk_count = 0").fetchone()[0] == 0
+        assert (
+            conn.execute("SELECT COUNT(*) FROM documents WHERE status = 'indexed' AND chunk_count = 0").fetchone()[0]
+            == 0
+        )
         chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         assert conn.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0] == chunks
-        assert conn.execute("SELECT COUNT(*) FROM chunks_vec WHERE rowid / 8 NOT IN (SELECT id FROM chunks)").fetchone()[0] == 0
+        assert (
+            conn.execute("SELECT COUNT(*) FROM chunks_vec WHERE rowid / 8 NOT IN (SELECT id FROM chunks)").fetchone()[0]
+            == 0
+        )
         embedded = conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 1").fetchone()[0]
         assert conn.execute("SELECT COUNT(DISTINCT rowid / 8) FROM chunks_vec").fetchone()[0] == embedded
         docs = conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
@@ -83,8 +91,14 @@ def check_consistent(db: Path) -> dict:
 
 
 def _index_json(home: Path, folder: Path, *extra: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "desktop_app", "--home", str(home), "index", str(folder), "--json",
-                          *extra], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "desktop_app", "--home", str(home), "index", str(folder), "--json", *extra],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
@@ -109,8 +123,9 @@ def test_sigkill_mid_index_resumes_and_stays_consistent(tmp_path):
 
     # 3. killed in the semantic phase, while vectors are being written
     runner = [sys.executable, str(Path(__file__).with_name("slow_embed_run.py")), str(home), str(docs)]
-    embedded = _kill_when(runner, db, "SELECT COUNT(*) FROM chunks WHERE embedded = 1",
-                          state["embedded"] + 1, state["chunks"])
+    embedded = _kill_when(
+        runner, db, "SELECT COUNT(*) FROM chunks WHERE embedded = 1", state["embedded"] + 1, state["chunks"]
+    )
     state = check_consistent(db)
     assert embedded <= state["embedded"] < state["chunks"]
 

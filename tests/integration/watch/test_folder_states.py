@@ -119,7 +119,10 @@ def test_startup_reconcile_catches_changes_made_while_closed(tmp_path, make_libr
     lib = make_library()
     watcher = lib.start_watching()
     assert watcher.wait_idle(15)
-    assert sorted(os.path.basename(r.source) for r in lib.search("olingo", mode="keyword")) == ["added.txt", "edited.txt"]
+    assert sorted(os.path.basename(r.source) for r in lib.search("olingo", mode="keyword")) == [
+        "added.txt",
+        "edited.txt",
+    ]
     assert [os.path.basename(r.source) for r in lib.search("kinkajou", mode="keyword")] == ["stays.txt"]
     lib.close()
     assert not watcher.running

@@ -18,7 +18,7 @@ def test_spans_are_exact_slices_and_end_on_paragraphs():
     spans = chunk_spans(text)
     assert len(spans) >= 3
     for span in spans:
-        assert text[span.start:span.end] == span.text
+        assert text[span.start : span.end] == span.text
         assert len(words(span.text)) <= 512 + 50
     # all but the last chunk end at the end of a paragraph (a word ending in w119)
     assert all(s.text.endswith("w119") for s in spans[:-1])
@@ -61,11 +61,16 @@ def test_invalid_config_is_refused(size, overlap):
 
 
 texts = st.lists(
-    st.one_of(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40), st.just("\n\n"), st.just(" ")),
+    st.one_of(
+        st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40), st.just("\n\n"), st.just(" ")
+    ),
     max_size=200,
 ).map("".join)
-configs = st.tuples(st.integers(1, 60), st.integers(0, 59), st.integers(0, 30)).filter(lambda t: t[1] < t[0]).map(
-    lambda t: ChunkConfig(chunk_size=t[0], chunk_overlap=t[1], min_chunk_size=t[2]))
+configs = (
+    st.tuples(st.integers(1, 60), st.integers(0, 59), st.integers(0, 30))
+    .filter(lambda t: t[1] < t[0])
+    .map(lambda t: ChunkConfig(chunk_size=t[0], chunk_overlap=t[1], min_chunk_size=t[2]))
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -74,11 +79,11 @@ def test_chunker_terminates_and_loses_no_word(text, cfg):
     spans = chunk_spans(text, cfg)
     covered = [False] * len(text)
     for span in spans:
-        assert text[span.start:span.end] == span.text
+        assert text[span.start : span.end] == span.text
         assert span.text.strip()
         for i in range(span.start, span.end):
             covered[i] = True
     for m in re.finditer(r"\S+", text):
-        assert all(covered[m.start():m.end()]), f"word {m.group()!r} lost"
+        assert all(covered[m.start() : m.end()]), f"word {m.group()!r} lost"
     starts = [s.start for s in spans]
     assert starts == sorted(set(starts)), "chunks always advance"

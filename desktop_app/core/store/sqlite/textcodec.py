@@ -35,8 +35,8 @@ def decode_text(raw: bytes) -> str:
 class CodecConnection(sqlite3.Connection):
     """A sqlean connection whose parameters pass through `encode_params` (pair it with `decode_text`)."""
 
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:  # type: ignore[override]
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         return super().execute(sql, encode_params(parameters))
 
-    def executemany(self, sql: str, seq: Iterable[Any], /) -> sqlite3.Cursor:  # type: ignore[override]
+    def executemany(self, sql: str, seq: Iterable[Any], /) -> sqlite3.Cursor:
         return super().executemany(sql, (encode_params(p) for p in seq))

@@ -65,7 +65,9 @@ class VectorSQL(SQLiteBase):
 
         The usual case (nothing changed) only reads: another process may hold the write lock for a long time."""
         with self._read() as conn:
-            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_dim')").fetchall())
+            rows = dict(
+                conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_dim')").fetchall()
+            )
         if rows.get("embed_model") == model_id and rows.get("embed_dim") == str(dim):
             return False
         with self._tx() as conn:

@@ -11,8 +11,12 @@ from hypothesis import strategies as st
 from desktop_app.core.chat.attribution import MIN_WORDS, attribute, longest_common_run, sentences
 from desktop_app.core.chat.context import Passage
 
-REACTOR = Passage(1, "The Zorblax reactor was invented by Dr. Mira Quell in 1987 at the Vantor Institute. "
-                     "It runs on compressed helium and produces forty megawatts.", "/d/reactor.txt")
+REACTOR = Passage(
+    1,
+    "The Zorblax reactor was invented by Dr. Mira Quell in 1987 at the Vantor Institute. "
+    "It runs on compressed helium and produces forty megawatts.",
+    "/d/reactor.txt",
+)
 BREAD = Passage(2, "Sourdough bread needs a starter made of flour and water, fed daily for a week.", "/d/bread.md")
 
 
@@ -26,10 +30,14 @@ def test_a_copied_sentence_is_cited_at_its_end():
 
 
 def test_each_sentence_gets_the_passage_it_copies():
-    text = "Sourdough needs a starter made of flour and water, fed daily. It runs on compressed helium and produces power!"
+    text = (
+        "Sourdough needs a starter made of flour and water, fed daily. It runs on compressed helium and produces power!"
+    )
     out = attribute(text, [REACTOR, BREAD])
-    assert out.text == ("Sourdough needs a starter made of flour and water, fed daily [2]. "
-                        "It runs on compressed helium and produces power [1]!")
+    assert out.text == (
+        "Sourdough needs a starter made of flour and water, fed daily [2]. "
+        "It runs on compressed helium and produces power [1]!"
+    )
     assert out.cited == (2, 1)
 
 
@@ -60,8 +68,10 @@ PIECES = ["helium", "compressed", "runs", "on", "It", "the", "reactor", ".", "!"
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.lists(st.sampled_from(PIECES) | st.text(max_size=6), max_size=40).map(" ".join),
-       contents=st.lists(st.lists(st.sampled_from(PIECES), max_size=30).map(" ".join), max_size=4))
+@given(
+    text=st.lists(st.sampled_from(PIECES) | st.text(max_size=6), max_size=40).map(" ".join),
+    contents=st.lists(st.lists(st.sampled_from(PIECES), max_size=30).map(" ".join), max_size=4),
+)
 def test_attribution_only_adds_markers_naming_given_passages(text, contents):
     passages = [Passage(i + 1, c, f"/d/{i}") for i, c in enumerate(contents)]
     out = attribute(text, passages)
@@ -71,9 +81,12 @@ def test_attribution_only_adds_markers_naming_given_passages(text, contents):
 
 
 @settings(max_examples=200, deadline=None)
-@given(prefix=st.lists(st.sampled_from(["alpha", "beta", "gamma"]), max_size=5),
-       copied=st.lists(st.sampled_from(["north", "south", "river", "mountain", "city", "old", "new"]),
-                       min_size=MIN_WORDS, max_size=12))
+@given(
+    prefix=st.lists(st.sampled_from(["alpha", "beta", "gamma"]), max_size=5),
+    copied=st.lists(
+        st.sampled_from(["north", "south", "river", "mountain", "city", "old", "new"]), min_size=MIN_WORDS, max_size=12
+    ),
+)
 def test_a_run_of_min_words_copied_from_one_passage_cites_it(prefix, copied):
     source = Passage(3, "Some intro. " + " ".join(copied) + " and more.", "/d/src")
     other = Passage(1, "alpha beta gamma delta", "/d/other")
@@ -92,4 +105,7 @@ def test_sentences_cover_every_non_blank_character_in_order(text):
 def test_sentences_do_not_end_after_initials_and_titles():
     text = "It was Dr. Mira Quell in the U.S. at St. Ives. Then J. Smith came!\nNew line"
     assert [text[a:b].strip() for a, b in sentences(text)] == [
-        "It was Dr. Mira Quell in the U.S. at St. Ives.", "Then J. Smith came!", "New line"]
+        "It was Dr. Mira Quell in the U.S. at St. Ives.",
+        "Then J. Smith came!",
+        "New line",
+    ]

@@ -34,8 +34,10 @@ def prompt_cost(plan, cfg) -> int:
 
 
 def chunks(n, size, score=1.0):
-    return [RetrievalResult(f"chunk{i} " + "word " * size, score, f"/docs/f{i}.txt", {"chunk_id": i, "page": None})
-            for i in range(n)]
+    return [
+        RetrievalResult(f"chunk{i} " + "word " * size, score, f"/docs/f{i}.txt", {"chunk_id": i, "page": None})
+        for i in range(n)
+    ]
 
 
 def turns(n, size=20):
@@ -94,9 +96,16 @@ def test_a_window_too_small_for_the_question_is_a_plain_error():
 
 
 @settings(max_examples=300, deadline=None)
-@given(n_chunks=st.integers(0, 60), chunk_size=st.integers(0, 600), n_turns=st.integers(0, 120),
-       turn_size=st.integers(0, 80), n_ctx=st.integers(256, 8192), reserve_share=st.floats(0.01, 0.5),
-       max_ctx=st.integers(0, 4096), q_size=st.integers(1, 400))
+@given(
+    n_chunks=st.integers(0, 60),
+    chunk_size=st.integers(0, 600),
+    n_turns=st.integers(0, 120),
+    turn_size=st.integers(0, 80),
+    n_ctx=st.integers(256, 8192),
+    reserve_share=st.floats(0.01, 0.5),
+    max_ctx=st.integers(0, 4096),
+    q_size=st.integers(1, 400),
+)
 def test_plan_never_exceeds_n_ctx(n_chunks, chunk_size, n_turns, turn_size, n_ctx, reserve_share, max_ctx, q_size):
     reserve = int(n_ctx * reserve_share)
     cfg = BudgetConfig(n_ctx=n_ctx, answer_reserve=reserve, max_context_tokens=max_ctx, min_score=0.0)
@@ -120,7 +129,9 @@ def test_window_start_fits_and_only_moves_when_the_window_overflows(costs, high,
 
 def test_retrieval_query_carries_the_last_user_turn():
     history = [Turn("list the reactor designs", "1. Zorblax 2. Quell")]
-    assert retrieval_query("what about the second one?", history) == "list the reactor designs what about the second one?"
+    assert (
+        retrieval_query("what about the second one?", history) == "list the reactor designs what about the second one?"
+    )
     assert retrieval_query("first", []) == "first"
 
 

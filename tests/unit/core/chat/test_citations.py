@@ -15,9 +15,11 @@ from desktop_app.core.chat.citations import (
 )
 from desktop_app.core.chat.context import Passage
 
-PASSAGES = [Passage(1, "The reactor was built in 1987.", "/d/reactor.pdf", page=2, chunk_id=11),
-            Passage(2, "Bread needs a starter.", "/d/bread.md", page=None, chunk_id=12),
-            Passage(3, "Trains run hourly.", "/d/trains.txt", chunk_id=13)]
+PASSAGES = [
+    Passage(1, "The reactor was built in 1987.", "/d/reactor.pdf", page=2, chunk_id=11),
+    Passage(2, "Bread needs a starter.", "/d/bread.md", page=None, chunk_id=12),
+    Passage(3, "Trains run hourly.", "/d/trains.txt", chunk_id=13),
+]
 
 
 def test_markers_in_their_usual_spellings():
@@ -27,7 +29,10 @@ def test_markers_in_their_usual_spellings():
 
 def test_resolution_names_path_page_chunk_and_snippet_and_drops_unknown_numbers():
     cites = resolve_citations("Built in 1987 [1] and [7]; bread [2].", PASSAGES)
-    assert [(c.n, c.path, c.page, c.chunk_id) for c in cites] == [(1, "/d/reactor.pdf", 2, 11), (2, "/d/bread.md", None, 12)]
+    assert [(c.n, c.path, c.page, c.chunk_id) for c in cites] == [
+        (1, "/d/reactor.pdf", 2, 11),
+        (2, "/d/bread.md", None, 12),
+    ]
     assert cites[0].snippet == "The reactor was built in 1987."
 
 
@@ -49,8 +54,10 @@ def test_snippet_is_short_and_flat():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=300)
-       | st.lists(st.sampled_from(["[1]", "[2,3]", "[9]", "[4-2]", "[1-9999]", " text ", "[", "]", ",", "5"])).map("".join))
+@given(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=300)
+    | st.lists(st.sampled_from(["[1]", "[2,3]", "[9]", "[4-2]", "[1-9999]", " text ", "[", "]", ",", "5"])).map("".join)
+)
 def test_any_text_resolves_only_to_sent_passages(text):
     cites = resolve_citations(text, PASSAGES)
     assert {c.n for c in cites} <= {1, 2, 3}

@@ -51,7 +51,9 @@ def test_inject_context_puts_tagged_numbered_passages_in_the_first_system_messag
 
 
 def test_inject_context_inserts_a_system_message_when_there_is_none():
-    out = inject_context("q", [{"role": "user", "content": "q"}], ListBackend([result("text")]), ContextConfig(min_score=0))
+    out = inject_context(
+        "q", [{"role": "user", "content": "q"}], ListBackend([result("text")]), ContextConfig(min_score=0)
+    )
     assert [m["role"] for m in out] == ["system", "user"]
     assert "[Source: /docs/a.txt]" in out[0]["content"]
 
@@ -68,8 +70,12 @@ def test_inject_context_with_the_real_bm25_backend():
     backend.store("The lighthouse keeper lit the lamp at dusk.", source="/notes/lighthouse.md")
     backend.store("Bread rises when the yeast is warm.", source="/notes/bread.md")
     backend.store("Trains leave the station every hour.", source="/notes/trains.md")
-    out = inject_context("who lit the lighthouse lamp", [{"role": "user", "content": "x"}], backend,
-                         ContextConfig(top_k=1, min_score=float("-inf")))
+    out = inject_context(
+        "who lit the lighthouse lamp",
+        [{"role": "user", "content": "x"}],
+        backend,
+        ContextConfig(top_k=1, min_score=float("-inf")),
+    )
     assert "[Source: /notes/lighthouse.md]" in out[0]["content"]
     assert "bread.md" not in out[0]["content"]
 
@@ -83,10 +89,13 @@ def test_select_passages_keeps_rank_order_and_cuts_the_first_that_does_not_fit()
 
 
 @settings(max_examples=200, deadline=None)
-@given(sizes=st.lists(st.integers(0, 400), max_size=12), budget=st.integers(0, 1500),
-       scores=st.lists(st.floats(0, 1), min_size=12, max_size=12))
+@given(
+    sizes=st.lists(st.integers(0, 400), max_size=12),
+    budget=st.integers(0, 1500),
+    scores=st.lists(st.floats(0, 1), min_size=12, max_size=12),
+)
 def test_selected_passages_always_fit_and_clear_min_score(sizes, budget, scores):
-    results = [result(("w%d " % i) * n, score=scores[i], chunk_id=i) for i, n in enumerate(sizes)]
+    results = [result(f"w{i} " * n, score=scores[i], chunk_id=i) for i, n in enumerate(sizes)]
     chosen = select_passages(results, min_score=0.3, budget_tokens=budget, count_tokens=words)
     assert sum(words(format_passage(p)) + 2 for p in chosen) <= budget
     assert [p.n for p in chosen] == list(range(1, len(chosen) + 1))

@@ -30,7 +30,9 @@ def test_lines_split_across_pieces_are_joined():
 def test_physical_cores_from_cpuinfo():
     from desktop_app.core.chat.runtime import physical_cores
 
-    smt = "".join(f"processor : {i}\nphysical id : 0\ncore id : {i // 2}\n\n" for i in range(8))  # 4 cores, 2 threads each
+    smt = "".join(
+        f"processor : {i}\nphysical id : 0\ncore id : {i // 2}\n\n" for i in range(8)
+    )  # 4 cores, 2 threads each
     two_sockets = "".join(f"processor : {i}\nphysical id : {i // 2}\ncore id : {i % 2}\n\n" for i in range(4))
     assert physical_cores(smt) == min(4, physical_cores(""))  # never more than the CPUs this process may use
     assert physical_cores(two_sockets) == min(4, physical_cores(""))
