@@ -57,12 +57,12 @@ def names(store, hits) -> set[str]:
     ("E1234 ", "en.txt"), ("x86_64 ", "en.txt"), ("libraries ", "en.txt"),  # exact codes, Porter stems
 ])
 def test_every_script_is_found_by_its_words(store, scripts, query, found):
-    assert names(store, store.keyword_candidates(query, 10)) == {found}
+    assert names(store, store.keyword_candidates(query, 10)) == {found} and store.counts(scripts.id).chunks == 6
 
 
 def test_languages_are_counted_and_filter_both_sides(store, scripts):
     assert dict(store.languages()) == {"th": 1, "ja": 1, "zh": 1, "ar": 1, "cyrl": 1, "en": 1}
-    thai = Filters(langs=("th",))
+    thai = Filters(folder_ids=(scripts.id,), langs=("th",))
     assert names(store, store.keyword_candidates("note", 10, filters=thai)) == {"th.txt"}  # the title is in all
     assert names(store, store.dense_candidates(unit(1), 10, filters=Filters(langs=("ar", "en")))) == {"ar.txt",
                                                                                                        "en.txt"}
