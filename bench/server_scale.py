@@ -67,7 +67,7 @@ def replica(docs, vecs, r: int, folder_path: str, folder_id: int):
         body = text if r == 0 else f"{text} replica{r}"
         path = f"{folder_path}/r{r:03d}/{i:05d}.txt"
         yield (NewDocument(folder_id, path, title, "txt", len(body), 1, f"{r}-{i}"),
-               [NewChunk(Span(0, len(body), body), None, noisy[i:i + 1])])
+               [NewChunk(Span(0, len(body), body), None, vectors=noisy[i:i + 1])])
 
 
 def open_engine(engine: str, where: str, machine: str = "bench"):
@@ -106,7 +106,7 @@ def index(store, items, measured: int) -> dict:
 def fill(engine: str, store, where: str, items) -> float:
     """The rest of the library, quickly: SQLite through write_document; PostgreSQL by COPY with the HNSW index
     rebuilt after (at tens of ms per transaction on this shared machine, 100k single writes take an hour).
-    The rows are the ones write_document makes (same tokens, hashes and vectors)."""
+    The rows are the ones write_document makes (the text pipeline's terms, languages, hashes and vectors)."""
     started = time.perf_counter()
     if engine == "sqlite":
         for doc, chunks in items:
@@ -115,8 +115,9 @@ def fill(engine: str, store, where: str, items) -> float:
     import psycopg
 
     from desktop_app.core.ingest.extract import index_title
-    from desktop_app.core.store.postgres.keywords import chunk_terms, field_tokens
-    from desktop_app.core.store.sqlite.documents import text_hash
+    from desktop_app.core.store.postgres.keywords import chunk_terms
+    from desktop_app.core.store.sqlite.chunks import text_hash
+    from desktop_app.core.text import detect_language
 
     items = list(items)
     with psycopg.connect(where, autocommit=True) as conn:
@@ -128,12 +129,12 @@ def fill(engine: str, store, where: str, items) -> float:
                                 "indexed", len(chunks), time.time()))
         ids = dict(conn.execute("SELECT path, id FROM documents").fetchall())
         with conn.cursor().copy('COPY chunks (document_id, ordinal, start, "end", text, text_hash, embedded, '
-                                "terms) FROM STDIN") as copy:
+                                "terms, lang) FROM STDIN") as copy:
             for doc, chunks in items:
-                title = field_tokens(index_title(doc.title, Path(doc.path)))
+                title = index_title(doc.title, Path(doc.path))
                 for i, c in enumerate(chunks):
                     copy.write_row((ids[doc.path], i, c.span.start, c.span.end, c.span.text, text_hash(c.span.text),
-                                    True, chunk_terms(title, field_tokens(c.span.text))))
+                                    True, chunk_terms(title, c.span.text), detect_language(c.span.text)))
         by_doc = {d: cid for cid, d in conn.execute("SELECT id, document_id FROM chunks WHERE ordinal = 0")}
         with conn.cursor().copy('COPY chunk_vectors (chunk_id, "window", embedding) FROM STDIN') as copy:
             for doc, chunks in items:
@@ -178,22 +179,29 @@ def query_latencies(store, texts: list[str], vecs: np.ndarray) -> dict:
 
 def bare_latencies(url: str, texts: list[str], vecs: np.ndarray) -> dict:
     """The floor: the same SQL the PostgreSQL store runs, on one plain psycopg connection (no pool, no retry,
-    no fusion or hydration in Python beyond fetching rows)."""
+    no fusion or hydration in Python beyond fetching rows). The query text goes through the same pipeline and
+    leaves out the same common terms (their shares read once, as the store caches them)."""
     import psycopg
     from pgvector.psycopg import register_vector
 
+    from desktop_app.core import text as tp
     from desktop_app.core.search.service import SearchParams, candidate_count
     from desktop_app.core.store.postgres.base import EF_SEARCH
-    from desktop_app.core.store.postgres.keywords import query_terms, tsquery_literal
-    from desktop_app.core.store.postgres.search import CHUNK_ROWS_SQL, dense_sql, keyword_sql, rank_weights
+    from desktop_app.core.store.postgres.keywords import COMMON_SHARE, keyword_sql, rank_weights
+    from desktop_app.core.store.postgres.search import CHUNK_ROWS_SQL, dense_sql
 
     n = candidate_count(10, SearchParams())
     with psycopg.connect(url, autocommit=True) as conn:
         register_vector(conn)
         conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
+        row = conn.execute("SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+                           "WHERE tablename = 'chunks' AND attname = 'terms'").fetchone()
+        shares = dict(zip(row[0], row[1], strict=False)) if row and row[0] else {}
 
         def keyword(t):
-            q = tsquery_literal(query_terms(t))
+            terms = tp.build_query(t).terms
+            kept = tuple(x for x in terms if shares.get(x.token, 0.0) <= COMMON_SHARE) or terms
+            q = tp.to_tsquery(tp.Query(kept))
             return conn.execute(keyword_sql(), {"q": q, "w": rank_weights(2.0), "n": n}).fetchall() if q else []
 
         def dense(v):
