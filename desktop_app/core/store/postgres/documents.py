@@ -157,7 +157,8 @@ def _write_file(conn: psycopg.Connection, machine: str, doc: NewDocument, chunks
         _drop_duplicates(conn, machine, doc.path, old.id)
     doc_id = _upsert(conn, doc, old.id if old else None)
     _write_chunks(conn, doc_id, doc, chunks, old_chunks)
-    list_ocr_pages(conn, doc_id, doc.digest, ocr_pages)
+    if old is not None or ocr_pages:  # a new document has no OCR pages to keep or replace
+        list_ocr_pages(conn, doc_id, doc.digest, ocr_pages)
     written = set()
     for part in parts:
         path = f"{doc.path}#{part.part}"
