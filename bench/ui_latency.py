@@ -173,7 +173,8 @@ def main() -> int:
     )
     print(
         f"heartbeat gap over the whole run ({hb['ticks']} ticks): p50 {hb['p50_ms']} ms, p95 {hb['p95_ms']} ms, "
-        f"p99 {hb['p99_ms']} ms, max {hb['max_ms']} ms; >100 ms: {hb['over_100ms']}, >200 ms: {hb['over_200ms']}"
+        f"p99 {hb['p99_ms']} ms, max {hb['max_ms']} ms; >100 ms: {hb['over_100ms']}, >200 ms: {hb['over_200ms']}; "
+        f"max stall (gap minus run-queue wait) {hb['max_stall_ms']} ms"
     )
     for name in ("while_answering", "keyword_phase", "semantic_phase"):
         s = result[name]

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 import time
 
-from desktop_app.cli.common import EXIT_OK
+from desktop_app.cli.common import EXIT_OK, in_worker
 
 
 def add_chat_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -57,30 +56,6 @@ def source_lines(answer) -> list[str]:
     return [format_source_line(item) for item in (answer.citations or answer.passages)]
 
 
-def _in_worker(call):
-    """Run call(cancel) on a worker so Ctrl-C can cancel it cleanly (what was done so far is kept)."""
-    cancel = threading.Event()
-    box: dict = {}
-
-    def work() -> None:
-        try:
-            box["result"] = call(cancel)
-        except BaseException as exc:  # noqa: BLE001 -- handed to the main thread, which raises it there
-            box["error"] = exc
-
-    worker = threading.Thread(target=work, name="trove-ask", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.1)
-    except KeyboardInterrupt:
-        cancel.set()
-        worker.join()
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
-
-
 def _scope(paths) -> tuple[str, ...]:
     """The --in paths, absolute; each must exist (a typo would otherwise quietly answer from nothing)."""
     from pathlib import Path
@@ -107,7 +82,7 @@ def cmd_ask(args, library) -> int:
             sys.stdout.flush()
 
     scope = _scope(args.scope)
-    answer = _in_worker(
+    answer = in_worker(
         lambda cancel: library.ask(
             args.question,
             chat_id=args.chat,
@@ -143,7 +118,7 @@ def cmd_summarize(args, library) -> int:
             print(f"\rsummarising: step {p.done} of {p.total} ({p.stage})", end="", file=sys.stderr, flush=True)
 
     kwargs = {"max_tokens": args.max_tokens} if args.max_tokens else {}
-    summary = _in_worker(
+    summary = in_worker(
         lambda cancel: library.summarize(
             args.path, model_path=args.model, on_progress=on_progress, cancel=cancel, **kwargs
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,3 +39,27 @@ def add_paths(library: Any, paths: Sequence[str]) -> None:
             raise FolderNotFoundError(f"Not a folder: {path}")
         if library.folder_for_path(folder) is None:
             library.add_folder(folder)
+
+
+def in_worker(call, name: str = "trove-ask"):
+    """Run call(cancel) on a worker so Ctrl-C can cancel it cleanly (what was done so far is kept)."""
+    cancel = threading.Event()
+    box: dict = {}
+
+    def work() -> None:
+        try:
+            box["result"] = call(cancel)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the main thread, which raises it there
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name=name, daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        cancel.set()
+        worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 
-from desktop_app.cli.common import EXIT_INTERRUPTED, EXIT_OK
+from desktop_app.cli.common import EXIT_INTERRUPTED, EXIT_OK, in_worker
 
 
 def add_model_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -111,32 +110,18 @@ def cmd_download(args, library) -> int:
     from desktop_app.core.chat.download import DownloadCancelled
 
     manager = _manager(library)
-    cancel = threading.Event()
     printer = _ProgressLine(sys.stderr)
-    box: dict = {}
-
-    def work() -> None:
-        try:
-            box["entry"] = manager.download(args.source, sha256=args.sha256, progress=printer, cancel=cancel)
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
-            box["error"] = exc
-
-    worker = threading.Thread(target=work, name="trove-download", daemon=True)
-    worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.1)
-    except KeyboardInterrupt:
-        cancel.set()
-        worker.join()
-    printer.close()
-    error = box.get("error")
-    if isinstance(error, DownloadCancelled):
+        entry = in_worker(
+            lambda cancel: manager.download(args.source, sha256=args.sha256, progress=printer, cancel=cancel),
+            "trove-download",
+        )
+    except DownloadCancelled as error:
         print(f"trove: {error} Run the same command again to resume.", file=sys.stderr)
         return EXIT_INTERRUPTED
-    if error is not None:
-        raise error
-    entry = manager.use(box["entry"].name) if args.use else box["entry"]
+    finally:
+        printer.close()
+    entry = manager.use(entry.name) if args.use else entry
     print(model_line(entry))
     return EXIT_OK
 

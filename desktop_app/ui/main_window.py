@@ -70,7 +70,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         for widget in (self.folders_panel, self.search_panel, self.chat_pane):
             self.splitter.addWidget(widget)
         self.splitter.setSizes([270, 500, 590])
-        self.folders_panel.setMinimumWidth(200)
+        self.folders_panel.setMinimumWidth(180)
         self.splitter.setChildrenCollapsible(False)
         self.empty_state = EmptyState()
         self.stack = QStackedWidget()

@@ -137,7 +137,7 @@ class ModelsDialog(QDialog):
 
     def refresh(self) -> None:
         """Reload the model list off the UI thread (reading GGUF headers takes a moment)."""
-        self.tasks.run(self.manager.list, self.on_listed, self.on_action_failed)
+        self.tasks.run(self.manager.entries, self.on_listed, self.on_action_failed)
 
     def on_listed(self, entries: list) -> None:
         selected = self.selected_model()

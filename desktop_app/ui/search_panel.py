@@ -74,6 +74,9 @@ class SearchPanel(QWidget):
         self.lang_filter = QComboBox(toolTip="Only passages in this language")
         self.lang_filter.addItem("All languages", None)
         self.lang_filter.setVisible(False)  # until the library holds two languages
+        for box in (self.folder_filter, self.type_filter, self.lang_filter):  # long names must not widen the window
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(6)
         self.summary = QLabel(EMPTY_HINT, wordWrap=True)  # wrapping: a long hint must not widen the pane
         make_plain(self.summary)  # shows error messages, which may quote a file name
         self.summary.setObjectName("searchSummary")

@@ -9,7 +9,10 @@ from desktop_app.ui.heartbeat import Heartbeat
 from tests.gui.gui_helpers import documents_in, make_corpus, wait_indexed
 
 FILES = 1000
-MAX_GAP_MS = 200  # generous: the point is "never frozen", not a benchmark (bench/ui_latency.py measures)
+# generous: the point is "never frozen", not a benchmark (bench/ui_latency.py measures). Asserted on the stall -
+# each tick's gap minus the time the OS kept the UI thread waiting for a core (see Heartbeat) - so a loaded
+# machine does not fail the test while a UI thread blocked by Trove's own work does.
+MAX_STALL_MS = 200
 
 
 @pytest.fixture
@@ -58,4 +61,22 @@ def test_heartbeat_never_stalls_while_indexing_and_streaming(qtbot, window, tmp_
     assert tokens_while_indexing, "the answer must stream while files are still being indexed"
     assert still_embedding or library.stats()["chunks_embedded"] == library.stats()["chunks"]
     assert stats["ticks"] > 300
-    assert stats["max_ms"] < MAX_GAP_MS, stats
+    assert stats["max_stall_ms"] < MAX_STALL_MS, stats
+
+
+def test_the_heartbeat_catches_a_blocked_ui_thread(qtbot):
+    """The check above can fail: a UI thread kept busy (or asleep) by our own code shows up as a stall."""
+    import time
+
+    beat = Heartbeat(20)
+    beat.start()
+    qtbot.wait(100)
+    time.sleep(0.3)  # blocked, off the CPU: not the run queue's doing
+    end = time.thread_time() + 0.3
+    qtbot.wait(50)
+    while time.thread_time() < end:  # busy on the CPU for 300 ms of its own time
+        pass
+    qtbot.wait(100)
+    beat.stop()
+    stalls = sorted(beat.stalls_ms)
+    assert stalls[-1] >= 250 and stalls[-2] >= 250, stalls[-3:]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from desktop_app.core.embed.locate import model_file
-from desktop_app.core.embed.windows import windows_by_count
+from desktop_app.core.embed.windows import embed_in_windows, windows_by_count
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
 
@@ -61,14 +61,7 @@ class E5SmallEmbedder:
 
     def embed_passages(self, texts: Sequence[str], max_windows: int = 8) -> list[np.ndarray]:
         """One (windows, 384) array per text: a text longer than the window gets one vector per window."""
-        windows: list[str] = []
-        counts: list[int] = []
-        for text in texts:
-            parts = self.windows(text)[:max_windows]
-            windows.extend(parts)
-            counts.append(len(parts))
-        vecs = self.embed(windows)
-        return np.split(vecs, np.cumsum(counts)[:-1]) if texts else []
+        return embed_in_windows(texts, self.windows, self.embed, max_windows)
 
     def windows(self, text: str) -> list[str]:
         """Slices of `text` that each fit WINDOW_TOKENS (counted by the engine's own tokenizer)."""

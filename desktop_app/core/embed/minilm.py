@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from desktop_app.core.embed.windows import embed_in_windows, windows_from_offsets
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
 from desktop_app.core.paths import package_dir
@@ -88,30 +89,10 @@ class MiniLMEmbedder:
         return np.asarray(vecs, dtype=np.float32)
 
     def embed_passages(self, texts: Sequence[str], max_windows: int = 8) -> list[np.ndarray]:
-        """One (windows, dim) array per text: a text longer than the model's window is embedded window by
-        window (at most `max_windows`), so no part of it is invisible to search. All windows go to the
-        model in one call, which sorts them by length for batching."""
-        windows: list[str] = []
-        counts: list[int] = []
-        for text in texts:
-            parts = self.windows(text)[:max_windows]
-            windows.extend(parts)
-            counts.append(len(parts))
-        vecs = self.embed(windows)
-        return np.split(vecs, np.cumsum(counts)[:-1]) if texts else []
+        """One (windows, dim) array per text: a text longer than the model's window gets one vector per window."""
+        return embed_in_windows(texts, self.windows, self.embed, max_windows)
 
     def windows(self, text: str, overlap: int = 32) -> list[str]:
         """Slices of `text` that each fit the model's window (cut by its own tokenizer, with some overlap)."""
-        limit = self.max_tokens - 2  # [CLS] and [SEP]
         enc = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
-        offsets = enc["offset_mapping"]
-        if len(offsets) <= limit:
-            return [text]
-        out, start = [], 0
-        while start < len(offsets):
-            end = min(start + limit, len(offsets))
-            out.append(text[offsets[start][0]:offsets[end - 1][1]])
-            if end == len(offsets):
-                break
-            start = end - overlap
-        return out
+        return windows_from_offsets(text, enc["offset_mapping"], self.max_tokens - 2, overlap)  # [CLS] and [SEP]

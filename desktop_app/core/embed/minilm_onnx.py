@@ -21,7 +21,7 @@ import numpy as np
 
 from desktop_app.core.embed.locate import model_file
 from desktop_app.core.embed.minilm import INDEX_ID, model_dir
-from desktop_app.core.embed.windows import windows_from_offsets
+from desktop_app.core.embed.windows import embed_in_windows, windows_from_offsets
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
 
@@ -95,14 +95,7 @@ class MiniLMOnnxEmbedder:
 
     def embed_passages(self, texts: Sequence[str], max_windows: int = 8) -> list[np.ndarray]:
         """One (windows, 384) array per text: a text longer than 256 word pieces gets one vector per window."""
-        windows: list[str] = []
-        counts: list[int] = []
-        for text in texts:
-            parts = self.windows(text)[:max_windows]
-            windows.extend(parts)
-            counts.append(len(parts))
-        vecs = self.embed(windows)
-        return np.split(vecs, np.cumsum(counts)[:-1]) if texts else []
+        return embed_in_windows(texts, self.windows, self.embed, max_windows)
 
     def windows(self, text: str, overlap: int = 32) -> list[str]:
         """Slices of `text` that each fit the model's window (cut by its own tokenizer, with some overlap)."""

@@ -12,9 +12,29 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 # Where a window may end when it can choose: after whitespace or sentence punctuation of any script
 # (Latin, CJK full stops and commas, Arabic comma and question mark, Thai has spaces between sentences).
 _BREAK = re.compile(r"[\s.,;:!?\u3001\u3002\uff01\uff0c\uff1f\u060c\u061f\u06d4]")
+
+
+def embed_in_windows(
+    texts: Sequence[str],
+    windows: Callable[[str], list[str]],
+    embed: Callable[[list[str]], np.ndarray],
+    max_windows: int,
+) -> list[np.ndarray]:
+    """One (windows, dim) array per text: each text cut by `windows` (at most `max_windows` kept), all the
+    windows embedded in one `embed` call, the vectors split back per text."""
+    flat: list[str] = []
+    counts: list[int] = []
+    for text in texts:
+        parts = windows(text)[:max_windows]
+        flat.extend(parts)
+        counts.append(len(parts))
+    vecs = embed(flat)
+    return np.split(vecs, np.cumsum(counts)[:-1]) if texts else []
 
 
 def windows_from_offsets(text: str, offsets: Sequence[tuple[int, int]], limit: int, overlap: int) -> list[str]:
