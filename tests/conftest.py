@@ -14,6 +14,8 @@ import logging  # noqa: E402
 
 import pytest  # noqa: E402
 
+from tests.pg_server import pg_server, pg_url  # noqa: E402,F401  (a real PostgreSQL for the server-engine tests)
+
 
 class _ErrorRecorder(logging.Handler):
     """Keeps every ERROR (and worse) that Trove's loggers emit during one test."""

@@ -2,7 +2,8 @@
 
 Exit status: 0 success, 1 a known error (message on stderr, no traceback), 2 a usage error.
 One module per command group: library (index, search, stats, folders, remove, gui), chat (ask, chats),
-watch, models; `common` holds the exit codes and `progress` the progress printer.
+watch, models, repair, server (a team library's PostgreSQL) and migrate; `common` holds the exit codes and
+`progress` the progress printer.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from desktop_app import __version__
 from desktop_app.cli.chat import add_chat_commands
 from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
 from desktop_app.cli.library import add_library_commands
+from desktop_app.cli.migrate import add_migrate_commands
 from desktop_app.cli.models import add_model_commands
 from desktop_app.cli.repair import add_repair_commands
+from desktop_app.cli.server import add_server_commands
 from desktop_app.cli.watch import add_watch_commands
 from desktop_app.core.errors import KnownError
 
@@ -32,13 +35,15 @@ def database_error(exc: Exception) -> KnownError | None:
 
 
 COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
-                  add_repair_commands)
+                  add_repair_commands, add_server_commands, add_migrate_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The `trove` argument parser with every command group."""
     parser = argparse.ArgumentParser(prog="trove", description="Trove: a local-first knowledge base for your folders.")
     parser.add_argument("--home", metavar="DIR", help="library folder (default: $TROVE_HOME or the user data dir)")
+    parser.add_argument("--db", metavar="URL",
+                        help="a postgresql:// library server (default: $TROVE_DB, else the embedded library)")
     parser.add_argument("--version", action="version", version=f"trove {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

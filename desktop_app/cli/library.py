@@ -144,7 +144,9 @@ def cmd_stats(args, library) -> int:
         print(json.dumps(stats, indent=2, ensure_ascii=False))
         return EXIT_OK
     engine = stats["engine"]
-    print(f"library: {stats['home']}  ({engine['name']} {engine['version']}: {engine['location']})")
+    machine = library.store.machine_id  # a team library: folders and leases are recorded per machine
+    print(f"library: {stats['home']}  ({engine['name']} {engine['version']}: {engine['location']})"
+          + (f"  this machine: {machine}" if machine else ""))
     print(f"documents: {stats['documents']}  failed: {stats['failed']}  chunks: {stats['chunks']} "
           f"(with vectors: {stats['chunks_embedded']})  database: {stats['database_bytes'] / 1e6:.1f} MB")
     if stats["languages"]:
@@ -191,4 +193,5 @@ def cmd_gui(args, _library) -> int:
         with open_library(args) as library:
             add_paths(library, args.paths)
 
-    return run_gui(home=args.home, sample=args.sample, screenshot=args.screenshot, query=args.query, ask=args.ask)
+    return run_gui(home=args.home, sample=args.sample, screenshot=args.screenshot, query=args.query, ask=args.ask,
+                   db=args.db)

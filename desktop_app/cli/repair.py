@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from desktop_app.cli.common import EXIT_ERROR, EXIT_OK
+from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from desktop_app.core.pathnames import display_path
 
 
@@ -18,9 +19,18 @@ def add_repair_commands(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_repair(args, _library) -> int:
     """Check, and when needed move aside, re-create with the same folders, and re-index."""
-    from desktop_app.core.library import Library
+    from desktop_app.core.library import SETTINGS_NAME, Library
+    from desktop_app.core.paths import resolve_home
+    from desktop_app.core.settings import read_settings
+    from desktop_app.core.store import is_server_url
     from desktop_app.core.store.sqlite.repair import repair_library, restore_folders
 
+    settings, _ = read_settings(resolve_home(args.home) / SETTINGS_NAME)
+    server = args.db or os.environ.get("TROVE_DB") or settings.server_url
+    if is_server_url(server):  # rebuilding would re-index this machine's folders into the server, not repair it
+        print("trove: repair rebuilds the library file on this computer; this library is on a server, whose "
+              "database its PostgreSQL looks after", file=sys.stderr)
+        return EXIT_USAGE
     report = repair_library(args.home, force=args.force)
     if report.moved_to is None:
         print(f"the library database is fine (integrity check: {report.check}); nothing to do"

@@ -29,7 +29,7 @@ from desktop_app.core.paths import resolve_home
 from desktop_app.core.search.service import SearchParams, SearchService
 from desktop_app.core.settings import Settings, read_settings, save_settings
 from desktop_app.core.store import Store, is_server_url, open_store
-from desktop_app.core.store.rows import FolderState
+from desktop_app.core.store.rows import FolderRow, FolderState
 from desktop_app.core.types import RetrievalResult
 
 log = get_logger("index")
@@ -56,7 +56,7 @@ class Library:
         if settings is None:
             settings, self.settings_problems = read_settings(self.settings_path)
         self.settings = settings
-        target = db or os.environ.get("TROVE_DB") or ""
+        target = db or os.environ.get("TROVE_DB") or self.settings.server_url
         self.db_path = self.home / DB_NAME
         self.store: Store = open_store(target if is_server_url(target) else self.db_path)
         self.bus = EventBus()
@@ -130,7 +130,8 @@ class Library:
         """
         with self._sync_lock:
             self.indexer.rebuild_keywords()  # after a text pipeline upgrade; search meanwhile uses what is there
-            active = [row for row in self.store.folders() if self.monitor.check(row) == FolderState.ACTIVE]
+            active = [row for row in self.store.folders()
+                      if self.monitor.check(row) == FolderState.ACTIVE and self._claim(row)]
             report = self.indexer.sync_folders([(row.id, Path(row.path)) for row in active])
             for row in active:
                 if row.path in report.offline:  # vanished, or an empty stand-in for a folder with documents
@@ -151,6 +152,8 @@ class Library:
                 folder = deepest_folder(folders, str(path))
                 if folder is None or folder.state != FolderState.ACTIVE or not self.monitor.available(folder):
                     continue  # a vanished root must never read as "every file deleted"
+                if not self._claim(folder):
+                    continue
                 if path.is_dir():
                     report.merge(self.indexer.sync_folder(folder.id, path))
                 else:
@@ -169,12 +172,21 @@ class Library:
                 report = SyncReport()
                 report.removed = self.indexer.remove_path(src_p)
                 return report
+            if not self._claim(folder):
+                return SyncReport()
             report = self.indexer.move_path(folder.id, src_p, dest_p)
             if not report.moved:
                 report.merge(self.indexer.sync_folder(folder.id, dest_p) if dest_p.is_dir()
                              else self.indexer.index_path(folder.id, dest_p))
         self._wake_background()
         return report
+
+    def _claim(self, folder: FolderRow) -> bool:
+        """On a shared library only the machine holding a folder's lease indexes it (the store renews it)."""
+        if self.store.claim_folder(folder.id):
+            return True
+        log.info("folder %s is being indexed by machine %s", folder.path, self.store.folder_holder(folder.id))
+        return False
 
     def wait_for_embeddings(self, timeout: float | None = None) -> bool:
         """Block until the semantic phase has caught up. False on timeout."""

@@ -63,6 +63,8 @@ class Settings:
     semantic_weight: float = 1.0
     rrf_k: int = 60
     fusion: str = "convex"  # "convex" (normalised score sum) or "rrf" (reciprocal rank fusion, k = rrf_k)
+    # where the index lives: "" is the embedded SQLite file in the library folder; a postgresql:// URL a server
+    server_url: str = ""
     # sync
     rescan_minutes: float = 30.0
     debounce_seconds: float = 0.5

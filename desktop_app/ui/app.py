@@ -29,7 +29,7 @@ def make_application() -> QApplication:
 
 
 def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, screenshot: str | None = None,
-            query: str | None = None, ask: str | None = None) -> int:
+            query: str | None = None, ask: str | None = None, db: str | None = None) -> int:
     """Open the Trove window. With `screenshot`, render it to that PNG (after `query`/`ask`) and return.
 
     `sample` opens a library of the bundled documents (its own home unless `home` is given). A
@@ -45,7 +45,7 @@ def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, sc
         home = sample_home()
     app = make_application()
     try:
-        library = Library(home)
+        library = Library(home, db=db)
     except KnownError as exc:
         print(f"trove: {exc}", file=sys.stderr)
         return 1

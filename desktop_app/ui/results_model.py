@@ -37,6 +37,8 @@ def location_text(result: RetrievalResult) -> str:
         parts.append(TYPE_NAMES.get(meta["type"], str(meta["type"])))
     if meta.get("ocr"):
         parts.append("OCR")  # read from a scan or photo: the text may hold recognition errors
+    if meta.get("machine"):
+        parts.append(f"on {meta['machine']}")  # a team library: the file is on another desktop's disk
     return " · ".join(p for p in parts if p)
 
 

@@ -183,7 +183,9 @@ class SearchPanel(QWidget):
             index = self.model.index(0)
         result = self.model.result(index.row())
         page = result.metadata.get("page")
-        open_file.open_path(result.source, page)
+        machine = result.metadata.get("machine", "")
+        if not open_file.open_path(result.source, page, machine=machine) and machine:
+            return False  # on another desktop's disk: open_path said so
         self.result_opened.emit(result.source, page)
         return True
 

@@ -1,9 +1,12 @@
-"""The settings dialog: chat model and runtime, chunking (offers a re-index), retrieval, exclusions."""
+"""The settings dialog: the library's engine (a server URL, with "Test connection"), chat model and runtime,
+chunking (offers a re-index), retrieval, exclusions."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import fields
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -13,6 +16,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -21,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.errors import KnownError
 from desktop_app.core.settings import Settings
 
 CHUNKING_FIELDS = ("chunk_size", "chunk_overlap")
@@ -48,14 +53,29 @@ def _dspin(lo: float, hi: float, value: float, step: float = 0.05) -> QDoubleSpi
 class SettingsDialog(QDialog):
     """Edits a Settings value. `changes()` returns only what the user changed; the window applies it.
 
-    Signals: none (use exec() and changes()).
+    Signals: probed(bool, str): a connection test finished (ok, what it found), delivered on the UI thread.
     """
+
+    probed = Signal(bool, str)
 
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Trove settings")
         self.original = settings
         s = settings
+
+        self.server_url = QLineEdit(s.server_url, placeholderText="empty: the library on this computer (SQLite)")
+        self.server_url.setToolTip("A postgresql:// URL of a team library server (`trove server start` prints one).")
+        self.test_button = QPushButton("Test connection")
+        self.test_button.clicked.connect(self.on_test_clicked)
+        self.probe_result = QLabel("Takes effect the next time Trove starts.", wordWrap=True)
+        self.probed.connect(self.on_probed)
+        server_row = QHBoxLayout()
+        server_row.addWidget(self.server_url, 1)
+        server_row.addWidget(self.test_button)
+        engine = QFormLayout()
+        engine.addRow("Library server", server_row)
+        engine.addRow("", self.probe_result)
 
         self.model_path = QLineEdit(s.model_path, placeholderText="the bundled SmolLM2-135M-Instruct")
         browse = QPushButton("Choose…")
@@ -104,7 +124,8 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        for title, form in (("Chat model", chat), ("Indexing", index), ("Search and answers", search)):
+        for title, form in (("Library", engine), ("Chat model", chat), ("Indexing", index),
+                            ("Search and answers", search)):
             box = QGroupBox(title)
             box.setLayout(form)
             layout.addWidget(box)
@@ -113,7 +134,8 @@ class SettingsDialog(QDialog):
     def values(self) -> dict:
         """Every editable setting as the dialog shows it."""
         patterns = tuple(p.strip() for p in self.excluded.toPlainText().splitlines() if p.strip())
-        return {"model_path": self.model_path.text().strip(), "n_ctx": self.n_ctx.value(),
+        return {"server_url": self.server_url.text().strip(),
+                "model_path": self.model_path.text().strip(), "n_ctx": self.n_ctx.value(),
                 "n_threads": self.n_threads.value(), "chunk_size": self.chunk_size.value(),
                 "chunk_overlap": min(self.chunk_overlap.value(), self.chunk_size.value() - 1),
                 "excluded_patterns": patterns, "top_k": self.top_k.value(),
@@ -136,3 +158,32 @@ class SettingsDialog(QDialog):
                                               "GGUF models (*.gguf);;All files (*)")
         if path:
             self.model_path.setText(path)
+
+    def on_test_clicked(self) -> None:
+        """Try the URL on a worker thread (a dead server takes seconds to time out); the answer comes to on_probed."""
+        url = self.server_url.text().strip()
+        if not url:
+            self.on_probed(True, "The library is on this computer (SQLite): nothing to test.")
+            return
+        self.test_button.setEnabled(False)
+        self.probe_result.setText("Connecting…")
+        threading.Thread(target=self._probe, args=(url,), name="trove-probe", daemon=True).start()
+
+    def _probe(self, url: str) -> None:  # on the worker thread: only emits
+        from desktop_app.core.store import is_server_url
+
+        try:
+            if not is_server_url(url):
+                raise KnownError("Not a server URL: it must start with postgresql://")
+            from desktop_app.core.store.postgres.probe import check_server
+
+            self.probed.emit(True, check_server(url))
+        except KnownError as exc:
+            self.probed.emit(False, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a malformed URL must come back as a message, not a dead button
+            self.probed.emit(False, f"Cannot use this URL: {type(exc).__name__}")
+
+    def on_probed(self, ok: bool, message: str) -> None:
+        """Show the connection test's answer (the URL's password never appears in it)."""
+        self.test_button.setEnabled(True)
+        self.probe_result.setText(("✓ " if ok else "✗ ") + message)

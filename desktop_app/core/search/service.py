@@ -132,6 +132,8 @@ def hydrate(store: Store, ranked: list[tuple[int, float]], top_k: int, query: Qu
             metadata["part_path"] = r.path
         if r.metadata:
             metadata["user"] = r.metadata
+        if r.machine_id and r.machine_id != store.machine_id:
+            metadata["machine"] = r.machine_id  # the file is on another desktop's disk
         results.append(RetrievalResult(content=r.text, score=float(score), source=r.container or r.path,
                                        metadata=metadata))
         if len(results) >= top_k:

@@ -31,6 +31,7 @@ from desktop_app.core.store.rows import (
     OcrPageRef,
     OcrTask,
     PendingChunk,
+    StoredDocument,
 )
 
 
@@ -60,6 +61,30 @@ class Store(Protocol):
         """Vectors of two models never mix: a different model (or size) drops every vector. True when reset."""
         ...
 
+    # ---- machines (a server library is shared by many desktops) ---------------------------------
+
+    @property
+    def machine_id(self) -> str:
+        """This machine's stable id ("" for an embedded library, which only one machine writes)."""
+        ...
+
+    def claim_folder(self, folder_id: int) -> bool:
+        """Take (or keep) the right to index a folder. False while another live machine holds it; a machine that
+        stopped renewing loses it after the lease expires. The store renews what it holds until release or close."""
+        ...
+
+    def release_folder(self, folder_id: int) -> None:
+        """Give up the right to index a folder (another machine that watches it may take it at once)."""
+        ...
+
+    def folder_holder(self, folder_id: int) -> str | None:
+        """The machine that holds a folder's lease now (None when nobody does)."""
+        ...
+
+    def all_folders(self) -> list[FolderRow]:
+        """Every machine's folders, by path (folders() is only this machine's)."""
+        ...
+
     # ---- folders -------------------------------------------------------------------------------
 
     def add_folder(self, path: str) -> FolderRow:
@@ -67,7 +92,7 @@ class Store(Protocol):
         ...
 
     def folders(self) -> list[FolderRow]:
-        """Every folder, by path."""
+        """This machine's folders (every folder in an embedded library), by path."""
         ...
 
     def folder(self, folder_id: int) -> FolderRow | None:
@@ -108,7 +133,8 @@ class Store(Protocol):
                        parts: Sequence[NewPart] = ()) -> int:
         """Replace whatever was stored for doc.path (its parts included) with these chunks and `parts` (documents
         inside the file, keyed "<path>#<part>"); unchanged chunk texts keep their vectors. `ocr_pages` (pages with
-        no text layer) are listed for the OCR phase, keeping what OCR read of this file."""
+        no text layer) are listed for the OCR phase, keeping what OCR read of this file. A chunk that brings its own
+        vectors (NewChunk.vectors: a library being copied) is stored with them."""
         ...
 
     def record_failure(self, doc: NewDocument, reason: str) -> None:
@@ -138,6 +164,10 @@ class Store(Protocol):
 
     def failures(self) -> list[Failure]:
         """Every failed file with its reason, by path."""
+        ...
+
+    def stored_documents(self, after_id: int, limit: int) -> list[StoredDocument]:
+        """Documents in id order after `after_id`, with chunks and vectors (to copy a library to another engine)."""
         ...
 
     def forget_content_hashes(self) -> None:

@@ -33,6 +33,7 @@ class FolderRow:
     state: FolderState
     added_at: float = 0.0
     last_scan: float | None = None
+    machine_id: str = ""  # the machine whose disk the path is on ("" in an embedded, one-machine library)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class NewChunk:
     page: int | None
     label: str = ""
     ocr: bool = False
+    vectors: Any = None  # window vectors already computed (a library being copied): stored with the chunk
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,17 @@ class NewPart:
 
 @dataclass(frozen=True)
 class OcrPageRef:
-    """A page of a document with no text layer: the OCR phase reads it later."""
+    """A page of a document with no text layer: the OCR phase reads it later.
+
+    A library being copied carries what OCR made of the page (`status` "done" or "failed", with its text or
+    reason); a done page's chunks travel with the document's own."""
 
     page: int
     label: str = ""
+    status: str = "pending"
+    text: str | None = None
+    confidence: float | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +175,20 @@ class ChunkRow:
     ocr: bool = False  # the text came from OCR
     container: str = ""  # for a document inside a file: that file (what opens); `path` is "<file>#<part>"
     part_label: str = ""  # and how it is named there ("message 3 · report.pdf")
+    machine_id: str = ""  # the machine whose disk holds the file ("" in an embedded library)
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """A document as stored, with its chunks and their vectors: what `trove migrate` copies between engines."""
+
+    id: int
+    doc: NewDocument
+    status: DocStatus
+    error: str | None
+    chunks: tuple[NewChunk, ...]
+    parts: tuple[NewPart, ...] = ()  # the documents inside the file, with their chunks and vectors
+    ocr_pages: tuple[OcrPageRef, ...] = ()  # its pages with no text layer, and what OCR made of them
 
 
 @dataclass(frozen=True)

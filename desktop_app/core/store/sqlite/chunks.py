@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
+import numpy as np
+
 from desktop_app.core.store.rows import NewChunk
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keywords import write_fts_row
@@ -19,13 +21,13 @@ def text_hash(text: str) -> str:
 
 def insert_chunks(conn: Connection, doc_id: int, fts_title: str, chunks: Iterable[NewChunk],
                   reuse: dict[str, list[bytes]], first_ordinal: int = 0) -> int:
-    """Insert chunks with their FTS rows; a chunk whose text has known vectors gets them back at once.
-    Returns how many were inserted."""
+    """Insert chunks with their FTS rows; a chunk whose text has known vectors (or that brings its own) gets them
+    at once. Returns how many were inserted."""
     count = 0
     for ordinal, chunk in enumerate(chunks, start=first_ordinal):
         count += 1
         h = text_hash(chunk.span.text)
-        blobs = reuse.get(h)
+        blobs = reuse.get(h) or given_vectors(chunk)
         cid = int(conn.execute(
             "INSERT INTO chunks (document_id, ordinal, page, start, end, text, text_hash, embedded, lang, label, ocr) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -34,3 +36,11 @@ def insert_chunks(conn: Connection, doc_id: int, fts_title: str, chunks: Iterabl
         write_fts_row(conn, cid, fts_title, chunk.span.text)
         insert_windows(conn, cid, blobs or [])
     return count
+
+
+def given_vectors(chunk: NewChunk) -> list[bytes]:
+    """Vectors a chunk brings along (copied from another library), as float32 blobs."""
+    if chunk.vectors is None:
+        return []
+    matrix = np.asarray(chunk.vectors, dtype=np.float32)
+    return [v.tobytes() for v in matrix.reshape(-1, matrix.shape[-1])]

@@ -19,16 +19,17 @@ from desktop_app.core.store.sqlite.connect import Connection
 
 def list_ocr_pages(conn: Connection, doc_id: int, file_hash: str, pages: Sequence[OcrPageRef]) -> None:
     """Replace a document's OCR work list (inside the caller's transaction), keeping what OCR read of this file."""
-    known = {r[0]: (r[1], r[2], r[3]) for r in conn.execute(
-        "SELECT page, status, text, reason FROM ocr_pages WHERE document_id = ? AND file_hash = ?",
+    known = {r[0]: (r[1], r[2], r[3], r[4]) for r in conn.execute(
+        "SELECT page, status, text, confidence, reason FROM ocr_pages WHERE document_id = ? AND file_hash = ?",
         (doc_id, file_hash))}
     conn.execute("DELETE FROM ocr_pages WHERE document_id = ?", (doc_id,))
     for ref in pages:
-        status, text, reason = known.get(ref.page, ("pending", None, None))
-        if status == "done":
-            status = "pending"  # its text is known: the worker re-chunks it without OCR
-        conn.execute("INSERT INTO ocr_pages (document_id, page, label, file_hash, status, text, reason) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?)", (doc_id, ref.page, ref.label, file_hash, status, text, reason))
+        status, text, confidence, reason = known.get(ref.page, (ref.status, ref.text, ref.confidence, ref.reason))
+        if status == "done" and ref.status != "done":
+            status = "pending"  # its text is known: the worker re-chunks it without OCR (a copy brings its chunks)
+        conn.execute("INSERT INTO ocr_pages (document_id, page, label, file_hash, status, text, confidence, reason) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     (doc_id, ref.page, ref.label, file_hash, status, text, confidence, reason))
 
 
 class OcrSQL(SQLiteBase):

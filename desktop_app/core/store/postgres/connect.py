@@ -1,0 +1,146 @@
+"""Talking to the server: connection strings without passwords, and the server's failures as one-line KnownErrors.
+
+Every psycopg error that is the environment's fault (server down or restarting, wrong password, no pgvector)
+becomes a KnownError subclass here; the connection string shown in a message never carries its password.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import urlsplit
+
+import psycopg
+from psycopg import errors as pg_errors
+
+from desktop_app.core.errors import BugError, KnownError, ServerUnavailableError
+
+CONNECT_TIMEOUT = int(os.environ.get("TROVE_SERVER_CONNECT_TIMEOUT", "5"))
+# How long a write or read keeps retrying while the server is restarting before it gives up and says so.
+RETRY_SECONDS = float(os.environ.get("TROVE_SERVER_RETRY_SECONDS", "30"))
+
+
+class ServerAuthError(ServerUnavailableError):
+    """The server refused the user name or password."""
+
+
+class MissingExtensionError(KnownError):
+    """The database has no pgvector and this role cannot create it."""
+
+
+class ServerGoneError(ServerUnavailableError):
+    """The connection broke in the middle of a statement (a restart, a network cut)."""
+
+
+def redact(url: str) -> str:
+    """The connection string with any password replaced by ***, safe to log and show."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "postgresql://…"
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
+def describe(url: str) -> str:
+    """`user@host:port/db` for messages (no password, no query string)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or "local socket"
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "the library server"
+    user = f"{parts.username}@" if parts.username else ""
+    return f"{user}{host}{port}{parts.path or ''}"
+
+
+# SQLSTATE classes and codes that mean "the server is not (or no longer) there", not "your SQL is wrong".
+_GONE_CLASSES = ("08",)  # connection exceptions
+_GONE_CODES = {"57P01", "57P02", "57P03", "53300"}  # admin/crash shutdown, cannot connect now, too many connections
+
+
+def is_connection_failure(exc: BaseException) -> bool:
+    """Whether `exc` says the connection or server went away (retrying later may work)."""
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError) and not isinstance(
+        exc, psycopg.errors.QueryCanceled | psycopg.errors.LockNotAvailable
+    ):
+        state = getattr(exc, "sqlstate", None)
+        if state is None or state[:2] in _GONE_CLASSES or state in _GONE_CODES:
+            return True
+    state = getattr(exc, "sqlstate", None)
+    return state is not None and (state[:2] in _GONE_CLASSES or state in _GONE_CODES)
+
+
+def translate_connect_error(exc: BaseException, url: str) -> KnownError:
+    """A failed connection attempt as one plain line (never with the password)."""
+    where = describe(url)
+    state = getattr(exc, "sqlstate", None)
+    text = str(exc)
+    if _password(url):
+        text = text.replace(_password(url), "***")
+    if state in ("28P01", "28000") or "password authentication failed" in text:
+        return ServerAuthError(f"The library server at {where} refused the user name or password.")
+    if state == "3D000":
+        return ServerUnavailableError(f"The library server at {where} has no such database.")
+    if state == "57P03":
+        return ServerUnavailableError(f"The library server at {where} is starting up or shutting down; try again.")
+    return ServerUnavailableError(f"Cannot reach the library server at {where} ({_why(text)}). Is it running?")
+
+
+def _why(message: str) -> str:
+    """The reason in a libpq connection failure, in a few words."""
+    lowered = message.lower()
+    for needle, why in (("connection refused", "connection refused"), ("timeout", "timed out"),
+                        ("timed out", "timed out"), ("could not translate host name", "unknown host name"),
+                        ("no such file or directory", "no server on that socket"),
+                        ("network is unreachable", "network unreachable"),
+                        ("no route to host", "no route to host")):
+        if needle in lowered:
+            return why
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    return _short(lines[0]) if lines else "no answer"
+
+
+def gone(url: str, exc: BaseException | None = None) -> ServerGoneError:
+    """The server went away and did not come back within the retry window."""
+    why = f" ({_short(str(exc).strip().splitlines()[-1])})" if exc is not None and str(exc).strip() else ""
+    return ServerGoneError(
+        f"Lost the library server at {describe(url)}{why}; nothing half-written was kept. "
+        "Trove picks up where it stopped once the server is back."
+    )
+
+
+def is_missing_extension(exc: BaseException) -> bool:
+    """CREATE EXTENSION vector failed: not installed on the server, or not allowed for this role."""
+    return isinstance(
+        exc, pg_errors.UndefinedFile | pg_errors.FeatureNotSupported | pg_errors.InsufficientPrivilege
+    ) or "extension \"vector\"" in str(exc)
+
+
+def missing_vector(url: str) -> MissingExtensionError:
+    """The one line for a database without pgvector."""
+    return MissingExtensionError(
+        f"The database at {describe(url)} has no pgvector extension and Trove may not create it; ask its "
+        "administrator to run CREATE EXTENSION vector in it (or start a server with `trove server start`)."
+    )
+
+
+def _password(url: str) -> str:
+    try:
+        return urlsplit(url).password or ""
+    except ValueError:
+        return ""
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 160 else text[:157] + "…"
+
+
+def scalar(cursor: psycopg.Cursor) -> Any:
+    """The first column of a query's only row (a query that must return one: COUNT, RETURNING, SHOW)."""
+    row = cursor.fetchone()
+    if row is None:
+        raise BugError("a single-row query returned no row")
+    return row[0]

@@ -1,0 +1,34 @@
+"""PostgresStore: the Store protocol on a PostgreSQL server with pgvector (a team library)."""
+
+from __future__ import annotations
+
+from desktop_app.core.log import get_logger
+from desktop_app.core.store.postgres.chats import ChatSQL
+from desktop_app.core.store.postgres.connect import scalar
+from desktop_app.core.store.postgres.documents import DocumentSQL
+from desktop_app.core.store.postgres.export import ExportSQL
+from desktop_app.core.store.postgres.folders import FolderSQL
+from desktop_app.core.store.postgres.keywords import KeywordSQL
+from desktop_app.core.store.postgres.ocr import OcrSQL
+from desktop_app.core.store.postgres.search import SearchSQL
+from desktop_app.core.store.postgres.vectors import VectorSQL
+from desktop_app.core.store.rows import EngineInfo
+
+log = get_logger("db")
+
+
+class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, ExportSQL):
+    """A library on a server. `PostgresStore(url)` connects (and migrates); many desktops may open it at once,
+    each under its own machine id (`machine=` or desktop_app.core.machine)."""
+
+    def __init__(self, url: str, *, machine: str | None = None) -> None:
+        super().__init__(url, machine=machine)
+        if not self.features.get("trgm"):
+            log.info("pg_trgm is not available on this server: typo-tolerant title matching is off")
+        if not self._read(lambda c: c.execute("SELECT 1 FROM chunks LIMIT 1").fetchone()):
+            self.rebuild_keywords(1)  # an empty index is current: record the tokenizer version it will be made with
+
+    def info(self) -> EngineInfo:
+        """Engine, server version, the URL without its password, and the database size."""
+        size = self._read(lambda c: scalar(c.execute("SELECT pg_database_size(current_database())")))
+        return EngineInfo("postgresql", self.server_version, self.location, int(size or 0))

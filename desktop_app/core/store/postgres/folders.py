@@ -1,0 +1,189 @@
+"""Meta, folders (each on one machine's disk, watched by one or more machines) and counts."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+
+from desktop_app.core.store.postgres.base import PostgresBase
+from desktop_app.core.store.postgres.connect import scalar
+from desktop_app.core.store.rows import Failure, FolderCounts, FolderRow, FolderState
+
+# This machine's view of its folders: the folder, plus its own watcher row (state, when it scanned).
+_MINE = ("SELECT f.id, f.path, w.state, w.added_at, w.last_scan, f.machine_id FROM folders f "
+         "JOIN folder_watchers w ON w.folder_id = f.id AND w.machine_id = %(m)s")
+MY_FOLDER_IDS = "SELECT folder_id FROM folder_watchers WHERE machine_id = %(m)s"
+SAMPLE = 20  # documents compared to decide that another machine's folder is the same files (a shared drive)
+
+
+def _folder(row: Any) -> FolderRow:
+    return FolderRow(int(row[0]), row[1], FolderState(row[2]), float(row[3] or 0.0), row[4], row[5])
+
+
+def same_files(samples: Sequence[tuple[str, int]]) -> bool:
+    """Whether this machine sees another machine's folder as the same files: most sampled documents exist here
+    with the same size (a share mounted at the same path), not merely a folder with the same name."""
+    if not samples:
+        return False
+    seen = 0
+    for path, size in samples:
+        try:
+            seen += os.stat(path).st_size == size
+        except OSError:
+            pass
+    return seen >= max(1, int(0.8 * len(samples)))
+
+
+class FolderSQL(PostgresBase):
+    """Meta, folders, counts and failures."""
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        """A library-wide value the index depends on."""
+        row = self._read(lambda c: c.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone())
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        """Set (or with None, remove) a meta value."""
+        def work(conn: psycopg.Connection) -> None:
+            if value is None:
+                conn.execute("DELETE FROM meta WHERE key = %s", (key,))
+            else:
+                conn.execute("INSERT INTO meta (key, value) VALUES (%s, %s) "
+                             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (key, value))
+        self._write(work)
+
+    def add_folder(self, path: str) -> FolderRow:
+        """This machine's folder at `path`: the one it has, another machine's that is the same files (a shared
+        drive: watched from here too, indexed once), or a new one."""
+        me = {"m": self.machine_id, "p": path, "now": time.time()}
+
+        def work(conn: psycopg.Connection) -> FolderRow:
+            row = conn.execute(_MINE + " WHERE f.path = %(p)s ORDER BY f.machine_id <> %(m)s", me).fetchone()
+            if row is not None:
+                return _folder(row)
+            folder_id = _shared_folder(conn, me) or _own_folder(conn, me)
+            conn.execute("INSERT INTO folder_watchers (folder_id, machine_id, state, added_at) "
+                         "VALUES (%s, %s, 'active', %s) ON CONFLICT DO NOTHING", (folder_id, me["m"], me["now"]))
+            return _folder(conn.execute(_MINE + " WHERE f.id = %(id)s", {**me, "id": folder_id}).fetchone())
+        return self._write(work)
+
+    def folders(self) -> list[FolderRow]:
+        """The folders this machine watches, by path."""
+        rows = self._read(lambda c: c.execute(_MINE + " ORDER BY f.path", {"m": self.machine_id}).fetchall())
+        return [_folder(r) for r in rows]
+
+    def all_folders(self) -> list[FolderRow]:
+        """Every machine's folders (state as their own machine last recorded it), by path."""
+        rows = self._read(lambda c: c.execute(
+            "SELECT f.id, f.path, COALESCE(w.state, 'active'), f.added_at, w.last_scan, f.machine_id FROM folders f "
+            "LEFT JOIN folder_watchers w ON w.folder_id = f.id AND w.machine_id = f.machine_id "
+            "ORDER BY f.path, f.machine_id").fetchall())
+        return [_folder(r) for r in rows]
+
+    def folder(self, folder_id: int) -> FolderRow | None:
+        """One of this machine's folders by id."""
+        row = self._read(lambda c: c.execute(_MINE + " WHERE f.id = %(id)s",
+                                             {"m": self.machine_id, "id": folder_id}).fetchone())
+        return _folder(row) if row else None
+
+    def folder_ids(self, paths: Sequence[str]) -> tuple[int, ...]:
+        """Ids of the library folders (of any machine) among `paths`."""
+        if not paths:
+            return ()
+        rows = self._read(lambda c: c.execute("SELECT id FROM folders WHERE path = ANY(%s)", (list(paths),)).fetchall())
+        return tuple(int(r[0]) for r in rows)
+
+    def set_folder_state(self, folder_id: int, state: FolderState) -> None:
+        """Record this machine's state for a folder (another machine may see the same folder differently)."""
+        self._write(lambda c: c.execute(
+            "UPDATE folder_watchers SET state = %s WHERE folder_id = %s AND machine_id = %s",
+            (FolderState(state).value, folder_id, self.machine_id)))
+
+    def mark_scanned(self, folder_id: int, when: float) -> None:
+        """Record the end of this machine's full reconcile of a folder."""
+        self._write(lambda c: c.execute(
+            "UPDATE folder_watchers SET last_scan = %s WHERE folder_id = %s AND machine_id = %s",
+            (when, folder_id, self.machine_id)))
+
+    def delete_folder(self, folder_id: int) -> int:
+        """Stop watching a folder here; the last machine to let it go purges it with its documents."""
+        def work(conn: psycopg.Connection) -> int:
+            conn.execute("DELETE FROM folder_watchers WHERE folder_id = %s AND machine_id = %s",
+                         (folder_id, self.machine_id))
+            conn.execute("DELETE FROM folder_leases WHERE folder_id = %s AND machine_id = %s",
+                         (folder_id, self.machine_id))
+            if conn.execute("SELECT 1 FROM folder_watchers WHERE folder_id = %s", (folder_id,)).fetchone():
+                return 0
+            n = scalar(conn.execute("SELECT count(*) FROM documents WHERE folder_id = %s", (folder_id,)))
+            conn.execute("DELETE FROM folders WHERE id = %s", (folder_id,))
+            return int(n)
+        return self._write(work)
+
+    def counts(self, folder_id: int | None = None) -> FolderCounts:
+        """Documents, failures, chunks, embedded chunks and pages waiting for OCR, of one folder (None: all)."""
+        def work(conn: psycopg.Connection) -> FolderCounts:
+            where, args = ("WHERE d.folder_id = %s", (folder_id,)) if folder_id is not None else ("", ())
+            row = conn.execute(
+                "SELECT count(*) FILTER (WHERE status = 'indexed'), count(*) FILTER (WHERE status = 'failed'), "
+                f"COALESCE(sum(chunk_count), 0) FROM documents d {where}", args).fetchone()
+            docs, failed, chunks = row or (0, 0, 0)
+            if folder_id is None:
+                embedded = scalar(conn.execute("SELECT count(*) FROM chunks WHERE embedded"))
+                ocr = scalar(conn.execute("SELECT count(*) FROM ocr_pages WHERE status = 'pending'"))
+            else:
+                embedded = scalar(conn.execute("SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
+                                               f"{where} AND c.embedded", args))
+                ocr = scalar(conn.execute("SELECT count(*) FROM ocr_pages o JOIN documents d ON d.id = o.document_id "
+                                          f"{where} AND o.status = 'pending'", args))
+            return FolderCounts(int(docs or 0), int(failed or 0), int(chunks or 0), int(embedded or 0), int(ocr or 0))
+        return self._read(work)
+
+    def folder_has_documents(self, folder_id: int) -> bool:
+        """Whether anything was ever indexed (or failed) from the folder."""
+        return self._read(lambda c: c.execute(
+            "SELECT 1 FROM documents WHERE folder_id = %s LIMIT 1", (folder_id,)).fetchone() is not None)
+
+    def failures(self) -> list[Failure]:
+        """Every failed file with its reason, by path."""
+        rows = self._read(lambda c: c.execute(
+            "SELECT path, error FROM documents WHERE status = 'failed' ORDER BY path").fetchall())
+        return [Failure(r[0], r[1] or "") for r in rows]
+
+    # ---- leases --------------------------------------------------------------------------------
+
+    def claim_folder(self, folder_id: int) -> bool:
+        """Take or keep the right to index a folder (renewed in the background until release or close)."""
+        return self.leases.claim(folder_id)
+
+    def release_folder(self, folder_id: int) -> None:
+        """Give up the right to index a folder."""
+        self.leases.release(folder_id)
+
+    def folder_holder(self, folder_id: int) -> str | None:
+        """The machine whose lease on the folder is live now."""
+        row = self._read(lambda c: c.execute(
+            "SELECT machine_id FROM folder_leases WHERE folder_id = %s AND expires_at > clock_timestamp()",
+            (folder_id,)).fetchone())
+        return row[0] if row else None
+
+
+def _shared_folder(conn: psycopg.Connection, me: dict[str, Any]) -> int | None:
+    """Another machine's folder at the same path whose files this machine sees too."""
+    for (folder_id,) in conn.execute("SELECT id FROM folders WHERE path = %(p)s AND machine_id <> %(m)s ORDER BY id",
+                                     me).fetchall():
+        samples = conn.execute("SELECT path, size FROM documents WHERE folder_id = %s AND status = 'indexed' "
+                               "ORDER BY id LIMIT %s", (folder_id, SAMPLE)).fetchall()
+        if same_files([(p, int(s)) for p, s in samples]):
+            return int(folder_id)
+    return None
+
+
+def _own_folder(conn: psycopg.Connection, me: dict[str, Any]) -> int:
+    """This machine's folder row for the path (made now, or kept from before it stopped watching it)."""
+    conn.execute("INSERT INTO folders (machine_id, path, added_at) VALUES (%(m)s, %(p)s, %(now)s) "
+                 "ON CONFLICT (machine_id, path) DO NOTHING", me)
+    return int(scalar(conn.execute("SELECT id FROM folders WHERE machine_id = %(m)s AND path = %(p)s", me)))

@@ -1,0 +1,205 @@
+"""The PostgreSQL engine's schema: ordered, named, append-only migrations, each in one transaction with its record.
+
+Each migration carries its own DDL and never calls runtime code. A database written by a newer Trove (a
+migration id we do not know) is refused, never touched. Two desktops opening a new library at once are
+serialised by an advisory lock, so each migration runs exactly once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import psycopg
+
+import desktop_app.core.store.postgres.connect as pgc
+from desktop_app.core.errors import SchemaTooNewError
+from desktop_app.core.log import get_logger
+
+log = get_logger("db")
+
+MIGRATION_LOCK = 0x7472_6F76  # "trov": the advisory lock id that serialises schema changes
+
+
+def m001_core(conn: psycopg.Connection) -> None:
+    """Meta, folders (per machine + path) with their watchers and leases, documents, chunks with a tsvector."""
+    conn.execute("""
+    CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE folders (
+        id bigserial PRIMARY KEY,
+        machine_id text NOT NULL,                  -- the machine whose disk the path is on
+        path text NOT NULL,
+        added_at double precision NOT NULL,
+        UNIQUE (machine_id, path)
+    );
+    CREATE TABLE folder_watchers (                 -- every machine that watches a folder (its own state)
+        folder_id bigint NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+        machine_id text NOT NULL,
+        state text NOT NULL DEFAULT 'active',      -- active | paused | offline
+        added_at double precision NOT NULL,
+        last_scan double precision,
+        PRIMARY KEY (folder_id, machine_id)
+    );
+    CREATE INDEX folder_watchers_machine ON folder_watchers(machine_id);
+    CREATE TABLE folder_leases (                   -- who indexes a folder now
+        folder_id bigint PRIMARY KEY REFERENCES folders(id) ON DELETE CASCADE,
+        machine_id text NOT NULL,
+        expires_at timestamptz NOT NULL
+    );
+    CREATE TABLE documents (
+        id bigserial PRIMARY KEY,
+        folder_id bigint NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+        path text NOT NULL,
+        title text NOT NULL DEFAULT '',
+        type text NOT NULL DEFAULT '',
+        size bigint NOT NULL DEFAULT 0,
+        mtime_ns bigint NOT NULL DEFAULT 0,
+        content_hash text NOT NULL DEFAULT '',
+        pages integer,
+        status text NOT NULL,                      -- indexed | failed
+        error text,
+        metadata jsonb,
+        chunk_count integer NOT NULL DEFAULT 0,
+        indexed_at double precision NOT NULL,
+        UNIQUE (folder_id, path)
+    );
+    CREATE INDEX documents_path ON documents(path text_pattern_ops);
+    CREATE TABLE chunks (
+        id bigserial PRIMARY KEY,
+        document_id bigint NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        ordinal integer NOT NULL,
+        page integer,
+        start integer NOT NULL,
+        "end" integer NOT NULL,
+        text text NOT NULL,
+        text_hash text NOT NULL,
+        embedded boolean NOT NULL DEFAULT false,
+        terms tsvector NOT NULL                    -- title (weight A) + text, pre-segmented by Trove
+    );
+    CREATE INDEX chunks_document ON chunks(document_id, ordinal);
+    CREATE INDEX chunks_pending ON chunks(id) WHERE NOT embedded;
+    CREATE INDEX chunks_terms ON chunks USING gin (terms);
+    """)
+
+
+def m002_vectors(conn: psycopg.Connection) -> None:
+    """pgvector: one row per window of a chunk (MiniLM's 384 dims until a model says otherwise), HNSW cosine."""
+    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    conn.execute("""
+    CREATE TABLE chunk_vectors (
+        chunk_id bigint NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        "window" smallint NOT NULL,
+        embedding vector(384) NOT NULL,
+        PRIMARY KEY (chunk_id, "window")
+    );
+    CREATE INDEX chunk_vectors_hnsw ON chunk_vectors USING hnsw (embedding vector_cosine_ops);
+    """)
+
+
+def m003_chats(conn: psycopg.Connection) -> None:
+    """Chat sessions and their messages (citations and passages as JSON)."""
+    conn.execute("""
+    CREATE TABLE chats (
+        id bigserial PRIMARY KEY,
+        title text NOT NULL DEFAULT '',
+        created_at double precision NOT NULL,
+        updated_at double precision NOT NULL
+    );
+    CREATE TABLE messages (
+        id bigserial PRIMARY KEY,
+        chat_id bigint NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+        role text NOT NULL,
+        content text NOT NULL,
+        citations jsonb NOT NULL DEFAULT '[]',
+        passages jsonb NOT NULL DEFAULT '[]',
+        created_at double precision NOT NULL
+    );
+    CREATE INDEX messages_chat ON messages(chat_id, id);
+    """)
+
+
+def m004_title_trigrams(conn: psycopg.Connection) -> None:
+    """pg_trgm on document titles (typo-tolerant title matches) when the server has it; a notice when not."""
+    try:
+        with conn.transaction():  # a savepoint: without pg_trgm the migration still succeeds
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            conn.execute("CREATE INDEX documents_title_trgm ON documents USING gin (lower(title) gin_trgm_ops)")
+    except psycopg.Error as exc:
+        log.warning("pg_trgm is not available on this server (%s): typo-tolerant title matching is off",
+                    type(exc).__name__)
+
+
+def m005_text_pipeline_ocr_parts(conn: psycopg.Connection) -> None:
+    """What the embedded engine's migrations 006-008 brought: each chunk's language, page label and OCR flag;
+    the OCR phase's work list; documents inside files (a mailbox's messages, attachments) keyed "<file>#<part>".
+
+    chunks.terms now holds core/text's tokens (title A, words B, stems C, grams D): the tokenizer record is
+    cleared, so the store rewrites every chunk's terms from its stored text in the background."""
+    conn.execute("""
+    ALTER TABLE chunks ADD COLUMN lang text NOT NULL DEFAULT '';
+    ALTER TABLE chunks ADD COLUMN label text NOT NULL DEFAULT '';
+    ALTER TABLE chunks ADD COLUMN ocr boolean NOT NULL DEFAULT false;
+    CREATE INDEX chunks_lang ON chunks(lang);
+    ALTER TABLE documents ADD COLUMN container text;             -- the file a part lives in; NULL for files
+    ALTER TABLE documents ADD COLUMN part text NOT NULL DEFAULT '';
+    ALTER TABLE documents ADD COLUMN part_label text NOT NULL DEFAULT '';  -- "message 3 · report.pdf"
+    CREATE INDEX documents_container ON documents(container) WHERE container IS NOT NULL;
+    CREATE TABLE ocr_pages (
+        document_id bigint NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        page integer NOT NULL,
+        label text NOT NULL DEFAULT '',
+        file_hash text NOT NULL,                   -- the file's content hash when the page was listed
+        status text NOT NULL DEFAULT 'pending',    -- pending | done | failed
+        text text,                                 -- what OCR read (done)
+        confidence double precision,
+        reason text,                               -- why OCR could not read it (failed)
+        PRIMARY KEY (document_id, page)
+    );
+    CREATE INDEX ocr_pages_pending ON ocr_pages(document_id, page) WHERE status = 'pending';
+    DELETE FROM meta WHERE key IN ('fts_tokenizer', 'fts_rebuilt_to');
+    """)
+
+
+Migration = Callable[[psycopg.Connection], None]
+MIGRATIONS: list[tuple[int, str, Migration]] = [
+    (1, "core", m001_core),
+    (2, "vectors", m002_vectors),
+    (3, "chats", m003_chats),
+    (4, "title_trigrams", m004_title_trigrams),
+    (5, "text_pipeline_ocr_parts", m005_text_pipeline_ocr_parts),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+def migrate(conn: psycopg.Connection, url: str) -> dict[str, bool]:
+    """Bring the schema up to date (refusing a newer one); returns the optional features the server has."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS trove_migrations "
+                     "(id integer PRIMARY KEY, name text NOT NULL, applied_at double precision NOT NULL)")
+        done = {r[0] for r in conn.execute("SELECT id FROM trove_migrations")}
+        unknown = sorted(done - {mid for mid, _, _ in MIGRATIONS})
+        if unknown:
+            raise SchemaTooNewError(
+                f"This library was written by a newer version of Trove (schema {max(unknown)}; "
+                f"this version knows up to {SCHEMA_VERSION}). Update Trove to open it; nothing was changed.")
+        for mid, name, func in MIGRATIONS:
+            if mid in done:
+                continue
+            try:
+                with conn.transaction():
+                    func(conn)
+                    conn.execute("INSERT INTO trove_migrations (id, name, applied_at) VALUES (%s, %s, %s)",
+                                 (mid, name, time.time()))
+            except psycopg.Error as exc:
+                if mid == 2 and pgc.is_missing_extension(exc):
+                    raise pgc.missing_vector(url) from None
+                raise
+            log.info("applied server migration %03d_%s", mid, name)
+    return features(conn)
+
+
+def features(conn: psycopg.Connection) -> dict[str, bool]:
+    """Which optional extensions this database has."""
+    names = {r[0] for r in conn.execute("SELECT extname FROM pg_extension")}
+    return {"trgm": "pg_trgm" in names}

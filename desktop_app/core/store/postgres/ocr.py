@@ -1,0 +1,92 @@
+"""The OCR phase's work list on the server: pages with no text layer, read one by one in the background.
+
+As in the embedded engine, a page's row keeps what OCR read with the hash of the file it was read from: an
+unchanged file written again (a reindex) brings its pages back pending WITH their text, so the OCR worker only
+re-chunks them; a page that could not be read stays failed until the file changes. A desktop reads the pages of
+files on its own disk: `pending_ocr` and `ocr_counts` are this machine's folders' pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import psycopg
+
+from desktop_app.core.ingest.extract import index_title
+from desktop_app.core.store.postgres.base import PostgresBase
+from desktop_app.core.store.postgres.chunks import insert_chunks
+from desktop_app.core.store.postgres.folders import MY_FOLDER_IDS
+from desktop_app.core.store.rows import Failure, NewChunk, OcrCounts, OcrPageRef, OcrTask
+
+_MINE = f"d.folder_id IN ({MY_FOLDER_IDS})"
+
+
+def list_ocr_pages(conn: psycopg.Connection, doc_id: int, file_hash: str, pages: Sequence[OcrPageRef]) -> None:
+    """Replace a document's OCR work list (inside the caller's transaction), keeping what OCR read of this file."""
+    known = {int(r[0]): (r[1], r[2], r[3], r[4]) for r in conn.execute(
+        "SELECT page, status, text, confidence, reason FROM ocr_pages WHERE document_id = %s AND file_hash = %s",
+        (doc_id, file_hash))}
+    conn.execute("DELETE FROM ocr_pages WHERE document_id = %s", (doc_id,))
+    rows = []
+    for ref in pages:
+        status, text, confidence, reason = known.get(ref.page, (ref.status, ref.text, ref.confidence, ref.reason))
+        if status == "done" and ref.status != "done":
+            status = "pending"  # its text is known: the worker re-chunks it without OCR (a copy brings its chunks)
+        rows.append((doc_id, ref.page, ref.label, file_hash, status, text, confidence, reason))
+    if rows:
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO ocr_pages (document_id, page, label, file_hash, status, text, confidence, "
+                            "reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", rows)
+
+
+class OcrSQL(PostgresBase):
+    """Pages waiting for OCR, and writing what OCR read."""
+
+    def pending_ocr(self, limit: int, after: tuple[int, int] = (0, 0)) -> list[OcrTask]:
+        """Pages of this machine's files waiting for OCR after (document id, page), oldest documents first."""
+        rows = self._read(lambda c: c.execute(
+            "SELECT o.document_id, d.path, d.type, o.file_hash, o.page, o.label, o.text FROM ocr_pages o "
+            "JOIN documents d ON d.id = o.document_id WHERE o.status = 'pending' AND (o.document_id, o.page) > "
+            "(%(d)s, %(p)s) AND " + _MINE + " ORDER BY o.document_id, o.page LIMIT %(n)s",
+            {"d": after[0], "p": after[1], "n": int(limit), "m": self.machine_id}).fetchall())
+        return [OcrTask(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5], r[6]) for r in rows]
+
+    def store_ocr_page(self, task: OcrTask, chunks: Sequence[NewChunk], *, text: str, confidence: float,
+                       reason: str) -> bool:
+        """Write one page's OCR outcome and its chunks in one transaction. False (nothing written) when the document
+        changed or went away meanwhile."""
+        def work(conn: psycopg.Connection) -> bool:
+            row = conn.execute("SELECT d.content_hash, d.title, d.path, o.status FROM documents d JOIN ocr_pages o "
+                               "ON o.document_id = d.id WHERE d.id = %s AND o.page = %s FOR UPDATE",
+                               (task.document_id, task.page)).fetchone()
+            if row is None or row[0] != task.file_hash or row[3] != "pending":
+                return False
+            if chunks:
+                first = conn.execute("SELECT COALESCE(max(ordinal), -1) + 1 FROM chunks WHERE document_id = %s",
+                                     (task.document_id,)).fetchone()
+                n = insert_chunks(conn, task.document_id, index_title(row[1], Path(row[2])), chunks,
+                                  first_ordinal=int(first[0]) if first else 0)
+                conn.execute("UPDATE documents SET chunk_count = chunk_count + %s WHERE id = %s",
+                             (n, task.document_id))
+            conn.execute("UPDATE ocr_pages SET status = %s, text = %s, confidence = %s, reason = %s "
+                         "WHERE document_id = %s AND page = %s",
+                         ("done" if chunks else "failed", text or None, confidence, reason or None,
+                          task.document_id, task.page))
+            return True
+        return bool(self._write(work, derived=True))
+
+    def ocr_counts(self) -> OcrCounts:
+        """Pages of this machine's files waiting for OCR, read, and unreadable."""
+        rows = self._read(lambda c: c.execute(
+            "SELECT o.status, count(*) FROM ocr_pages o JOIN documents d ON d.id = o.document_id WHERE " + _MINE +
+            " GROUP BY o.status", {"m": self.machine_id}).fetchall())
+        counts = {r[0]: int(r[1]) for r in rows}
+        return OcrCounts(counts.get("pending", 0), counts.get("done", 0), counts.get("failed", 0))
+
+    def ocr_failures(self) -> list[Failure]:
+        """Pages OCR could not read (on any machine), named "path (page)" with the reason."""
+        rows = self._read(lambda c: c.execute(
+            "SELECT d.path, o.label, o.page, o.reason FROM ocr_pages o JOIN documents d ON d.id = o.document_id "
+            "WHERE o.status = 'failed' ORDER BY d.path, o.page").fetchall())
+        return [Failure(f"{r[0]} ({r[1] or f'p. {r[2]}'})", r[3] or "") for r in rows]

@@ -1,0 +1,103 @@
+"""Dense candidates (pgvector HNSW, or every vector of a narrow scope) and the chunk rows that make results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from desktop_app.core.embed.base import MAX_WINDOWS
+from desktop_app.core.store.postgres.base import PostgresBase
+from desktop_app.core.store.postgres.documents import metadata_json
+from desktop_app.core.store.postgres.folders import MY_FOLDER_IDS
+from desktop_app.core.store.postgres.keywords import filter_sql
+from desktop_app.core.store.rows import ChunkRow, Filters
+
+EXACT_SCOPE = 5000  # chunks: up to this many, a search scoped to paths compares every vector of the scope
+
+
+def dense_sql(extra: str = "") -> str:
+    """The %(k)s window vectors nearest to %(v)s by cosine distance (HNSW), joined to documents when filtered."""
+    if not extra:
+        return "SELECT chunk_id, embedding <=> %(v)s AS dist FROM chunk_vectors ORDER BY dist LIMIT %(k)s"
+    return ("SELECT v.chunk_id, v.embedding <=> %(v)s AS dist FROM chunk_vectors v "
+            "JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id "
+            "WHERE true" + extra + " ORDER BY dist LIMIT %(k)s")
+
+
+SCOPE_SQL = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.embedded"
+# Every window of these chunks compared one by one (the distance is in an aggregate: no index, no approximation).
+EXACT_SQL = ("SELECT chunk_id, min(embedding <=> %(v)s) AS dist FROM chunk_vectors WHERE chunk_id = ANY(%(ids)s) "
+             "GROUP BY chunk_id ORDER BY dist, chunk_id LIMIT %(n)s")
+
+
+CHUNK_ROWS_SQL = (
+    'SELECT c.id, c.text, c.page, c.ordinal, c.start, c."end", c.document_id, d.path, d.title, d.type, '
+    "d.folder_id, d.metadata, f.machine_id, c.lang, c.label, c.ocr, d.container, d.part_label FROM chunks c "
+    "JOIN documents d ON d.id = c.document_id JOIN folders f ON f.id = d.folder_id WHERE c.id = ANY(%s)")
+
+
+class SearchSQL(PostgresBase):
+    """Dense candidates, and the rows that make results."""
+
+    def dense_candidates(self, vector: np.ndarray, limit: int, *,
+                         filters: Filters | None = None) -> list[tuple[int, float]]:
+        """Nearest chunks by HNSW (cosine); score = cosine similarity of a chunk's best window.
+
+        A narrow scope (a few files asked about) is searched exactly instead: its chunks' vectors are compared one
+        by one, so a file that is far down the whole library's ranking still gets its best passages."""
+        if limit <= 0:
+            return []
+        extra, args = filter_sql(filters)
+        query = np.asarray(vector, dtype=np.float32)
+        if filters and filters.paths:
+            exact = self._read(lambda c: _exact(c, extra, args, query, int(limit)))
+            if exact is not None:
+                return exact
+        k = int(limit) * (MAX_WINDOWS if filters else 2)  # a chunk's windows share the k places
+        args.update(v=query, k=k)
+        sql = dense_sql(extra)
+        rows = self._read(lambda c: c.execute(sql, args, prepare=True).fetchall())
+        best: dict[int, float] = {}
+        for cid, dist in sorted(rows, key=lambda r: r[1]):  # relaxed order with filters: sort here
+            best.setdefault(int(cid), 1.0 - float(dist))
+        return list(best.items())[: int(limit)]
+
+    def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
+        """(page, text) of one document's chunks, in document order (empty when it is not indexed). Two desktops
+        may each have a file at `path`: this machine's is read first."""
+        def work(conn: psycopg.Connection) -> list[tuple[int | None, str]]:
+            row = conn.execute(
+                "SELECT d.id FROM documents d WHERE d.path = %(p)s ORDER BY d.folder_id IN (" + MY_FOLDER_IDS +
+                ") DESC, d.id LIMIT 1", {"p": path, "m": self.machine_id}).fetchone()
+            if row is None:
+                return []
+            return [(r[0], r[1]) for r in conn.execute(
+                "SELECT page, text FROM chunks WHERE document_id = %s ORDER BY ordinal", (row[0],))]
+        return self._read(work)
+
+    def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
+        """Chunks with their documents (and the machine whose disk holds the file), by id."""
+        if not chunk_ids:
+            return {}
+        rows = self._read(lambda c: c.execute(CHUNK_ROWS_SQL, (list(chunk_ids),), prepare=True).fetchall())
+        return {int(r[0]): ChunkRow(chunk_id=int(r[0]), text=r[1], page=r[2], ordinal=int(r[3]), start=int(r[4]),
+                                    end=int(r[5]), document_id=int(r[6]), path=r[7], title=r[8], type=r[9],
+                                    folder_id=int(r[10]), metadata=metadata_json(r[11]), machine_id=r[12],
+                                    lang=r[13], label=r[14], ocr=bool(r[15]), container=r[16] or "",
+                                    part_label=r[17])
+                for r in rows}
+
+
+def _exact(conn: psycopg.Connection, extra: str, args: dict[str, Any], query: np.ndarray,
+           limit: int) -> list[tuple[int, float]] | None:
+    """The best chunks of a narrow filter by exact cosine similarity; None when it allows too many to compare."""
+    ids = [int(r[0]) for r in conn.execute(SCOPE_SQL + extra + " LIMIT %(cap)s", {**args, "cap": EXACT_SCOPE + 1})]
+    if len(ids) > EXACT_SCOPE:
+        return None
+    if not ids:
+        return []
+    rows = conn.execute(EXACT_SQL, {"v": query, "ids": ids, "n": limit}).fetchall()
+    return [(int(cid), 1.0 - float(dist)) for cid, dist in rows]
