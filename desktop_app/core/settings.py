@@ -216,14 +216,6 @@ def read_settings(path: Path) -> tuple[Settings, list[str]]:
     return settings, [p if p.startswith(("TROVE_", path.name)) else f"{path.name}: {p}" for p in problems]
 
 
-def load_settings(path: Path) -> Settings:
-    """Read settings from `path` (problems are logged; `read_settings` returns them too)."""
-    settings, problems = read_settings(path)
-    for problem in problems:
-        log.warning("%s", problem)
-    return settings
-
-
 def save_settings(path: Path, settings: Settings) -> None:
     """Write settings atomically (a crash leaves the old file, never half a file).
 

@@ -60,11 +60,6 @@ def _pattern_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
 
 
-def wants_file(path: Path, patterns: tuple[str, ...]) -> bool:
-    """True when the file's name and type make it a candidate (before size and content checks)."""
-    return not is_excluded(path.name, patterns) and file_type(path) is not None
-
-
 def inside(path: str, roots: Iterable[str]) -> bool:
     """`path` is one of `roots` or lies under one (plain string logic on absolute, resolved paths)."""
     return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
