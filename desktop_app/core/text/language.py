@@ -15,10 +15,13 @@ from __future__ import annotations
 import regex
 
 SAMPLE = 20_000
+# Latin words are counted in C (findall); only runs of other scripts - few in Latin text, long in the rest -
+# go through the Python loop.
+_LATIN = regex.compile(r"\p{Latin}+")
 _SCRIPTS = regex.compile(
     r"(?P<th>\p{Thai}+)|(?P<kana>[\p{Hiragana}\p{Katakana}]+)|(?P<han>\p{Han}+)|(?P<ko>\p{Hangul}+)"
     r"|(?P<ar>\p{Arabic}+)|(?P<he>\p{Hebrew}+)|(?P<el>\p{Greek}+)|(?P<cyrl>\p{Cyrillic}+)"
-    r"|(?P<deva>\p{Devanagari}+)|(?P<latn>\p{Latin}+)|(?P<other>[\p{L}--\p{Common}]+)", regex.V1)
+    r"|(?P<deva>\p{Devanagari}+)|(?P<other>[\p{L}--\p{Common}--\p{Latin}]+)", regex.V1)
 _ENGLISH = frozenset(
     "the of and to in is that for it as was with be by on not he this are or his from at which but have an had "
     "they you were their one all we can her has there been if more when will would who so no".split())
@@ -33,13 +36,14 @@ def detect_language(text: str) -> str:
     """The short code of the main script/language of `text` (see the module docstring)."""
     sample = (text or "")[:SAMPLE]
     counts: dict[str, int] = {}
-    latin_words = english = 0
+    latin = _LATIN.findall(sample)
+    latin_words = len(latin)
+    if latin:
+        counts["latn"] = sum(map(len, latin))
+    english = sum(map(_ENGLISH.__contains__, map(str.lower, latin)))
     for match in _SCRIPTS.finditer(sample):
         kind = match.lastgroup or "other"
         counts[kind] = counts.get(kind, 0) + len(match.group(0))
-        if kind == "latn":
-            latin_words += 1
-            english += match.group(0).lower() in _ENGLISH
     if not counts:
         return "und"
     if "han" in counts or "kana" in counts:  # one script family: kana (any real amount) makes it Japanese
