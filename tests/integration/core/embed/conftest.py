@@ -29,10 +29,5 @@ def e5_small():
 
 
 def shared_eval(name: str) -> Path:
-    """A folder of the project's shared evaluation data: shared/ sits beside the checkout (or a parent of it)."""
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        candidate = parent / "shared" / "eval" / name
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError(f"shared/eval/{name} is not beside this checkout or any folder above it")
+    """A folder of evaluation data shipped with the tests (tests/data/NAME; see its SOURCE.md)."""
+    return Path(__file__).resolve().parents[3] / "data" / name

@@ -1,6 +1,6 @@
 """Cross-lingual search by meaning: a Thai question finds the English page on its topic, and the reverse.
 
-The documents are the Thai and English versions of one real technical page (shared/eval/multilingual); the
+The documents are the Thai and English versions of one real technical page (tests/data/multilingual); the
 other documents are the app's English sample documents, one of them about search and indexing.
 """
 

@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from desktop_app.core.text import LANGUAGES, detect_language
 
-EVAL = next(p for p in (Path(__file__).resolve().parents[n] / "shared" / "eval" / "multilingual" for n in (5, 6))
-            if p.exists())
+EVAL = Path(__file__).resolve().parents[3] / "data" / "multilingual"  # tests/data/multilingual
 
 
 @pytest.mark.parametrize(("text", "code"), [

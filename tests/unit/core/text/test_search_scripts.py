@@ -10,9 +10,7 @@ import pytest
 from desktop_app.core.store.sqlite.connect import connect
 from desktop_app.core.text import build_query, fts5_rank, fts5_schema, highlight_spans, index_fields, to_fts5
 
-EVAL = Path(__file__).resolve().parents[5] / "shared" / "eval" / "multilingual"
-if not EVAL.exists():  # a worktree sits one level deeper than the main checkout
-    EVAL = Path(__file__).resolve().parents[6] / "shared" / "eval" / "multilingual"
+EVAL = Path(__file__).resolve().parents[3] / "data" / "multilingual"  # tests/data/multilingual
 
 DOCS = {
     "memory-th": ("Memory", (EVAL / "memory-th.txt").read_text(encoding="utf-8")),
