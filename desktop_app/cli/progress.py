@@ -108,7 +108,8 @@ PHASE_ORDER = ("scan", "rebuild", "keyword", "ocr", "semantic")
 
 def format_status(latest: dict[str, IndexProgress]) -> str:
     """One line for every running phase: a bar for the first that is not finished, counts for the others."""
-    events = [latest[p] for p in PHASE_ORDER if p in latest]
+    later = any(p in latest for p in PHASE_ORDER[1:])  # the scan is over once any later phase has reported
+    events = [latest[p] for p in PHASE_ORDER if p in latest and not (p == "scan" and later)]
     if not events:
         return ""
     running = [e for e in events if e.fraction < 1] or events[-1:]

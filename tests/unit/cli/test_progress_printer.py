@@ -51,3 +51,13 @@ def test_short_runs_show_no_bar():
 def test_format_bar_semantic_phase():
     bar = format_bar(IndexProgress("semantic", chunks_embedded=30, chunks_total=120, rate=15))
     assert "semantic 30/120 chunks" in bar and "15 chunks/s" in bar and "25%" in bar
+
+
+def test_the_scan_leaves_the_status_line_once_the_keyword_phase_reports():
+    from desktop_app.cli.progress import format_status
+
+    scan = IndexProgress("scan", files_queued=408)
+    keyword = IndexProgress("keyword", files_queued=408, files_done=338)
+    assert "scan 0/408" in format_status({"scan": scan})
+    line = format_status({"scan": scan, "keyword": keyword})
+    assert "scan" not in line and "keyword 338/408 files" in line
