@@ -2,7 +2,8 @@
 its place (slide, chapter, sheet rows, message, cells), and an image read by OCR with its OCR mark.
 
 Run from the repository root, under a display or Xvfb:
-    xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python docs/screenshots/formats.py docs/screenshots/search-formats.png
+    xvfb-run -a -s "-screen 0 1400x900x24" \
+        .venv/bin/python docs/screenshots/formats.py docs/screenshots/search-formats.png
 
 The files are written with the same libraries the tests use (tests/sample_docs.py); the image is rendered text
 that the OCR phase reads before the window opens.
