@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import unicodedata
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
@@ -20,20 +19,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.pathnames import display_path
+from desktop_app.core.text import RIGHT_TO_LEFT, detect_language
 from desktop_app.ui import open_file
 from desktop_app.ui.safe_document import plain_tooltip
 
 
 def text_direction(text: str) -> Qt.LayoutDirection:
-    """Right to left when the first strongly directional character is Arabic or Hebrew (the Unicode rule for a
-    paragraph's direction); a plain text box otherwise lays an Arabic passage out from the left."""
-    for ch in text:
-        kind = unicodedata.bidirectional(ch)
-        if kind in ("R", "AL"):
-            return Qt.LayoutDirection.RightToLeft
-        if kind == "L":
-            break
-    return Qt.LayoutDirection.LeftToRight
+    """Right to left for a passage whose language is written that way (core.text's rule, as for the language
+    filter); a plain text box otherwise lays an Arabic passage out from the left."""
+    rtl = detect_language(text) in RIGHT_TO_LEFT
+    return Qt.LayoutDirection.RightToLeft if rtl else Qt.LayoutDirection.LeftToRight
 
 
 def passage_label(p) -> str:

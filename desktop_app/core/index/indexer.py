@@ -98,7 +98,8 @@ class FolderPlan:
     known: dict[str, DocRow]
     todo: list[Found]
     vanished: list[DocRow]
-    by_hash: dict[str, DocRow]
+    by_hash: dict[str, DocRow]  # vanished documents a found file with the same content moves (popped when it does)
+    hashed: frozenset[int]  # the ids by_hash started with
 
 
 class Indexer:
@@ -146,9 +147,9 @@ class Indexer:
                                     files_failed=report.failed, current_file=str(item.path), bytes_done=report.bytes,
                                     rate=n / elapsed, eta_seconds=(len(todo) - n) * elapsed / n))
         for plan in plans:
+            moved = plan.hashed - {doc.id for doc in plan.by_hash.values()}  # taken from by_hash by a move
             for doc in plan.vanished:
-                still = self.store.document_by_path(doc.path)  # not a document that moved to a found file
-                if still is not None and still.id == doc.id and self.store.delete_document(doc.id):
+                if doc.id not in moved and self.store.delete_document(doc.id):
                     report.removed += 1
             self.store.mark_scanned(plan.folder_id, time.time())
         report.seconds = time.monotonic() - started
@@ -190,7 +191,7 @@ class Indexer:
         by_hash = {d.content_hash: d for d in vanished if d.status == DocStatus.INDEXED and d.content_hash}
         todo = [f for p, f in found.items() if not _unchanged(known.get(p), f)]
         report.unchanged += len(found) - len(todo)
-        return FolderPlan(folder_id, known, todo, vanished, by_hash)
+        return FolderPlan(folder_id, known, todo, vanished, by_hash, frozenset(d.id for d in by_hash.values()))
 
     def _emit_scan(self, queued: int) -> None:
         self.emit(IndexProgress("scan", files_queued=queued))

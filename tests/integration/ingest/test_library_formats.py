@@ -38,15 +38,20 @@ def test_new_formats_are_searchable_with_their_page(make_library, tmp_path):
     assert lib.search("quixotic", mode="keyword")[0].metadata["page"] == 3
 
 
-def test_a_mailbox_is_one_document_per_message_and_attachment(make_library, tmp_path):
-    docs = tmp_path / "docs"
+def write_report_mailbox(docs: Path, tmp_path: Path) -> Path:
+    """docs/box.mbox: a lunch note, then a report with a 2-page PDF ("ocelot" on page 2) and an .exe attached."""
     docs.mkdir()
     report_pdf = write_pdf(tmp_path / "report.pdf", ["summary", "the ocelot budget"])
-    box = sd.write_mbox(docs / "box.mbox", [
+    return sd.write_mbox(docs / "box.mbox", [
         sd.make_email("Lunch", "see you at noon"),
         sd.make_email("Quarterly report", "attached, see page two",
                       attachments=[("report.pdf", report_pdf.read_bytes(), "application/pdf"),
                                    ("tool.exe", b"MZ\x90\x00", "application/octet-stream")])])
+
+
+def test_a_mailbox_is_one_document_per_message_and_attachment(make_library, tmp_path):
+    docs = tmp_path / "docs"
+    box = write_report_mailbox(docs, tmp_path)
     lib = make_library()
     lib.add_folder(docs)
     lib.sync()

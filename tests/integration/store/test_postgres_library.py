@@ -11,6 +11,7 @@ from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from tests import sample_docs as sd
 from tests.helpers import write_pdf
+from tests.integration.ingest.test_library_formats import write_report_mailbox
 from tests.integration.ingest.test_ocr_phase import ScriptedOcr
 from tests.pg_server import assert_server_consistent
 from tests.unit.core.text.test_search_scripts import DOCS
@@ -54,13 +55,7 @@ def test_a_word_in_each_script_is_found_and_highlighted(server_library, tmp_path
 
 def test_a_mailbox_is_one_document_per_message_and_attachment(server_library, pg_url, tmp_path):
     docs = tmp_path / "docs"
-    docs.mkdir()
-    report_pdf = write_pdf(tmp_path / "report.pdf", ["summary", "the ocelot budget"])
-    box = sd.write_mbox(docs / "box.mbox", [
-        sd.make_email("Lunch", "see you at noon"),
-        sd.make_email("Quarterly report", "attached, see page two",
-                      attachments=[("report.pdf", report_pdf.read_bytes(), "application/pdf"),
-                                   ("tool.exe", b"MZ\x90\x00", "application/octet-stream")])])
+    box = write_report_mailbox(docs, tmp_path)
     lib = server_library()
     lib.add_folder(docs)
     lib.sync()
