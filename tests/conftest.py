@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.pop("TROVE_HOME", None)
 os.environ.pop("TROVE_EMBEDDER", None)
+os.environ["TROVE_CACHE"] = tempfile.mkdtemp(prefix="trove-test-cache-")  # unpacked weights: not the user's cache
+atexit.register(shutil.rmtree, os.environ["TROVE_CACHE"], True)
 
 import logging  # noqa: E402
 

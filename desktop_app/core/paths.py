@@ -20,6 +20,15 @@ def default_home() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def cache_dir() -> Path:
+    """Where Trove keeps files it can always rebuild (unpacked model weights): $TROVE_CACHE, else the platform's
+    user cache dir. Not created here; whoever writes to it does, and copes when it cannot."""
+    env = os.environ.get("TROVE_CACHE")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
 def resolve_home(home: str | os.PathLike[str] | None) -> Path:
     """The home to use for an explicit argument (None falls back to default_home())."""
     path = Path(home).expanduser() if home is not None else default_home()
