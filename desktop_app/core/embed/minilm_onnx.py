@@ -87,7 +87,9 @@ class MiniLMOnnxEmbedder:
                 self._float_tried = True
                 path = model_dir() / "model.safetensors"
                 try:
-                    self._float = MiniLMFloat(path) if path.is_file() else None
+                    if path.is_file():
+                        log.info("loading the float weights for queries from %s", path)
+                        self._float = MiniLMFloat(path)
                 except UnavailableError as exc:
                     log.warning("%s: queries use the int8 model", exc)
             return self._float
