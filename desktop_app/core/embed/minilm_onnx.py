@@ -22,7 +22,7 @@ import numpy as np
 
 from desktop_app.core.embed.locate import model_file
 from desktop_app.core.embed.minilm import INDEX_ID, model_dir
-from desktop_app.core.embed.minilm_numpy import MiniLMFloat
+from desktop_app.core.embed.minilm_numpy import HALF_NAME, MiniLMFloat
 from desktop_app.core.embed.windows import embed_in_windows, windows_from_offsets
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
@@ -85,11 +85,11 @@ class MiniLMOnnxEmbedder:
         with self._lock:
             if not self._float_tried:
                 self._float_tried = True
-                path = model_dir() / "model.safetensors"
+                found = [p for p in (model_dir() / "model.safetensors", model_dir() / HALF_NAME) if p.is_file()]
                 try:
-                    if path.is_file():
-                        log.info("loading the float weights for queries from %s", path)
-                        self._float = MiniLMFloat(path)
+                    if found:
+                        log.info("loading the float weights for queries from %s", found[0])
+                        self._float = MiniLMFloat(found[0])
                 except UnavailableError as exc:
                     log.warning("%s: queries use the int8 model", exc)
             return self._float

@@ -86,6 +86,22 @@ def test_a_query_through_numpy_is_the_float_models_vector(minilm):
     assert fresh._session is None  # no session was built for queries
 
 
+def test_the_apps_half_precision_weights_give_the_same_query_vectors(tmp_path, minilm, monkeypatch):
+    """The frozen app ships MiniLM's float weights at half precision (write_half at build time)."""
+    from desktop_app.core.embed.minilm import model_dir
+    from desktop_app.core.embed.minilm_numpy import HALF_NAME, write_half
+    from desktop_app.core.embed.minilm_onnx import MiniLMOnnxEmbedder
+
+    (tmp_path / "tokenizer.json").write_bytes((model_dir() / "tokenizer.json").read_bytes())
+    write_half(model_dir() / "model.safetensors", tmp_path / HALF_NAME)
+    assert (tmp_path / HALF_NAME).stat().st_size < 0.55 * (model_dir() / "model.safetensors").stat().st_size
+    monkeypatch.setenv("TROVE_EMBED_MODEL_DIR", str(tmp_path))  # the app's layout: tokenizer and half weights
+    half = MiniLMOnnxEmbedder()
+    for text in QUERIES:
+        assert float(half.embed_query(text) @ minilm.embed([text])[0]) > 0.9999, text
+    assert half._float is not None and half._float.words.dtype == np.float16 and half._session is None
+
+
 def test_without_the_float_weights_a_query_goes_through_onnx(tmp_path, minilm_onnx, monkeypatch):
     from desktop_app.core.embed.minilm import model_dir
     from desktop_app.core.embed.minilm_onnx import MiniLMOnnxEmbedder
