@@ -18,6 +18,7 @@ from desktop_app import __version__
 from desktop_app.cli.chat import add_chat_commands
 from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
 from desktop_app.cli.library import add_library_commands
+from desktop_app.cli.memory import add_memory_commands
 from desktop_app.cli.migrate import add_migrate_commands
 from desktop_app.cli.models import add_model_commands
 from desktop_app.cli.repair import add_repair_commands
@@ -35,7 +36,8 @@ def database_error(exc: Exception) -> KnownError | None:
 
 
 COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
-                  add_repair_commands, add_server_commands, add_migrate_commands)
+                  add_repair_commands, add_server_commands, add_migrate_commands,
+                  add_memory_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -76,6 +76,7 @@ class Library:
         self.searcher = SearchService(self.store, self.embedder, self._search_params())
         self._sync_lock = threading.Lock()
         self._chat: Any = None
+        self._memory: Any = None
         self._watcher: Any = None
         self._closed = False
         # Chunks left without vectors (a crash, a model change) are picked up by the next sync(), not here:
@@ -290,6 +291,16 @@ class Library:
             self._chat = ChatService(self.store, self._retrieve_for_chat, lambda: self.settings)
         return self._chat
 
+    @property
+    def memory(self) -> Any:
+        """Conversation memory (a MemoryService: facts, raw chat history, unified search, recall), on first use."""
+        if self._memory is None:
+            from desktop_app.core.memory.service import MemoryService
+
+            self._memory = MemoryService.for_store(self.store, self.home, lambda: self.embedder,
+                                                   documents=lambda query, k: self.search(query, top_k=k))
+        return self._memory
+
     def _retrieve_for_chat(self, query: str, top_k: int, paths: Iterable[str] = ()) -> list[RetrievalResult]:
         return self.search(query, top_k=top_k, mode="hybrid", paths=paths or None)
 
@@ -360,6 +371,8 @@ class Library:
             pass
         if self._chat is not None:
             self._chat.close()
+        if self._memory is not None:
+            self._memory.close()
         self.store.close()
 
     def __enter__(self) -> Library:

@@ -207,6 +207,87 @@ def m008_documents_inside_files(conn: Connection) -> None:
     """)
 
 
+def m009_memory(conn: Connection) -> None:
+    """Conversation memory (core/memory): facts about the person, raw chunks of chat history with breadcrumbs, each
+    with a keyword index of core/text's fields and (raw chunks) window vectors, and what recall already injected.
+
+    Deleting a chat deletes its memory (the trigger below; a chat_id is not a foreign key, so memory kept in a
+    local file beside a team library, whose chats live on the server, works the same way)."""
+    dim_row = conn.execute("SELECT value FROM meta WHERE key = 'embed_dim'").fetchone()
+    dim = int(dim_row[0]) if dim_row else 384
+    run_script(conn, f"""
+    CREATE TABLE memory_facts (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,                         -- normalised: preferred_language, staging_port
+        value TEXT NOT NULL,
+        category TEXT NOT NULL DEFAULT '',
+        source TEXT NOT NULL,                      -- user_explicit | conversation | document
+        confidence REAL NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        expires_at REAL,
+        superseded_by INTEGER,                     -- the fact that corrected this one (kept, flagged outdated)
+        merged_keys TEXT NOT NULL DEFAULT '[]',    -- JSON: other spellings of the key merged into this fact
+        chat_id INTEGER,                           -- where it was said (NULL: the Memory panel, the CLI)
+        turn INTEGER,
+        embedding BLOB                             -- float32 vector of "key: value" (memory_embed_model)
+    );
+    CREATE INDEX memory_facts_current ON memory_facts(key) WHERE superseded_by IS NULL;
+    CREATE INDEX memory_facts_chat ON memory_facts(chat_id) WHERE chat_id IS NOT NULL;
+    CREATE VIRTUAL TABLE memory_facts_fts USING fts5(
+        title, words, stems, grams, content='', contentless_delete=1, tokenize='ascii'
+    );
+    CREATE TRIGGER memory_facts_fts_delete AFTER DELETE ON memory_facts BEGIN
+        DELETE FROM memory_facts_fts WHERE rowid = old.id;
+    END;
+    CREATE TABLE memory_chunks (
+        id INTEGER PRIMARY KEY,
+        chat_id INTEGER NOT NULL,
+        chat_title TEXT NOT NULL DEFAULT '',
+        first_turn INTEGER NOT NULL,
+        last_turn INTEGER NOT NULL,
+        text TEXT NOT NULL,                        -- at most 4,000 characters, never rewritten
+        text_hash TEXT NOT NULL,
+        breadcrumbs TEXT NOT NULL DEFAULT '[]',    -- JSON [[kind, text], ...]
+        lang TEXT NOT NULL DEFAULT '',
+        embedded INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        UNIQUE (chat_id, text_hash)
+    );
+    CREATE INDEX memory_chunks_chat ON memory_chunks(chat_id, last_turn);
+    CREATE INDEX memory_chunks_pending ON memory_chunks(id) WHERE embedded = 0;
+    CREATE VIRTUAL TABLE memory_fts USING fts5(
+        title, words, stems, grams, content='', contentless_delete=1, tokenize='ascii'
+    );
+    CREATE VIRTUAL TABLE memory_vec USING vec0(embedding float[{dim}]);
+    CREATE TRIGGER memory_chunks_delete AFTER DELETE ON memory_chunks BEGIN
+        DELETE FROM memory_fts WHERE rowid = old.id;
+        DELETE FROM memory_vec WHERE rowid = old.id * 8 + 0;
+        DELETE FROM memory_vec WHERE rowid = old.id * 8 + 1;
+        DELETE FROM memory_vec WHERE rowid = old.id * 8 + 2;
+        DELETE FROM memory_vec WHERE rowid = old.id * 8 + 3;
+        DELETE FROM memory_vec WHERE rowid = old.id * 8 + 4;
+        DELETE FROM memory_vec WHERE rowid = old.id * 8 + 5;
+        DELETE FROM memory_vec WHERE rowid = old.id * 8 + 6;
+        DELETE FROM memory_vec WHERE rowid = old.id * 8 + 7;
+        DELETE FROM memory_recalls WHERE chunk_id = old.id;
+    END;
+    CREATE TABLE memory_recalls (
+        chat_id INTEGER NOT NULL,
+        chunk_id INTEGER NOT NULL,
+        recalled_at REAL NOT NULL,
+        PRIMARY KEY (chat_id, chunk_id)
+    );
+    CREATE TRIGGER chats_memory_delete AFTER DELETE ON chats BEGIN
+        UPDATE memory_facts SET superseded_by = NULL
+            WHERE superseded_by IN (SELECT id FROM memory_facts WHERE chat_id = old.id);
+        DELETE FROM memory_chunks WHERE chat_id = old.id;
+        DELETE FROM memory_facts WHERE chat_id = old.id;
+        DELETE FROM memory_recalls WHERE chat_id = old.id;
+    END;
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "core", m001_core),
@@ -217,6 +298,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (6, "keyword_fields", m006_keyword_fields),
     (7, "page_labels_and_ocr", m007_page_labels_and_ocr),
     (8, "documents_inside_files", m008_documents_inside_files),
+    (9, "memory", m009_memory),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -1,0 +1,269 @@
+"""MemoryService: conversation memory as the facade exposes it (`Library.memory`).
+
+Facts (added by the person or found by the extractor in what they say), raw chat history (turns compaction moves
+out of the window, packed and indexed like documents), one search over both and the documents, and recall for a
+chat's next prompt. Memory lives in the local SQLite library (a team library keeps it in a local file beside its
+settings until the server's row-level security can keep it private). Turned off, memory is in no prompt and no
+search, and nothing new is written to it.
+
+How a chat uses it (ChatService's wiring):
+    memory.remember(question, chat_id=..., turn=n)          # after each exchange: explicit self-statements
+    memory.save_compacted(chat_id, moved_out_turns, first_turn=1, title=...)   # compaction: save, then summarise
+    r = memory.recall(chat_id, last_messages, visible_from=window_start + 1, fact_tokens=..., count_tokens=...)
+    r.facts_text → the system prompt; r.excerpts → passages (memory_results(r.excerpts) for citations)
+"""
+
+from __future__ import annotations
+
+import builtins
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from desktop_app.core.chat.budget import Turn
+from desktop_app.core.embed.base import Embedder, embed_passages, embed_query
+from desktop_app.core.errors import UnavailableError
+from desktop_app.core.log import get_logger
+from desktop_app.core.memory.extract import extract_statements
+from desktop_app.core.memory.facts import FactBook, FactChange
+from desktop_app.core.memory.raw import RAW_MAX_CHARS, RAW_TARGET_CHARS, TurnText, chat_turns, pack_turns
+from desktop_app.core.memory.recall import (
+    MAX_EXCERPTS,
+    CountTokens,
+    Recaller,
+    approx_tokens,
+    excerpt_text,
+    format_facts,
+)
+from desktop_app.core.memory.rows import Fact, FactSource, MemoryHit, NewFact, Recall
+from desktop_app.core.memory.search import Documents, MemorySearch
+from desktop_app.core.store.sqlite.base import SQLiteBase
+from desktop_app.core.store.sqlite.memory import MemoryFactSQL
+from desktop_app.core.store.sqlite.memory_chunks import MemoryChunkSQL
+from desktop_app.core.types import RetrievalResult
+
+log = get_logger("chat")
+
+MEMORY_DB = "memory.db"
+FACT_TOKENS = 200  # the fact list's default share of a prompt
+EXPLICIT_CONFIDENCE = 1.0  # "remember that …"
+STATED_CONFIDENCE = 0.9  # "my editor is neovim", found by the extractor
+EmbedderSource = Embedder | Callable[[], Embedder | None] | None
+
+
+class MemoryService:
+    """One library's memory. Thread-safe through its store (one writer, a reader per thread)."""
+
+    def __init__(self, store: SQLiteBase, embedder: EmbedderSource = None, *, documents: Documents | None = None,
+                 clock: Callable[[], float] = time.time, owns_store: bool = False,
+                 target_chars: int = RAW_TARGET_CHARS) -> None:
+        self.store = store
+        self._embedder = embedder
+        self._owns_store = owns_store
+        self.clock = clock
+        self.target_chars = target_chars
+        self.fact_sql = MemoryFactSQL(store)
+        self.chunk_sql = MemoryChunkSQL(store)
+        self.facts = FactBook(self.fact_sql, self._vectorise, clock)
+        self.searcher = MemorySearch(self.facts, self.chunk_sql, self._query_vector, documents, clock)
+        self.recaller = Recaller(self.searcher, clock)
+
+    @classmethod
+    def for_store(cls, store: object, home: Path, embedder: EmbedderSource = None, *,
+                  documents: Documents | None = None) -> MemoryService:
+        """Memory in the library's own SQLite file, or in a local file in `home` for a server library."""
+        if isinstance(store, SQLiteBase):
+            return cls(store, embedder, documents=documents)
+        from desktop_app.core.store.sqlite import SQLiteStore
+
+        return cls(SQLiteStore(home / MEMORY_DB), embedder, documents=documents, owns_store=True)
+
+    # ---- switch --------------------------------------------------------------------------------
+
+    @property
+    def enabled(self) -> bool:
+        """Whether memory is on."""
+        return self.fact_sql.enabled()
+
+    def set_enabled(self, on: bool) -> None:
+        """Turn memory on or off (off: in no prompt or search, nothing new saved; what is stored stays)."""
+        self.fact_sql.set_enabled(on)
+
+    # ---- facts ---------------------------------------------------------------------------------
+
+    def add(self, key: str, value: str, *, category: str = "", source: FactSource | str = FactSource.USER_EXPLICIT,
+            confidence: float = EXPLICIT_CONFIDENCE, expires_at: float | None = None, chat_id: int | None = None,
+            turn: int | None = None) -> FactChange:
+        """Remember a fact (merged with a known one under a near-duplicate key; another value corrects it)."""
+        if not key.strip() or not value.strip():
+            raise ValueError("a fact needs a key and a value")
+        return self.facts.add(NewFact(key, value, category, FactSource(source), min(max(confidence, 0.0), 1.0),
+                                      expires_at, chat_id, turn))
+
+    def remember(self, message: str, *, chat_id: int | None = None,
+                 turn: int | None = None) -> builtins.list[FactChange]:
+        """Store the explicit self-statements of one message the person wrote (none while memory is off)."""
+        if not self.enabled:
+            return []
+        changes = []
+        for s in extract_statements(message):
+            source = FactSource.USER_EXPLICIT if s.explicit else FactSource.CONVERSATION
+            confidence = EXPLICIT_CONFIDENCE if s.explicit else STATED_CONFIDENCE
+            changes.append(self.add(s.key, s.value, category=s.category, source=source, confidence=confidence,
+                                    chat_id=chat_id, turn=turn))
+        return changes
+
+    def list(self, *, include_outdated: bool = False, include_expired: bool = False) -> list[Fact]:
+        """Known facts, newest first (current and unexpired unless asked for more)."""
+        return self.facts.facts(include_outdated=include_outdated, include_expired=include_expired)
+
+    def forget(self, key_or_id: str | int) -> int:
+        """Forget one fact by id, or every value of a key. Returns how many facts went."""
+        found = self.facts.find(str(key_or_id))
+        return self.fact_sql.delete_facts(f.id for f in found)
+
+    def forget_all(self) -> int:
+        """Forget every fact and all raw history. Returns how many rows went."""
+        return self.fact_sql.delete_all()
+
+    def forget_chat(self, chat_id: int) -> int:
+        """Forget what one chat left in memory (deleting a chat in the same library does this by itself)."""
+        return self.fact_sql.delete_chat(chat_id)
+
+    # ---- raw history ---------------------------------------------------------------------------
+
+    def save_compacted(self, chat_id: int, turns: Sequence[Turn], first_turn: int = 1, title: str = "") -> int:
+        """Keep turns verbatim as raw memory (`turns[0]` is turn `first_turn`); turns already saved are skipped.
+        Returns how many chunks were written."""
+        return self.save_history(chat_id, chat_turns(turns, first_turn), title)
+
+    def save_history(self, chat_id: int, turns: Sequence[TurnText], title: str = "") -> int:
+        """Pack and store turns newer than the chat's last saved one (append-only), with vectors when a model is
+        available. Nothing is written while memory is off."""
+        if not self.enabled:
+            return 0
+        done = self.chunk_sql.last_turn(chat_id)
+        new = [t for t in turns if t.number > done and t.text.strip()]
+        if not new:
+            return 0
+        chunks = pack_turns(chat_id, title or self._chat_title(chat_id), new, max_chars=RAW_MAX_CHARS,
+                            target_chars=self.target_chars)
+        ids = self.chunk_sql.insert(chunks, self.clock())
+        self.embed_pending()
+        return len(ids)
+
+    def _chat_title(self, chat_id: int) -> str:
+        lister = getattr(self.store, "list_chats", None)
+        if lister is None:
+            return ""
+        return next((c.title for c in lister() if c.id == chat_id), "")
+
+    def embed_pending(self, batch: int = 32) -> int:
+        """Give vectors to raw chunks and facts that have none. Returns how many chunks got them."""
+        embedder = self._model()
+        if embedder is None:
+            return 0
+        self.chunk_sql.ensure_model(embedder.model_id, embedder.dim)
+        done = 0
+        try:
+            while rows := self.chunk_sql.pending(batch):
+                matrices = embed_passages(embedder, [r.text for r in rows])
+                stored = self.chunk_sql.store_vectors((r.id, m) for r, m in zip(rows, matrices, strict=True))
+                done += stored
+                if not stored:
+                    break
+            self.facts.embed_missing()
+        except UnavailableError as exc:
+            log.warning("memory vectors not made: %s", exc)
+        return done
+
+    # ---- search and recall ---------------------------------------------------------------------
+
+    def search(self, query: str, top_k: int = 10, scope: str = "memory") -> builtins.list[MemoryHit]:
+        """Facts first, then history excerpts (and document passages for scope "all"), each with provenance.
+        While memory is off, only documents are searched."""
+        if not self.enabled:
+            return self.searcher.search(query, top_k, "documents") if scope != "memory" else []
+        return self.searcher.search(query, top_k, scope)
+
+    def facts_for_prompt(self, max_tokens: int = FACT_TOKENS, count_tokens: CountTokens = approx_tokens,
+                         query: str = "") -> str:
+        """The fact list for a prompt ("" when memory is off or empty): facts the query is about first."""
+        if not self.enabled or max_tokens <= 0:
+            return ""
+        facts = self.facts.facts()
+        if query.strip() and facts:
+            first = [h.provenance["fact_id"] for h in self.searcher.fact_hits(query, self._query_vector(query),
+                                                                            len(facts)) if not h.outdated]
+            rank = {fid: i for i, fid in enumerate(first)}
+            facts.sort(key=lambda f: rank.get(f.id, len(rank)))
+        return format_facts(facts, self.clock(), max_tokens, count_tokens)
+
+    def recall(self, chat_id: int | None, recent: Sequence[str], *, max_excerpts: int = MAX_EXCERPTS,
+               fact_tokens: int = FACT_TOKENS, count_tokens: CountTokens = approx_tokens,
+               visible_from: int | None = None) -> Recall:
+        """Memory for a chat's next prompt: the fact list and up to `max_excerpts` raw excerpts above the threshold,
+        never one this chat was given before, nor one of its own turns still in the window (>= `visible_from`)."""
+        if not self.enabled:
+            return Recall()
+        facts_text = self.facts_for_prompt(fact_tokens, count_tokens, "\n".join(list(recent)[-2:]))
+        hits = [h for h in self.recaller.candidates(chat_id, recent, max_excerpts + 4)
+                if not _visible(h, chat_id, visible_from)][:max_excerpts]
+        if chat_id is not None and hits:
+            self.chunk_sql.mark_recalled(chat_id, (h.provenance["chunk_id"] for h in hits), self.clock())
+        tokens = (count_tokens(facts_text) if facts_text else 0) + sum(count_tokens(excerpt_text(h)) for h in hits)
+        return Recall(facts_text, tuple(hits), tokens)
+
+    # ---- embedder ------------------------------------------------------------------------------
+
+    def _model(self) -> Embedder | None:
+        source = self._embedder
+        if source is None or isinstance(source, Embedder):
+            return source
+        return source()
+
+    def _vectorise(self, texts: builtins.list[str]) -> builtins.list[bytes] | None:
+        embedder = self._model()
+        if embedder is None:
+            return None
+        try:
+            self.chunk_sql.ensure_model(embedder.model_id, embedder.dim)
+            return [np.asarray(v, dtype=np.float32).tobytes() for v in embedder.embed(texts)]
+        except UnavailableError as exc:
+            log.warning("memory vectors not made: %s", exc)
+            return None
+
+    def _query_vector(self, query: str) -> np.ndarray | None:
+        embedder = self._model()
+        if embedder is None or not query.strip():
+            return None
+        try:
+            if self.chunk_sql.ensure_model(embedder.model_id, embedder.dim):
+                self.embed_pending()
+            return np.asarray(embed_query(embedder, query), dtype=np.float32)
+        except UnavailableError as exc:
+            log.warning("memory search without vectors: %s", exc)
+            return None
+
+    def close(self) -> None:
+        """Close the local memory file of a server library (the library closes its own store)."""
+        if self._owns_store:
+            self.store.close()
+
+
+def _visible(hit: MemoryHit, chat_id: int | None, visible_from: int | None) -> bool:
+    return (visible_from is not None and hit.provenance.get("chat_id") == chat_id
+            and hit.provenance["turns"][1] >= visible_from)
+
+
+def memory_results(hits: Sequence[MemoryHit]) -> list[RetrievalResult]:
+    """Memory hits as RetrievalResults (for the Sources pane and citations): source "memory:…", the hit in metadata."""
+    out = []
+    for h in hits:
+        p = h.provenance
+        source = f"memory:fact/{p.get('key', '')}" if h.kind == "fact" else (
+            f"memory:chat/{p.get('chat_id', '')}" if h.kind == "history" else str(p.get("source", "")))
+        out.append(RetrievalResult(h.text, h.score, source, {"memory": h.to_dict(), "label": h.label()}))
+    return out
