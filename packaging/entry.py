@@ -9,6 +9,10 @@ if __name__ == "__main__":
     # with `-c ...`). freeze_support() recognises those arguments, runs the child's code and exits; PyInstaller's
     # runtime hook makes it do so on Linux and macOS too, not only on Windows. It comes before the CLI is imported
     # so a worker does not load the command line (and Qt-free but sizeable modules) it never uses.
+    if sys.argv[1:2] == ["--trove-extract-worker"]:  # the extraction sandbox's worker (core/ingest/sandbox.py)
+        from desktop_app.core.ingest.sandbox_worker import main as extraction_worker
+
+        sys.exit(extraction_worker(sys.argv[2:]))
     multiprocessing.freeze_support()
 
     from desktop_app.cli import main

@@ -9,6 +9,10 @@ import sys
 
 if __name__ == "__main__":
     # Before anything else: a spawned extraction worker re-runs this executable (see entry.py).
+    if sys.argv[1:2] == ["--trove-extract-worker"]:  # the extraction sandbox's worker (core/ingest/sandbox.py)
+        from desktop_app.core.ingest.sandbox_worker import main as extraction_worker
+
+        sys.exit(extraction_worker(sys.argv[2:]))
     multiprocessing.freeze_support()
 
     from desktop_app.cli import main

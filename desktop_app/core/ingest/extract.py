@@ -46,10 +46,11 @@ def extract(path: Path, data: bytes | None = None) -> Extracted:
     return _extract_bytes(path.name, raw, kind)
 
 
-def extract_many(path: Path, data: bytes | None = None) -> Extraction:
+def extract_many(path: Path, data: bytes | None = None, *, mailbox_at: Path | None = None) -> Extraction:
     """Every document `path` holds: the file's own (part "") or, for a mailbox, one per message (part "3"),
     plus attachments (part "3/report.pdf", or "report.pdf" in an .eml). Raises ExtractionError when the file
-    itself is unreadable; unreadable attachments are listed in `failed`."""
+    itself is unreadable; unreadable attachments are listed in `failed`. An .mbox is read from `mailbox_at`
+    when given (the sandbox worker's /dev/fd/N: the file the parent opened, not the path again)."""
     from desktop_app.core.ingest.formats import mail
 
     kind = file_type(path)
@@ -60,19 +61,20 @@ def extract_many(path: Path, data: bytes | None = None) -> Extraction:
     suffix = path.suffix.lower()
     fallback = title_from_path(path)
     if suffix == ".mbox":
-        return mail.extract_mbox(path, fallback, extract_part)
+        return mail.extract_mbox(mailbox_at or path, fallback, extract_part)
     raw = data if data is not None else path.read_bytes()
     if suffix == ".msg":
         return mail.extract_msg_file(raw, fallback, extract_part)
     return mail.extract_eml(_refuse_binary(raw), fallback, extract_part)
 
 
-def extract_with_parts(path: Path, data: bytes | None = None) -> tuple[Extracted, Extraction]:
+def extract_with_parts(path: Path, data: bytes | None = None, *,
+                       mailbox_at: Path | None = None) -> tuple[Extracted, Extraction]:
     """A file's own document, and the documents inside it (a mailbox's messages, attachments) when it holds some.
     Raises ExtractionError."""
     if file_type(path) != "email":
         return extract(path, data), Extraction(())
-    found = extract_many(path, data)
+    found = extract_many(path, data, mailbox_at=mailbox_at)
     own = next((d for d in found.documents if not d.part), None)
     inner = Extraction(tuple(d for d in found.documents if d.part), found.failed)
     return own or Extracted("", title_from_path(path), "email"), inner

@@ -3,46 +3,58 @@
 Parsers of PDF, DOCX and HTML run pure-Python and C code on whatever a file holds: one 320 KB PDF whose
 content stream inflates to 300 MB kept pdfminer busy for hours at 2.7 GB, a 1.5 MB DOCX asked lxml for
 1.6 GB. Neither can be interrupted from inside (a single C call, a single page), so the parser runs in one
-long-lived worker process (started on first use, shared by every Library of this process):
+long-lived worker process (started on first use, shared by every Library of this process), and the worker is
+treated as a boundary: a parser bug that runs an attacker's code gets no more than the worker has.
 
+* what it sees: an allow-listed environment (no TROVE_DB, API keys, passwords, tokens, PG*: confine.py), and
+  the file as a descriptor the parent opened (O_NOFOLLOW, regular files only), never a path to re-resolve;
+* what it can do: on Linux no new sockets (a seccomp filter, confine.forbid_network);
+* what comes back: JSON of plain fields (wire.py), never a pickle the parent would have to trust;
 * time: the parent waits `seconds` for the answer, then kills the worker (a new one starts for the next
   file) and the file fails with "took longer than 60 s to read";
-* memory: the worker's address space is capped at what it uses idle plus the budget (RLIMIT_AS, where the
-  platform has it), so an allocation past it raises MemoryError inside the worker: "needed more than 1 GB";
-* decompression: a zip-based file (DOCX and the other Office/EPUB formats) whose members declare more than
-  the memory budget in total is refused before any XML is parsed (zipfile itself stops a member that
-  inflates past its declared size; libxml2 and expat refuse entity amplification);
-* text: a document whose text is longer than MAX_TEXT_CHARS is refused instead of being sent back whole.
+* memory: where the platform has RLIMIT_AS (Linux) the worker's address space is capped at what it uses idle
+  plus the budget, so an allocation past it raises MemoryError inside the worker; on every platform the
+  parent also polls the worker's resident size (psutil) while it waits and kills it past idle + budget:
+  "needed more than 1 GB" either way;
+* decompression: a zip-based file whose members declare more than the memory budget in total is refused
+  before any XML is parsed; text longer than sandbox_worker.MAX_TEXT_CHARS is refused.
 
-The child's side is sandbox_worker.py.
-
-The worker talks over two one-way pipes (no socket is ever made). A dead parent closes them, and the worker
-exits. bench/extract_budget.py measures the cost per file against extraction in the same process.
+The child's side is sandbox_worker.py. bench/extract_budget.py measures the cost per file against extraction
+in the same process.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import multiprocessing
 import os
+import queue
 import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import threading
-import types
-from collections.abc import Iterator
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import psutil
 
 from desktop_app.core.errors import ExtractionError
+from desktop_app.core.ingest import wire
+from desktop_app.core.ingest.confine import worker_environment
 from desktop_app.core.ingest.extracted import Extracted, Extraction
-from desktop_app.core.ingest.sandbox_worker import worker_main
+from desktop_app.core.ingest.readtext import open_regular
+from desktop_app.core.ingest.sandbox_worker import WORKER_FLAG
 from desktop_app.core.log import get_logger
 
 log = get_logger("ingest")
 
 STARTUP_SECONDS = 120.0  # the first start imports the parsers; a slow, shared machine gets time for that
+POLL_SECONDS = 0.1  # how often the parent looks at the worker's resident size while it waits
+_ROOT = Path(__file__).resolve().parents[3]  # the folder holding desktop_app (a source checkout or site-packages)
 
 
 @dataclass(frozen=True)
@@ -64,108 +76,193 @@ def over_memory(budget: Budget) -> str:
     return f"needed more than {budget.memory_text()} of memory to read"
 
 
-# ---- the parent side ----------------------------------------------------------------------------------
+class _OverMemory(Exception):
+    pass
 
 
-@contextlib.contextmanager
-def _main_module_hidden() -> Iterator[None]:
-    """Start a spawned child without re-importing this process's __main__.
-
-    spawn runs the parent's main script again in the child (as __mp_main__): a script that opens a Library
-    at its top level, without an `if __name__ == "__main__"` guard, would index again in the worker and try to
-    start a worker of its own. The worker needs nothing from it; an empty stand-in is all spawn gets to see.
-    (A frozen app needs multiprocessing.freeze_support() in its entry point: packaging/entry*.py call it.)
-    """
-    real = sys.modules.get("__main__")
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        if real is not None:
-            sys.modules["__main__"] = real
+def worker_command(channel: str) -> list[str]:
+    """How to start the worker: the frozen app with its flag, or this Python isolated from PYTHON* variables."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, WORKER_FLAG, channel]
+    code = (f"import sys; sys.path.insert(0, {str(_ROOT)!r}); "
+            "from desktop_app.core.ingest.sandbox_worker import main; main()")
+    return [sys.executable, "-I", "-c", code, channel]
 
 
 class _Worker:
     def __init__(self) -> None:
-        ctx = multiprocessing.get_context("spawn")  # never fork a process that runs threads (embedder, watcher)
-        req_read, self.requests = ctx.Pipe(duplex=False)
-        self.replies, rep_write = ctx.Pipe(duplex=False)
         fd, self.errlog = tempfile.mkstemp(prefix="trove-extract-", suffix=".log")
-        os.close(fd)
-        self.process = ctx.Process(target=worker_main, args=(req_read, rep_write, self.errlog),
-                                   name="trove-extract", daemon=True)
-        with _main_module_hidden():
-            self.process.start()
-        req_read.close()
-        rep_write.close()
-        if not self.replies.poll(STARTUP_SECONDS):
+        errors = os.fdopen(fd, "wb")
+        self.sock: socket.socket | None = None
+        try:
+            if os.name == "posix":
+                self.sock, child = socket.socketpair()
+                with child:
+                    self.process = subprocess.Popen(
+                        worker_command(f"fd:{child.fileno()}"), env=worker_environment(), stdin=subprocess.DEVNULL,
+                        stdout=errors, stderr=errors, pass_fds=(child.fileno(),), close_fds=True)
+                stream = self.sock.makefile("rb")
+            else:  # Windows: the child's stdin/stdout pipes carry the messages
+                self.process = subprocess.Popen(worker_command("stdio"), env=worker_environment(),
+                                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+                stream = self.process.stdout  # type: ignore[assignment]
+        finally:
+            errors.close()
+        self.answers: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        threading.Thread(target=self._read, args=(stream,), name="trove-extract-replies", daemon=True).start()
+        ready = self._wait(STARTUP_SECONDS, 0)
+        if ready is None or ready.get("status") != "ready":
+            log.warning("the extraction worker did not start (exit %s): %s", self.process.poll(), self.last_words())
             self.kill()
             raise ExtractionError("the document reader did not start")
-        self.replies.recv()
+        self.network_blocked = ready.get("network_blocked") is True
+        self.idle_rss = self._rss()
+
+    def _read(self, stream: Any) -> None:
+        try:
+            while True:
+                self.answers.put(wire.read_frame(stream))
+        except (EOFError, OSError, ValueError) as exc:
+            log.debug("extraction worker channel closed: %s", exc)
+            self.answers.put(None)
+
+    def send(self, message: dict[str, Any], fd: int | None = None) -> None:
+        frame = wire.encode(message)
+        if self.sock is not None:
+            socket.send_fds(self.sock, [frame], [fd] if fd is not None else [])
+        else:
+            stdin = self.process.stdin
+            assert stdin is not None
+            stdin.write(frame)
+            stdin.flush()
+
+    def _wait(self, seconds: float, rss_cap: int) -> dict[str, Any] | None:
+        """The next answer (None if the worker died), queue.Empty after `seconds`, _OverMemory past `rss_cap`."""
+        deadline = time.monotonic() + seconds
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise queue.Empty
+            try:
+                return self.answers.get(timeout=min(left, POLL_SECONDS))
+            except queue.Empty:
+                if rss_cap and self._rss() > rss_cap:
+                    raise _OverMemory from None
+
+    def ask(self, message: dict[str, Any], fd: int | None, seconds: float, rss_budget: int) -> dict[str, Any] | None:
+        self.send(message, fd)
+        return self._wait(seconds, self.idle_rss + rss_budget if rss_budget else 0)
+
+    def _rss(self) -> int:
+        try:
+            return int(psutil.Process(self.process.pid).memory_info().rss)
+        except (psutil.Error, OSError):
+            return 0
 
     def kill(self) -> None:
-        if self.process.is_alive():
+        if self.process.poll() is None:
             self.process.kill()
-        self.process.join(10)
-        for conn in (self.requests, self.replies):
-            conn.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(10)
+        for stream in (self.sock, self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
         with contextlib.suppress(OSError):
             os.unlink(self.errlog)
 
-    def ran_out_of_memory(self) -> bool:
-        """Whether the worker's last words were about memory (read before kill() removes them)."""
+    def last_words(self) -> bytes:
+        """The end of what the worker wrote to its stderr (read before kill() removes it)."""
         try:
             with open(self.errlog, "rb") as fh:
                 fh.seek(max(0, os.fstat(fh.fileno()).st_size - 8192))
-                tail = fh.read()
-            return b"MemoryError" in tail or b"out of memory" in tail
+                return fh.read()
         except OSError:
-            return False
+            return b""
+
+    def ran_out_of_memory(self) -> bool:
+        """Whether the worker's last words were about memory."""
+        tail = self.last_words()
+        return b"MemoryError" in tail or b"out of memory" in tail
 
 
 class ExtractionSandbox:
-    """Runs `extract()` in a worker process under a Budget. Thread-safe (one file at a time)."""
+    """Runs `extract()` in a worker process under a Budget. Thread-safe (one file at a time).
 
-    def __init__(self) -> None:
+    `cap_address_space=False` leaves out RLIMIT_AS, so only the resident-size polling that every platform has
+    enforces the memory budget (what macOS and Windows get; the tests use it to check that polling alone holds).
+    """
+
+    def __init__(self, *, cap_address_space: bool = True) -> None:
         self._lock = threading.Lock()
         self._worker: _Worker | None = None
+        self._cap_address_space = cap_address_space
 
     def extract(self, path: Path, budget: Budget) -> tuple[Extracted, Extraction]:
         """The file's extraction and the documents inside it, or ExtractionError with the reason (over time, over
         memory, unreadable)."""
-        with self._lock:
-            worker = self._worker = self._worker or _Worker()
-            try:
-                worker.requests.send((os.fspath(path), budget.memory_mb * 2**20))
-                ready = worker.replies.poll(budget.seconds)
-            except (OSError, EOFError):
-                ready = True  # died before or while reading the request: recv() below says how
-            if not ready:
-                self._discard()
-                raise ExtractionError(over_time(budget))
-            try:
-                status, payload = worker.replies.recv()
-            except (EOFError, OSError):
-                worker.process.join(5)
-                # PDFium (and other C++ parsers) abort() without a word when an allocation fails under the cap
-                memory = worker.ran_out_of_memory() or worker.process.exitcode == -signal.SIGABRT
-                code = self._discard()
-                if memory:
-                    raise ExtractionError(over_memory(budget)) from None
-                raise ExtractionError(f"the document reader crashed on this file (exit {code})") from None
+        memory = budget.memory_mb * 2**20
+        request = {"op": "extract", "name": path.name, "memory": memory, "cap_address_space": self._cap_address_space}
+        with open_regular(path) as fh, self._lock:
+            if os.name != "posix":
+                request["path"] = os.fspath(path)
+            answer = self._ask(request, fh.fileno(), budget, memory)
+        status = answer.get("status")
         if status == "ok":
-            return payload  # (Extracted, Extraction), pickled by the worker
+            try:
+                return wire.extraction_from_plain(answer.get("extraction"))
+            except wire.WireError as exc:
+                self.close()
+                raise ExtractionError(f"the document reader sent back something unreadable ({exc})") from None
         if status == "memory":
-            self._discard()
+            self.close()
             raise ExtractionError(over_memory(budget))
-        raise ExtractionError(str(payload))
+        return self._failed(answer)
+
+    def probe(self) -> dict[str, Any]:
+        """What the worker can see and do (its environment's names, whether it could open a socket)."""
+        with self._lock:
+            answer = self._ask({"op": "probe"}, None, Budget(seconds=STARTUP_SECONDS), 0)
+        probe = answer.get("probe")
+        if not isinstance(probe, dict):
+            raise ExtractionError("the document reader did not answer the probe")
+        assert self._worker is not None
+        return {**probe, "network_blocked": self._worker.network_blocked}
+
+    def _ask(self, request: dict[str, Any], fd: int | None, budget: Budget, memory: int) -> dict[str, Any]:
+        worker = self._worker = self._worker or _Worker()
+        try:
+            answer = worker.ask(request, fd, budget.seconds, memory)
+        except queue.Empty:
+            self._discard()
+            raise ExtractionError(over_time(budget)) from None
+        except _OverMemory:
+            self._discard()
+            raise ExtractionError(over_memory(budget)) from None
+        except OSError:
+            answer = None  # died before or while reading the request
+        if answer is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                worker.process.wait(5)
+            # PDFium (and other C++ parsers) abort() without a word when an allocation fails under the cap
+            out_of_memory = worker.ran_out_of_memory() or worker.process.returncode == -signal.SIGABRT
+            code = self._discard()
+            if out_of_memory:
+                raise ExtractionError(over_memory(budget))
+            raise ExtractionError(f"the document reader crashed on this file (exit {code})")
+        return answer
+
+    @staticmethod
+    def _failed(answer: dict[str, Any]) -> Any:
+        reason = answer.get("reason")
+        raise ExtractionError(reason if isinstance(reason, str) else "the document reader failed on this file")
 
     def _discard(self) -> int | None:
         worker, self._worker = self._worker, None
         if worker is None:
             return None
         worker.kill()
-        return worker.process.exitcode
+        return worker.process.returncode
 
     def close(self) -> None:
         """Stop the worker (a later extract() starts a new one)."""
@@ -185,4 +282,3 @@ def shared_sandbox() -> ExtractionSandbox:
             _shared = ExtractionSandbox()
             atexit.register(_shared.close)
         return _shared
-

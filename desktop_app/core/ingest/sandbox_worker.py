@@ -1,21 +1,35 @@
 """The extraction worker's side: what runs inside the child process that ExtractionSandbox starts and kills.
 
-It serves (path, memory budget) requests over a pipe, one at a time, under an address-space cap, and answers
-("ok", (Extracted, Extraction)) | ("failed", reason) | ("memory", None): the file's own document and the
-documents inside it (a mailbox's messages, attachments). Its stderr goes to a file the parent reads.
+The parent starts it (`python -I -c ...main()`, or the frozen app with --trove-extract-worker) with an
+allow-listed environment (confine.worker_environment) and one end of a socket pair. It first forbids new
+sockets (confine.forbid_network, Linux), then imports the parsers and serves requests one at a time:
+
+* ("extract", file name, memory budget) with the file's open descriptor attached (SCM_RIGHTS): the parent
+  opened it (no symlink followed, regular files only), so the worker never resolves a path that could have
+  been swapped since discovery. Windows has no descriptor passing over pipes: there the path is sent and the
+  worker opens it the same careful way;
+* ("probe"): what the worker can see (its environment, whether a socket can be made), for the tests and
+  `trove doctor`.
+
+Answers are plain JSON (wire.py): {"status": "ok", "extraction": …} | {"status": "failed", "reason": …} |
+{"status": "memory"}. Its stdout and stderr go to a file the parent reads.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import socket
 import stat
+import sys
 import zipfile
 from dataclasses import replace
-from multiprocessing.connection import Connection
+from io import BytesIO
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from desktop_app.core.errors import ExtractionError
+from desktop_app.core.ingest import confine, wire
 from desktop_app.core.ingest.extract import extract_with_parts
 from desktop_app.core.ingest.extracted import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import file_type
@@ -27,34 +41,103 @@ log = get_logger("ingest")
 
 MAX_TEXT_CHARS = 50_000_000
 MAX_ARCHIVE_MEMBERS = 50_000
+WORKER_FLAG = "--trove-extract-worker"  # how a frozen app is told to be the worker (packaging/entry*.py)
 
 
-def worker_main(requests: Connection, replies: Connection, errlog: str) -> None:
-    """Serve (path, memory bytes) requests until the parent closes the pipe.
+class _Channel:
+    """Requests in, answers out: a socket pair on POSIX (descriptors ride along), stdin/stdout on Windows."""
 
-    The worker's stderr goes to `errlog`: a parser's warnings, or Python's own "Fatal Python error" when an
-    allocation fails where no MemoryError can be raised, are read by the parent, never shown to the person.
-    """
-    fd = os.open(errlog, os.O_WRONLY | os.O_APPEND)
-    os.dup2(fd, 2)
-    os.close(fd)
+    def __init__(self, spec: str) -> None:
+        self.sock: socket.socket | None = None
+        self.requests: BinaryIO = sys.stdin.buffer
+        self._out: Any
+        if spec.startswith("fd:"):
+            self.sock = socket.socket(fileno=int(spec[3:]))
+            self._out = self.sock.makefile("wb", buffering=0)
+        else:
+            self._out = os.fdopen(os.dup(1), "wb", buffering=0)
+            os.dup2(2, 1)  # a parser's print() must not land in the answers
+
+    def receive(self) -> tuple[dict[str, Any], int | None]:
+        if self.sock is None:
+            return wire.read_frame(self.requests), None
+        head, fds, _flags, _addr = socket.recv_fds(self.sock, wire.HEADER.size, 1)
+        if not head:
+            raise EOFError("parent gone")
+        rest = BytesIO(head + _read_more(self.sock, wire.HEADER.size - len(head)))
+        (length,) = wire.HEADER.unpack(rest.read())
+        return wire.decode(_read_more(self.sock, length)), (fds[0] if fds else None)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self._out.write(wire.encode(message))
+
+
+def _read_more(sock: socket.socket, size: int) -> bytes:
+    parts = []
+    while size > 0:
+        chunk = sock.recv(min(size, 1 << 20))
+        if not chunk:
+            raise EOFError("parent gone")
+        parts.append(chunk)
+        size -= len(chunk)
+    return b"".join(parts)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve requests until the parent closes the channel. `argv`: ["fd:N"] (POSIX) or ["stdio"] (Windows)."""
+    args = sys.argv[1:] if argv is None else argv
+    network_blocked = confine.forbid_network()  # before any import can start a thread
+    channel = _Channel(args[-1])
     logging.getLogger().setLevel(logging.ERROR)  # pdfminer's warnings about damaged files are not for stderr
     _import_parsers()
     base = _address_space()
-    replies.send(("ready", None))
+    channel.send({"status": "ready", "network_blocked": network_blocked})
     while True:
         try:
-            path, memory_bytes = requests.recv()
-        except (EOFError, OSError):
+            request, fd = channel.receive()
+        except (EOFError, OSError, wire.WireError):
             return
-        _limit_memory(base + memory_bytes if base else 0)
-        status, payload = _serve_one(Path(path), memory_bytes)
+        answer = _answer(request, fd, base)
         try:
-            replies.send((status, payload))
+            channel.send(answer)
         except (OSError, ValueError):
             return
-        if status == "memory":
+        if answer["status"] == "memory":
             return  # the heap may stay huge after a MemoryError: a fresh worker takes the next file
+
+
+def _answer(request: dict[str, Any], fd: int | None, base: int) -> dict[str, Any]:
+    if request.get("op") == "probe":
+        return {"status": "ok", "probe": probe()}
+    memory_bytes = int(request.get("memory", 0))
+    if request.get("cap_address_space", True):
+        _limit_memory(base + memory_bytes if base else 0)
+    try:
+        if fd is None:
+            with open_regular(Path(str(request["path"]))) as fh:
+                fd = os.dup(fh.fileno())
+        return _serve_one(str(request.get("name", "")), fd, memory_bytes)
+    except ExtractionError as exc:
+        return {"status": "failed", "reason": str(exc)}
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def probe() -> dict[str, Any]:
+    """What a parser running here could reach: the environment's names and whether a socket can be made."""
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+        network = "a socket could be made"
+    except OSError as exc:
+        network = f"refused: {exc}"
+    try:
+        with open("/proc/self/environ", "rb") as fh:
+            initial = sorted(item.split(b"=", 1)[0].decode("utf-8", "replace") for item in fh.read().split(b"\0")
+                             if item)
+    except OSError:
+        initial = []
+    return {"environ": sorted(os.environ), "initial_environ": initial, "network": network}
 
 
 def _import_parsers() -> None:
@@ -66,24 +149,37 @@ def _import_parsers() -> None:
             pass
 
 
-def _serve_one(path: Path, memory_bytes: int) -> tuple[str, object]:
+def _serve_one(name: str, fd: int, memory_bytes: int) -> dict[str, Any]:
     try:
-        check_regular(path)
-        check_archive(path, memory_bytes)
-        doc, inner = extract_with_parts(path, _markup_as_utf8(path))
+        path = Path(name)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ExtractionError("not a regular file any more")
+        if file_type(path) == "email" and path.suffix.lower() == ".mbox":
+            doc, inner = extract_with_parts(path, None, mailbox_at=Path(f"/dev/fd/{fd}"))
+        else:
+            data = _read_all(fd)
+            check_archive(data, memory_bytes)
+            doc, inner = extract_with_parts(path, _markup_as_utf8(path, data) or data)
         chars = len(doc.text) + sum(len(d.text) for d in inner.documents)
         if chars > MAX_TEXT_CHARS:
             raise ExtractionError(f"too much text ({chars / 1e6:.0f} million characters; "
                                   f"the limit is {MAX_TEXT_CHARS / 1e6:.0f} million)")
-        return "ok", (_clean(doc), Extraction(tuple(_clean(d) for d in inner.documents), inner.failed))
+        cleaned = Extraction(tuple(_clean(d) for d in inner.documents), inner.failed)
+        return {"status": "ok", "extraction": wire.extraction_to_plain(_clean(doc), cleaned)}
     except MemoryError:
-        return "memory", None
+        return {"status": "memory"}
     except RecursionError:
-        return "failed", "too deeply nested to read"
+        return {"status": "failed", "reason": "too deeply nested to read"}
     except ExtractionError as exc:
-        return ("memory", None) if _caused_by(exc, MemoryError) else ("failed", str(exc))
+        return {"status": "memory"} if _caused_by(exc, MemoryError) else {"status": "failed", "reason": str(exc)}
     except Exception as exc:  # a bug in a parser: the file fails with the reason, the worker goes on
-        return "failed", f"could not be read ({type(exc).__name__}: {str(exc)[:200]})"
+        return {"status": "failed", "reason": f"could not be read ({type(exc).__name__}: {str(exc)[:200]})"}
+
+
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    with os.fdopen(os.dup(fd), "rb") as fh:
+        return fh.read()
 
 
 def _clean(doc: Extracted) -> Extracted:
@@ -91,12 +187,10 @@ def _clean(doc: Extracted) -> Extracted:
     return replace(doc, text=clean_text(doc.text), title=clean_text(doc.title))
 
 
-def _markup_as_utf8(path: Path) -> bytes | None:
+def _markup_as_utf8(path: Path, raw: bytes) -> bytes | None:
     """HTML's bytes re-encoded as UTF-8 with readtext's encoding guess (UTF-16 without BOM, Windows-1252)."""
     if file_type(path) != "html":
         return None
-    with open_regular(path) as fh:
-        raw = fh.read()
     return raw if looks_binary(raw) else as_utf8(raw)
 
 
@@ -130,23 +224,12 @@ def _limit_memory(limit: int) -> None:
         log.debug("cannot limit memory: %s", exc)
 
 
-def check_regular(path: Path) -> None:
-    """Refuse a path that is no longer a regular file (replaced by a link or a FIFO since it was listed)."""
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError as exc:
-        raise ExtractionError(f"cannot read: {exc.strerror or exc}") from exc
-    if not stat.S_ISREG(mode):
-        raise ExtractionError("not a regular file any more")
-
-
-def check_archive(path: Path, memory_bytes: int) -> None:
+def check_archive(data: bytes, memory_bytes: int) -> None:
     """A zip whose members declare more than the memory budget in total is refused before it is parsed."""
-    with open(path, "rb") as fh:
-        if fh.read(4) != b"PK\x03\x04":
-            return
+    if not data.startswith(b"PK\x03\x04"):
+        return
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(BytesIO(data)) as archive:
             members = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError):
         return  # the format's own reader says what is wrong with it
@@ -156,3 +239,7 @@ def check_archive(path: Path, memory_bytes: int) -> None:
     if memory_bytes and total > memory_bytes:
         raise ExtractionError(f"archive would inflate to {total / 1e9:.1f} GB "
                               f"(more than the {memory_bytes / 2**30:g} GB a file may use)")
+
+
+if __name__ == "__main__":
+    main()
