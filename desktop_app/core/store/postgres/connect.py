@@ -7,6 +7,7 @@ becomes a KnownError subclass here; the connection string shown in a message nev
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,6 +19,9 @@ from desktop_app.core.errors import BugError, KnownError, ServerUnavailableError
 CONNECT_TIMEOUT = int(os.environ.get("TROVE_SERVER_CONNECT_TIMEOUT", "5"))
 # How long a write or read keeps retrying while the server is restarting before it gives up and says so.
 RETRY_SECONDS = float(os.environ.get("TROVE_SERVER_RETRY_SECONDS", "30"))
+# How every Trove connection to a server is made: TLS with the server's certificate checked against the pinned
+# CA (`sslrootcert`, added per server), SCRAM with channel binding, and no other way of sending the password.
+TLS_PARAMS = {"sslmode": "verify-full", "channel_binding": "require", "require_auth": "scram-sha-256"}
 
 
 class ServerAuthError(ServerUnavailableError):
@@ -32,16 +36,28 @@ class ServerGoneError(ServerUnavailableError):
     """The connection broke in the middle of a statement (a restart, a network cut)."""
 
 
+class ServerTrustError(KnownError):
+    """The server is not the one this desktop trusts (no TLS, a certificate the pinned CA did not sign, another
+    way of asking for the password), or it does not admit this desktop: retrying will not help."""
+
+
+# `password=…` in a URL's query string or in key/value conninfo (quoted or not)
+_PASSWORD_PARAM = re.compile(r"(?i)(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)")
+
+
 def redact(url: str) -> str:
-    """The connection string with any password replaced by ***, safe to log and show."""
+    """The connection string with any password replaced by ***, safe to log and show: the URL's user:password,
+    `?password=` in its query, and `password=` in key/value conninfo."""
+    url = _PASSWORD_PARAM.sub(r"\1***", url)
     try:
         parts = urlsplit(url)
     except ValueError:
         return "postgresql://…"
-    if parts.password is None:
+    if parts.password is None or "@" not in parts.netloc:
         return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return parts._replace(netloc=netloc).geturl()
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user = userinfo.split(":", 1)[0]
+    return parts._replace(netloc=f"{user}:***@{hostport}").geturl()
 
 
 def describe(url: str) -> str:
@@ -80,13 +96,75 @@ def translate_connect_error(exc: BaseException, url: str) -> KnownError:
     text = str(exc)
     if _password(url):
         text = text.replace(_password(url), "***")
+    trust = _trust_problem(text, where)
+    if trust is not None:
+        return trust
+    if "is not permitted to log in" in text:
+        return ServerAuthError(f"The library server at {where} no longer lets this person sign in (revoked); "
+                               "ask its administrator for a new invite.")
     if state in ("28P01", "28000") or "password authentication failed" in text:
         return ServerAuthError(f"The library server at {where} refused the user name or password.")
+    if "permission denied for database" in text:
+        return ServerAuthError(f"The library server at {where} does not let this person open that library.")
     if state == "3D000":
         return ServerUnavailableError(f"The library server at {where} has no such database.")
     if state == "57P03":
         return ServerUnavailableError(f"The library server at {where} is starting up or shutting down; try again.")
-    return ServerUnavailableError(f"Cannot reach the library server at {where} ({_why(text)}). Is it running?")
+    why = _why(text)
+    if why in ("connection refused", "timed out", "no route to host") and not _loopback(url):
+        return ServerUnavailableError(
+            f"Cannot reach the library server at {where} ({why}). Is it running? If it is, a firewall may block "
+            f"the port: on the server, let TCP port {_port(url)} in from this network (e.g. `sudo ufw allow from "
+            f"192.168.1.0/24 to any port {_port(url)} proto tcp`, or Windows/macOS firewall settings) and check "
+            "that it was started with --listen on an address this computer can reach.")
+    return ServerUnavailableError(f"Cannot reach the library server at {where} ({why}). Is it running?")
+
+
+_HBA = re.compile(r'no pg_hba\.conf entry for host "([^"]+)"')
+
+
+def _trust_problem(text: str, where: str) -> ServerTrustError | None:
+    """The one line for a server that is not trusted, or that does not admit us, or None."""
+    lowered = text.lower()
+    if "server does not support ssl" in lowered:
+        return ServerTrustError(f"The library server at {where} does not offer TLS (plain text): Trove refuses to "
+                                "send a password or documents to it unencrypted.")
+    if "certificate verify failed" in lowered or "does not match host name" in lowered:
+        return ServerTrustError(
+            f"The library server at {where} presented a certificate that the CA in your invite did not sign (or "
+            "not for this address): it is not the server you joined, or it was set up again. Nothing was sent; "
+            "ask its administrator for a new invite.")
+    if "root certificate file" in lowered:
+        return ServerTrustError(f"The server's CA certificate for {where} is missing on this computer: join again "
+                                "with a new invite (`trove join INVITE`).")
+    if "channel binding" in lowered or "authentication method requirement" in lowered:
+        return ServerTrustError(f"The library server at {where} asked for the password in a way Trove does not "
+                                "allow (only SCRAM with channel binding over TLS): refused.")
+    found = _HBA.search(text)
+    if found:
+        return ServerTrustError(
+            f"The library server at {where} does not admit connections from this computer ({found.group(1)}): on "
+            f"the server, run `trove server start --allow {found.group(1)}/32` (or your network, e.g. "
+            "192.168.1.0/24).")
+    if "pg_hba.conf rejects connection" in lowered and "no encryption" in lowered:
+        return ServerTrustError(f"The library server at {where} accepts only TLS connections: remove sslmode=disable "
+                                "(Trove connects with sslmode=verify-full).")
+    return None
+
+
+def _loopback(url: str) -> bool:
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return False
+    return host in ("localhost", "::1") or host.startswith("127.") or host.startswith("/")
+
+
+def _port(url: str) -> int:
+    try:
+        return urlsplit(url).port or 5432
+    except ValueError:
+        return 5432
 
 
 def _why(message: str) -> str:

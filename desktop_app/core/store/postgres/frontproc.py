@@ -1,0 +1,85 @@
+"""Starting and stopping the TLS front (front.py) beside the server, as the server's user."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from desktop_app.core.store.postgres.process import ServerError, write_private
+
+READY_SECONDS = 20
+WILDCARDS = ("0.0.0.0", "::", "*", "")
+
+
+class FrontProcess:
+    """The front of one server: DATA/front.json (what it serves), DATA/front.pid, DATA/front.log."""
+
+    def __init__(self, data: Path) -> None:
+        self.config = data / "front.json"
+        self.pid_file = data / "front.pid"
+        self.log = data / "front.log"
+
+    def configure(self, conf: dict[str, Any], user: str | None) -> None:
+        """Write what the front serves; a running front takes it on its next connection."""
+        write_private(self.config, json.dumps(conf, indent=2).encode(), user)
+
+    def pid(self) -> int | None:
+        try:
+            pid = int(self.pid_file.read_text().strip())
+            os.kill(pid, 0)
+        except (OSError, ValueError):
+            return None
+        return pid
+
+    def start(self, user: str | None, listen: str, port: int) -> None:
+        """Start the front (when it is not running) and wait until it accepts connections."""
+        if self.pid() is not None:
+            return
+        # It runs as whoever runs `trove server start` (as root: root, because the interpreter may live where the
+        # server's system user cannot read); it only needs the certificate and the private socket.
+        with open(self.log, "ab") as log:
+            script = Path(__file__).with_name("front.py")
+            proc = subprocess.Popen([sys.executable, "-E", "-s", str(script), str(self.config)],
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd="/",
+                                    start_new_session=True)
+        self.pid_file.write_text(str(proc.pid))
+        host = listen.split(",")[0].strip()
+        host = "127.0.0.1" if host in WILDCARDS else host
+        deadline = time.monotonic() + READY_SECONDS
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                tail = self.log.read_text(errors="replace").strip().splitlines()[-1:] or ["no output"]
+                raise ServerError(f"The TLS front could not start on {listen}:{port}: {tail[0]}")
+            try:
+                socket.create_connection((host, port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise ServerError(f"The TLS front did not start listening on {listen}:{port} within {READY_SECONDS} s")
+
+    def stop(self) -> None:
+        pid = self.pid()
+        if pid is None:
+            return
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(100):
+            try:
+                os.kill(pid, 0)
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    break
+            except ChildProcessError:
+                pass
+            except OSError:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(pid, signal.SIGKILL)
+        self.pid_file.unlink(missing_ok=True)

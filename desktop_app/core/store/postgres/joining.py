@@ -1,0 +1,174 @@
+"""`trove join INVITE`: a desktop joins a team library with the invite its administrator gave it.
+
+The desktop pins the server's CA from the invite, signs in once with the invite's one-time token over
+verified TLS, replaces the token with a password only it knows (the server's trove_admin.accept_invite), and
+keeps what it needs in HOME/team/, a folder only the user can open (0700): `ca.crt` and `pgpass` (libpq's
+password file, 0600). The library URL it returns carries no password -- `passfile=` points libpq at it -- so
+the URL may sit in settings.json, in logs and in the window.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+
+import psycopg
+
+import desktop_app.core.store.postgres.connect as pgc
+from desktop_app.core.errors import KnownError
+from desktop_app.core.store.postgres.invite import Invite, InviteError, decode, expired_message, refused_message
+from desktop_app.core.store.postgres.roles import role_name, verifier
+from desktop_app.core.store.postgres.tls import der_to_pem
+
+TEAM_DIR = "team"
+
+
+@dataclass(frozen=True)
+class Joined:
+    """A library this desktop joined: its URL (no password in it) and who we are there."""
+
+    url: str
+    person: str
+    host: str
+    port: int
+    database: str
+
+
+def _team_dir(home: Path) -> Path:
+    folder = home / TEAM_DIR
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)
+    return folder
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".new")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def _pgpass_field(text: str) -> str:
+    return text.replace("\\", "\\\\").replace(":", "\\:")
+
+
+def _host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def library_url(invite: Invite, ca: Path, passfile: Path | None) -> str:
+    """The person's URL: verified TLS against the pinned CA, SCRAM with channel binding, the password file."""
+    params = {**pgc.TLS_PARAMS, "sslrootcert": str(ca)}
+    if passfile is not None:
+        params["passfile"] = str(passfile)
+    return (f"postgresql://{quote(role_name(invite.person))}@{_host(invite.host)}:{invite.port}/"
+            f"{quote(invite.database)}?{urlencode(params, quote_via=quote, safe='/')}")
+
+
+def join(home: Path, text: str, *, timeout: float | None = None) -> Joined:
+    """Accept an invite: one line (InviteError, ServerTrustError, …) when it is expired, reused or the server is
+    not the one that made it. On success the credentials are in HOME/team/ and the returned URL works."""
+    invite = decode(text)
+    if invite.expired():
+        raise InviteError(expired_message(invite))
+    folder = _team_dir(home)
+    ca, passfile = folder / "ca.crt", folder / "pgpass"
+    pending = folder / "ca.crt.pending"
+    _write_private(pending, der_to_pem(invite.ca_der))
+    role = role_name(invite.person)
+    first = library_url(invite, pending, None)
+    try:
+        conn = psycopg.connect(first, password=invite.token, autocommit=True,
+                               connect_timeout=int(timeout or pgc.CONNECT_TIMEOUT))
+    except psycopg.Error as exc:
+        pending.unlink(missing_ok=True)
+        known = pgc.translate_connect_error(exc, first)
+        raise (InviteError(refused_message(invite)) if isinstance(known, pgc.ServerAuthError) else known) from None
+    password = secrets.token_urlsafe(24)
+    entry = ":".join(_pgpass_field(f) for f in (invite.host, str(invite.port), invite.database, role, password))
+    _write_private(passfile.with_name("pgpass.pending"), (entry + "\n").encode())
+    with conn:
+        try:
+            conn.execute("SELECT trove_admin.accept_invite(%s)", (verifier(conn, role, password),))
+        except psycopg.Error:
+            raise InviteError(refused_message(invite)) from None
+    os.replace(pending, ca)
+    os.replace(passfile.with_name("pgpass.pending"), passfile)
+    url = library_url(invite, ca, passfile)
+    check(url)
+    return Joined(url, invite.person, invite.host, invite.port, invite.database)
+
+
+def check(url: str) -> str:
+    """Sign in with a stored URL; returns the person's role (a KnownError when the server refuses)."""
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=pgc.CONNECT_TIMEOUT) as conn:
+            row = conn.execute("SELECT current_user").fetchone()
+    except psycopg.Error as exc:
+        raise pgc.translate_connect_error(exc, url) from None
+    return str(row[0]) if row else ""
+
+
+def url_with_password(url: str) -> str:
+    """A stored URL with its password from the password file in it and no `passfile` (for psql or pg_dump)."""
+    parts = urlsplit(url)
+    params = dict(parse_qsl(parts.query))
+    passfile = params.pop("passfile", "")
+    if not passfile:
+        return url
+    password = _password_in(Path(passfile), parts.username or "")
+    if not password:
+        raise KnownError(f"The password file {passfile} has no password for this library: join again.")
+    netloc = f"{parts.username}:{quote(password, safe='')}@{parts.netloc.rpartition('@')[2]}"
+    return parts._replace(netloc=netloc, query=urlencode(params, quote_via=quote, safe="/")).geturl()
+
+
+def _password_in(passfile: Path, user: str) -> str:
+    try:
+        lines = passfile.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ""
+    for line in lines:
+        fields = [f.replace("\\:", ":").replace("\\\\", "\\") for f in _split_pgpass(line)]
+        if len(fields) == 5 and fields[3] == user:
+            return fields[4]
+    return ""
+
+
+def _split_pgpass(line: str) -> list[str]:
+    out, cur, escaped = [], "", False
+    for ch in line:
+        if escaped:
+            cur += "\\" + ch
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == ":":
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [*out, cur]
+
+
+def remember(home: Path, url: str) -> str:
+    """Make `url` this home's library (settings.json's server_url); returns the URL it had before."""
+    from desktop_app.core.settings import save_settings, settings_from_dict
+
+    path = home / "settings.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, ValueError):
+        data = {}
+    settings, _ = settings_from_dict(data if isinstance(data, dict) else {})
+    save_settings(path, settings.with_changes(server_url=url))
+    return settings.server_url
+

@@ -1,0 +1,156 @@
+"""The team library's roles (docs/team-library.md has the picture), made idempotently by `trove server start`.
+
+- `trove_owner` (NOLOGIN) owns the library databases and every table in them; migrations run as it.
+- `trove` (LOGIN, the administrator's URL on the server machine) is a member of trove_owner and every one of
+  its sessions runs as it (`ALTER ROLE trove SET role`), so what it creates belongs to trove_owner.
+- `trove_people` (NOLOGIN) is the group of people; their GRANTs (DML only) come with the schema's migrations.
+- `trove_p_<name>`: one LOGIN role per person, SCRAM password, made by `trove server invite NAME`.
+
+Every function takes a superuser connection (autocommit). Passwords are sent as SCRAM verifiers made on this
+side (libpq's PQencryptPasswordConn), so no statement ever carries a password in clear.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import psycopg
+from psycopg import sql
+
+from desktop_app.core.errors import KnownError
+
+PEOPLE_GROUP = "trove_people"
+OWNER_ROLE = "trove_owner"
+PERSON_PREFIX = "trove_p_"
+ADMIN_ROLE = "trove"
+CONNECTION_LIMIT = 32  # per person: a desktop's pool (8) several times over
+_NAME = re.compile(r"[a-z0-9_]{1,40}")
+
+
+class RoleError(KnownError):
+    """A person's name that cannot be a role, or a person who does not exist (or already does)."""
+
+
+def role_name(person: str) -> str:
+    """`alice` -> `trove_p_alice` (lower-case letters, digits and _, at most 40)."""
+    name = person.strip().lower()
+    if name.startswith(PERSON_PREFIX):
+        name = name[len(PERSON_PREFIX):]
+    if not _NAME.fullmatch(name):
+        raise RoleError(f"{person!r} cannot be a person's name: use up to 40 letters a-z, digits or _.")
+    return PERSON_PREFIX + name
+
+
+def person_of(role: str) -> str:
+    """A person's display name: the role name without the prefix."""
+    return role[len(PERSON_PREFIX):] if role.startswith(PERSON_PREFIX) else role
+
+
+def _ident(name: str) -> sql.Identifier:
+    return sql.Identifier(name)
+
+
+def _exists(conn: psycopg.Connection, role: str) -> bool:
+    return conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is not None
+
+
+def verifier(conn: psycopg.Connection, role: str, password: str) -> str:
+    """The SCRAM-SHA-256 verifier of `password` for `role` (what ALTER ROLE … PASSWORD stores)."""
+    return conn.pgconn.encrypt_password(password.encode(), role.encode(), b"scram-sha-256").decode("ascii")
+
+
+def _until(valid_until: float | None) -> sql.Composable:
+    if valid_until is None:
+        return sql.SQL("'infinity'")
+    return sql.Literal(time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(valid_until)))
+
+
+def ensure_group_roles(conn: psycopg.Connection) -> None:
+    """trove_owner and trove_people, made when missing."""
+    for role in (OWNER_ROLE, PEOPLE_GROUP):
+        if not _exists(conn, role):
+            try:
+                conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(_ident(role)))
+            except psycopg.errors.DuplicateObject:
+                pass  # another start made it at the same moment
+
+
+def ensure_admin(conn: psycopg.Connection, password: str) -> None:
+    """The `trove` login role with `password`, acting as trove_owner in every session."""
+    verb = "ALTER" if _exists(conn, ADMIN_ROLE) else "CREATE"
+    conn.execute(sql.SQL(verb + " ROLE {} LOGIN PASSWORD {}").format(
+        _ident(ADMIN_ROLE), sql.Literal(verifier(conn, ADMIN_ROLE, password))))
+    if not conn.execute("SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid "
+                        "JOIN pg_roles u ON u.oid = m.member WHERE r.rolname = %s AND u.rolname = %s",
+                        (OWNER_ROLE, ADMIN_ROLE)).fetchone():
+        conn.execute(sql.SQL("GRANT {} TO {}").format(_ident(OWNER_ROLE), _ident(ADMIN_ROLE)))
+    conn.execute(sql.SQL("ALTER ROLE {} SET role = {}").format(_ident(ADMIN_ROLE), sql.Literal(OWNER_ROLE)))
+
+
+def create_person(conn: psycopg.Connection, person: str, password: str, *,
+                  valid_until: float | None = None) -> str:
+    """A person's login role in trove_people (its password ends at `valid_until`); returns the role name."""
+    role = role_name(person)
+    if _exists(conn, role):
+        raise RoleError(f"{person_of(role)!r} already exists: `trove server rotate {person_of(role)}` makes a "
+                        "new invite for them.")
+    conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} VALID UNTIL {} CONNECTION LIMIT {} IN ROLE {}").format(
+        _ident(role), sql.Literal(verifier(conn, role, password)), _until(valid_until),
+        sql.Literal(CONNECTION_LIMIT), _ident(PEOPLE_GROUP)))
+    return role
+
+
+def _known(conn: psycopg.Connection, person: str) -> str:
+    role = role_name(person)
+    if not _exists(conn, role):
+        raise RoleError(f"No person called {person_of(role)!r} on this server (`trove server users` lists them).")
+    return role
+
+
+def end_sessions(conn: psycopg.Connection, role: str) -> int:
+    """Terminate every session of `role` (waiting up to 5 s for each); returns how many there were."""
+    rows = conn.execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE usename = %s",
+                        (role,)).fetchall()
+    return len(rows)
+
+
+def revoke_person(conn: psycopg.Connection, person: str) -> None:
+    """No more logins, out of trove_people, and every open session ended, at once."""
+    role = _known(conn, person)
+    conn.execute(sql.SQL("ALTER ROLE {} NOLOGIN").format(_ident(role)))
+    conn.execute(sql.SQL("REVOKE {} FROM {}").format(_ident(PEOPLE_GROUP), _ident(role)))
+    end_sessions(conn, role)
+
+
+def rotate_person(conn: psycopg.Connection, person: str, password: str, *,
+                  valid_until: float | None = None) -> None:
+    """A new password (a new invite's token), back in trove_people; the old sessions end."""
+    role = _known(conn, person)
+    conn.execute(sql.SQL("ALTER ROLE {} LOGIN PASSWORD {} VALID UNTIL {}").format(
+        _ident(role), sql.Literal(verifier(conn, role, password)), _until(valid_until)))
+    conn.execute(sql.SQL("GRANT {} TO {}").format(_ident(PEOPLE_GROUP), _ident(role)))
+    end_sessions(conn, role)
+
+
+def list_people(conn: psycopg.Connection) -> list[str]:
+    """Every person's name (role name minus the prefix), revoked ones included."""
+    rows = conn.execute("SELECT rolname FROM pg_roles WHERE starts_with(rolname, %s) ORDER BY rolname",
+                        (PERSON_PREFIX,)).fetchall()
+    return [person_of(r[0]) for r in rows]
+
+
+def people_status(conn: psycopg.Connection) -> list[tuple[str, str, int]]:
+    """(name, state, open sessions) per person; state is active, invited until …, or revoked."""
+    rows = conn.execute(
+        "SELECT r.rolname, r.rolcanlogin, pg_has_role(r.oid, %s, 'MEMBER'), "
+        "CASE WHEN r.rolvaliduntil IS NULL OR r.rolvaliduntil = 'infinity' THEN NULL "
+        "ELSE to_char(r.rolvaliduntil AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') END, "
+        "(SELECT count(*) FROM pg_stat_activity a WHERE a.usename = r.rolname) "
+        "FROM pg_roles r WHERE starts_with(r.rolname, %s) ORDER BY r.rolname",
+        (PEOPLE_GROUP, PERSON_PREFIX)).fetchall()
+    out = []
+    for role, login, member, until, sessions in rows:
+        state = "revoked" if not (login and member) else f"invited (until {until} UTC)" if until else "active"
+        out.append((person_of(role), state, int(sessions)))
+    return out
