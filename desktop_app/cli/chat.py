@@ -28,7 +28,17 @@ def add_chat_commands(subparsers: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="answer only from these files or folders (documents of the library under them)",
     )
-    p.add_argument("--json", action="store_true", help="print the answer, citations and passages as JSON")
+    p.add_argument(
+        "--ask-model",
+        action="store_true",
+        help="ask the model even when no passage seems to answer (by default Trove then says so without it)",
+    )
+    p.add_argument(
+        "--show-generation",
+        action="store_true",
+        help="show the model's answer after the quote even when it would be hidden (small model, unsupported)",
+    )
+    p.add_argument("--json", action="store_true", help="print the answer, quote, citations and passages as JSON")
     p.set_defaults(func=cmd_ask)
 
     p = subparsers.add_parser(
@@ -71,16 +81,40 @@ def _scope(paths) -> tuple[str, ...]:
     return tuple(out)
 
 
-def cmd_ask(args, library) -> int:
-    """Stream the answer to stdout, then its sources."""
-    streamed = []
+class AskPrinter:
+    """Prints an answer as the person is shown it: the quote as soon as it is chosen, then the model's answer
+    (streamed when there is no quote; after the quote only when it is kept), then the sources."""
 
-    def on_token(token) -> None:
-        streamed.append(token.text)
-        if not args.json:
-            sys.stdout.write(token.text if len(streamed) > 1 else token.text.lstrip())
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.quoted = False
+        self.streamed: list[str] = []
+
+    def on_quote(self, quote) -> None:
+        self.quoted = True
+        if not self.quiet:
+            print(quote.cited(), flush=True)
+
+    def on_token(self, token) -> None:
+        self.streamed.append(token.text)
+        if not self.quiet and not self.quoted:
+            sys.stdout.write(token.text if len(self.streamed) > 1 else token.text.lstrip())
             sys.stdout.flush()
 
+    def finish(self, answer) -> None:
+        if not self.quoted and not self.streamed:
+            sys.stdout.write(answer.text)
+        elif self.quoted and answer.generation_shown and answer.generation:
+            sys.stdout.write(f"\n{answer.generation}")
+        print(" [stopped]" if answer.cancelled else "")
+        if self.quoted and answer.generation and not answer.generation_shown:
+            print(f"(the model's answer is hidden: {answer.hidden_because}; see it with --show-generation)",
+                  file=sys.stderr)
+
+
+def cmd_ask(args, library) -> int:
+    """Print the answer as shown (the quote first), then its sources."""
+    printer = AskPrinter(quiet=args.json)
     scope = _scope(args.scope)
     answer = in_worker(
         lambda cancel: library.ask(
@@ -89,18 +123,19 @@ def cmd_ask(args, library) -> int:
             use_context=not args.no_context,
             top_k=args.k,
             model_path=args.model,
-            on_token=on_token,
+            on_token=printer.on_token,
+            on_quote=printer.on_quote,
             cancel=cancel,
             max_tokens=args.max_tokens,
             scope=scope,
+            ask_model=args.ask_model,
+            show_generation=True if args.show_generation else None,
         )
     )
     if args.json:
         print(json.dumps(answer_dict(answer), indent=2, ensure_ascii=False))
         return EXIT_OK
-    if not streamed:
-        sys.stdout.write(answer.text)
-    print(" [stopped]" if answer.cancelled else "")
+    printer.finish(answer)
     lines = source_lines(answer)
     if lines:
         print("\nSources:")
@@ -145,6 +180,14 @@ def answer_dict(answer) -> dict:
         "completion_tokens": answer.completion_tokens,
         "reused_prefix_tokens": answer.reused_prefix_tokens,
         "model": answer.model,
+        "quote": answer.quote.to_dict() if answer.quote else None,
+        "generation": answer.generation,
+        "generation_shown": answer.generation_shown,
+        "hidden_because": answer.hidden_because,
+        "generation_citations": [c.to_dict() for c in answer.generation_citations],
+        "abstained": answer.abstained,
+        "quote_s": answer.quote_s,
+        "ttft_s": answer.ttft_s,
     }
 
 

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from desktop_app.core.chat.attribution import sentences
 from desktop_app.core.chat.context import Message
 from desktop_app.core.chat.model_files import ModelInfo, model_info
+from desktop_app.core.chat.template_tokens import control_markers, defuse_messages
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
 
@@ -165,6 +166,23 @@ class LoopGuard:
         return False
 
 
+def vocabulary_controls(llm: Any) -> list[str]:
+    """The texts of the model's control tokens (`<|im_start|>`, `<s>`, …), read from its vocabulary."""
+    try:
+        import llama_cpp
+
+        vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        control = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+        return [
+            llama_cpp.llama_vocab_get_text(vocab, i).decode("utf-8", "replace")
+            for i in range(llama_cpp.llama_vocab_n_tokens(vocab))
+            if llama_cpp.llama_vocab_get_attr(vocab, i) & control
+        ]
+    except (AttributeError, ImportError, TypeError, ValueError) as exc:  # an older binding: the generic markers only
+        log.info("control tokens not read from the vocabulary (%s)", exc)
+        return []
+
+
 class LlamaCppRuntime:
     """llama-cpp-python with the GGUF's own chat template. Thread-safe: one generation at a time."""
 
@@ -189,6 +207,7 @@ class LlamaCppRuntime:
         self._llm = None
         self._formatter: Any = None  # llama_chat_format.Jinja2ChatFormatter once loaded
         self._overheads: tuple[int, int] | None = None
+        self._markers: tuple[str, ...] = ()  # the vocabulary's control-token texts (defused in message text)
         self._lock = threading.RLock()
 
     @property
@@ -238,6 +257,7 @@ class LlamaCppRuntime:
                 eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
                 bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
             )
+        self._markers = control_markers(vocabulary_controls(llm))
         log.info(
             "loaded chat model %s (n_ctx=%d, %d threads) in %.2fs; template: %s",
             self.model_path.name,
@@ -254,9 +274,16 @@ class LlamaCppRuntime:
             return 0
         return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
+    def safe_messages(self, messages: Sequence[Message]) -> list[Message]:
+        """`messages` with template markers in their text broken (template_tokens.py): the template's own
+        special tokens are then the only ones in the prompt, whatever a passage or a question contains."""
+        self._load()
+        return defuse_messages(messages, self._markers)
+
     def prompt_ids(self, messages: Sequence[Message]) -> list[int]:
-        """The exact token ids create_chat_completion will feed the model for `messages`."""
+        """The exact token ids create_chat_completion will feed the model for `messages` (defused first)."""
         llm = self._load()
+        messages = self.safe_messages(messages)
         if self._formatter is None:  # no template in the GGUF: llama-cpp-python's fallback format, estimated
             text = "".join(f"{m['role']}\n{m['content']}\n" for m in messages)
             return llm.tokenize(text.encode("utf-8"), add_bos=True, special=True)
@@ -299,7 +326,7 @@ class LlamaCppRuntime:
             reused = self._reusable_prefix(llm, ids)
             started = time.perf_counter()
             stream = llm.create_chat_completion(
-                messages=list(messages),
+                messages=self.safe_messages(messages),
                 stream=True,
                 max_tokens=max_tokens,
                 temperature=temperature,

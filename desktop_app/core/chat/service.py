@@ -1,6 +1,11 @@
-"""ChatService: retrieve, budget, generate, cite, persist. What Library.ask and the chat pane call.
+"""ChatService: retrieve, rerank, plan, quote, generate, cite, persist. What Library.ask and the chat pane call.
 
-Usable from a worker thread: `on_token` is called on the thread that runs `ask`, and a
+The pipeline (ARCHITECTURE.md, "Answers"): hybrid search → the reranker's order (when one loads) → the prompt's
+passages → the quote that answers the question, handed to `on_quote` before the model starts → the model's
+answer, kept behind the quote when the model is small or its answer copies no passage → attribution. When the
+quote selector and the reranker agree that no passage answers, the model is not asked (unless `ask_model`).
+
+Usable from a worker thread: `on_quote` and `on_token` are called on the thread that runs `ask`, and a
 threading.Event stops an answer mid-stream. Everything handed back is frozen.
 """
 
@@ -8,20 +13,25 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
-from desktop_app.core.chat.attribution import attribute
-from desktop_app.core.chat.budget import BudgetConfig, PromptPlan, Turn, plan_prompt, retrieval_query
-from desktop_app.core.chat.citations import Citation, drop_dangling_markers, resolve_citations
-from desktop_app.core.chat.compaction import compact
+from desktop_app.core.chat.answer import ChatAnswer, ChatToken
+from desktop_app.core.chat.assemble import Outcome, cite, shown_answer
+from desktop_app.core.chat.budget import PromptPlan, Turn, retrieval_query
+from desktop_app.core.chat.citations import Citation
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_model_path
-from desktop_app.core.chat.prompt import NOT_COVERED, PLAIN_SYSTEM_PROMPT, PromptStyle, get_style, strip_echoed_label
+from desktop_app.core.chat.planning import Planner
+from desktop_app.core.chat.prompt import NOT_COVERED, PromptStyle, get_style
+from desktop_app.core.chat.quote import Quote, QuoteSelector, candidate_passages, place_quote
+from desktop_app.core.chat.quote_default import RERANK_FLOOR, GetEmbedder, default_selector
+from desktop_app.core.chat.rerank_step import CANDIDATES, Reranked, Reranker, default_reranker, rerank_results
 from desktop_app.core.chat.runtime import ChatRuntime, Generation, LlamaCppRuntime
 from desktop_app.core.chat.sessions import ChatMessage, ChatStore, ChatSummary, title_for
+from desktop_app.core.chat.shown import CLOSEST, abstains, not_covered
 from desktop_app.core.chat.summarize import Summarizer, Summary, SummaryProgress
-from desktop_app.core.errors import BugError, KnownError
+from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
@@ -29,40 +39,13 @@ from desktop_app.core.types import RetrievalResult
 
 log = get_logger("chat")
 
+__all__ = ["ChatAnswer", "ChatService", "ChatToken", "default_runtime", "relevant", "runtime_key"]
+
 Retrieve = Callable[..., list[RetrievalResult]]  # (query, k[, scope: tuple of folder paths])
 RuntimeFactory = Callable[[Settings, "str | None"], ChatRuntime]
-PLAN_ATTEMPTS = 3
+OnQuote = Callable[[Quote], None]
 SUMMARY_TOKENS = 160  # per model call of a summary (a part's summary, or the final one)
-SUMMARY_MAX_TOKENS = 384  # the summary of compacted turns (at most an eighth of the window)
-
-
-@dataclass(frozen=True)
-class ChatToken:
-    """One streamed piece of an answer (handed to on_token; safe to pass across threads)."""
-
-    chat_id: int
-    index: int
-    text: str
-
-
-@dataclass(frozen=True)
-class ChatAnswer:
-    """A finished (or cancelled) answer with its resolved citations and every passage that was sent."""
-
-    text: str  # markers that name no passage removed
-    chat_id: int
-    citations: tuple[Citation, ...]
-    passages: tuple[Passage, ...]
-    cancelled: bool = False
-    refused: bool = False  # nothing relevant was found, so the model was not asked
-    raw_text: str = ""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    reused_prefix_tokens: int = 0
-    history_turns: int = 0
-    ttft_s: float | None = None
-    total_s: float = 0.0
-    model: str = ""
+AUTO = "auto"
 
 
 def default_runtime(settings: Settings, model_path: str | None) -> ChatRuntime:
@@ -90,7 +73,11 @@ def relevant(results: list[RetrievalResult], min_score: float) -> bool:
 
 
 class ChatService:
-    """Grounded chat over one library. One model stays loaded so follow-ups reuse its KV cache."""
+    """Grounded chat over one library. One model stays loaded so follow-ups reuse its KV cache.
+
+    `quote_selector` and `reranker` default to the best that loads ("auto"); None turns either off. `embedder`
+    gives the library's embedder to the fallback quote selector (without it, the one the settings name).
+    """
 
     def __init__(
         self,
@@ -100,14 +87,19 @@ class ChatService:
         *,
         runtime_factory: RuntimeFactory = default_runtime,
         style: PromptStyle | str | None = None,
+        quote_selector: QuoteSelector | str | None = AUTO,
+        reranker: Reranker | str | None = AUTO,
+        embedder: GetEmbedder | None = None,
     ) -> None:
         self.store = ChatStore(store)
         self.style = get_style(style)
+        self.planner = Planner(self.style)
         self._retrieve = retrieve
         self._get_settings = get_settings
         self._factory = runtime_factory
         self._runtime: ChatRuntime | None = None
         self._runtime_key: tuple | None = None
+        self._selector, self._reranker, self._embedder = quote_selector, reranker, embedder
         self._lock = threading.RLock()  # one answer at a time: there is one model and one KV cache
 
     # ---- sessions ------------------------------------------------------------------------------
@@ -128,7 +120,7 @@ class ChatService:
         """Delete a chat; False if it did not exist."""
         return self.store.delete_chat(chat_id)
 
-    # ---- model ---------------------------------------------------------------------------------
+    # ---- models --------------------------------------------------------------------------------
 
     def runtime(self, model_path: str | None = None) -> ChatRuntime:
         """The runtime for the current settings, replacing (and freeing) the old one when they changed."""
@@ -148,6 +140,18 @@ class ChatService:
             return ModelInfo(name=settings.openai_model, path=settings.openai_base_url, size_bytes=0, backend="openai")
         return model_info(resolve_model_path(None, settings.model_path))
 
+    def quote_selector(self) -> QuoteSelector | None:
+        """The quote selector (built on first use: the best that loads, else the embedder's)."""
+        if self._selector == AUTO:
+            self._selector = default_selector(self._get_settings(), self._embedder)
+        return self._selector  # type: ignore[return-value]
+
+    def reranker(self) -> Reranker | None:
+        """The reranker (loaded on first use), or None when none loads."""
+        if self._reranker == AUTO:
+            self._reranker = default_reranker()
+        return self._reranker  # type: ignore[return-value]
+
     # ---- asking --------------------------------------------------------------------------------
 
     def ask(
@@ -159,47 +163,74 @@ class ChatService:
         top_k: int | None = None,
         model_path: str | None = None,
         on_token: Callable[[ChatToken], None] | None = None,
+        on_quote: OnQuote | None = None,
         cancel: threading.Event | None = None,
         max_tokens: int | None = None,
         scope: Sequence[str] = (),
+        ask_model: bool = False,
+        show_generation: bool | None = None,
     ) -> ChatAnswer:
         """Answer `question` in chat `chat_id` (a new chat when None) from the library's passages.
 
         `scope` (files or folders) limits the passages to documents there. With context on and nothing
-        relevant found (and refuse_without_context set), says the documents do not cover it without
-        calling the model. The exchange is stored either way.
+        relevant found (refuse_without_context), or no passage answering it, says the documents do not cover it
+        without calling the model — unless `ask_model`. `show_generation` overrides whether the model's answer
+        is shown beside the quote (None: shown unless the model is small or its answer copies no passage).
+        The exchange is stored either way.
         """
         question = question.strip()
         if not question:
             raise KnownError("Nothing to ask: the question is empty.")
-        settings = self._get_settings()
+        settings, started = self._get_settings(), time.perf_counter()
         with self._lock:
             chat_id = self._chat_for(chat_id, question)
             turns = self.store.turns(chat_id)
             grounded = use_context and settings.context_enabled
             runtime = self.runtime(model_path)
-            results = (
-                self._search(retrieval_query(question, turns), top_k or settings.context_top_k, scope)
-                if grounded
-                else []
-            )
-            if grounded and settings.refuse_without_context and not relevant(results, settings.context_min_score):
-                return self._refuse(chat_id, question, len(turns), runtime)
+            found = self._find(question, turns, top_k or settings.context_top_k, scope) if grounded else Reranked([])
+            if grounded and settings.refuse_without_context and not relevant(found.results, settings.context_min_score):
+                return self._refuse(chat_id, question, len(turns), runtime, ())
+            found_passages = candidate_passages(found.results, settings.context_min_score) if grounded else []
+            first = self._quote(question, found_passages) if found_passages else None
+            if found_passages and not ask_model and self._abstains(first, found):
+                return self._refuse(chat_id, question, len(turns), runtime, found_passages[:CLOSEST], first)
             reserve = max(settings.answer_reserve_tokens, max_tokens or 0)
-            plan = self._plan_with_history(chat_id, question, results, turns, settings, runtime, grounded, reserve)
-            gen = self._generate(
-                runtime,
-                plan,
-                chat_id,
-                max_tokens or settings.answer_reserve_tokens,
-                settings.temperature,
-                on_token,
-                cancel,
+            plan = self.planner.with_history(
+                self.store, chat_id, question, found.results, turns, settings, runtime, grounded, reserve
             )
-            return self._finish(chat_id, question, plan, gen, runtime)
+            quote = place_quote(first, plan.passages) or self._quote(question, plan.passages)
+            quote_s = time.perf_counter() - started if quote is not None else None
+            if quote is not None and on_quote is not None:
+                on_quote(quote)
+            gen = self._generate(runtime, plan, chat_id, max_tokens or settings.answer_reserve_tokens,
+                                 settings.temperature, on_token, cancel)
+            outcome = Outcome(plan, gen, runtime.info(), quote, quote_s, show_generation)
+            return self._finish(chat_id, question, outcome)
+
+    def _find(self, question: str, turns: list[Turn], top_k: int, scope: Sequence[str]) -> Reranked:
+        """The passages to plan with: the search's best `top_k`, or the reranker's best of a wider set."""
+        query, reranker = retrieval_query(question, turns), self.reranker()
+        if reranker is None:
+            return Reranked(self._search(query, top_k, scope))
+        return rerank_results(reranker, question, self._search(query, max(CANDIDATES, top_k), scope), top_k)
 
     def _search(self, query: str, top_k: int, scope: Sequence[str]) -> list[RetrievalResult]:
         return self._retrieve(query, top_k, tuple(scope)) if scope else self._retrieve(query, top_k)
+
+    def _quote(self, question: str, passages: Sequence[Passage]) -> Quote | None:
+        selector = self.quote_selector()
+        return selector.select(question, passages) if selector is not None else None
+
+    def _abstains(self, quote: Quote | None, found: Reranked) -> bool:
+        selector = self.quote_selector()
+        if selector is None or (quote is None and found.best is None):
+            return False
+        return abstains(quote, selector.floor, found.best, getattr(self.reranker(), "floor", RERANK_FLOOR))
+
+    def plan(self, question: str, results: list[RetrievalResult], turns: list[Turn], settings: Settings,
+             runtime: ChatRuntime, grounded: bool, reserve: int, *, summary: str = "") -> PromptPlan:
+        """Budget the prompt against the runtime's exact count (see Planner.plan)."""
+        return self.planner.plan(question, results, turns, settings, runtime, grounded, reserve, summary=summary)
 
     def summarize(
         self,
@@ -215,23 +246,11 @@ class ChatService:
         if not any(t.strip() for t in texts):
             raise KnownError(f"Nothing to summarise: {name} has no text.")
         with self._lock:
-            runtime = self.runtime(model_path)
-            summary = Summarizer(
-                runtime,
-                name=os.path.basename(name) or name,
-                max_tokens=max_tokens,
-                temperature=self._get_settings().temperature,
-                on_progress=on_progress,
-                cancel=cancel,
-            ).run(texts)
-        log.info(
-            "summarised %s: %d chunks, %d calls, %d rounds%s",
-            name,
-            summary.chunks,
-            summary.calls,
-            summary.rounds,
-            " (cancelled)" if summary.cancelled else "",
-        )
+            summary = Summarizer(self.runtime(model_path), name=os.path.basename(name) or name, max_tokens=max_tokens,
+                                 temperature=self._get_settings().temperature, on_progress=on_progress,
+                                 cancel=cancel).run(texts)
+        log.info("summarised %s: %d chunks, %d calls, %d rounds%s", name, summary.chunks, summary.calls,
+                 summary.rounds, " (cancelled)" if summary.cancelled else "")
         return Summary(name, summary.text, summary.chunks, summary.calls, summary.rounds, summary.cancelled)
 
     def _chat_for(self, chat_id: int | None, question: str) -> int:
@@ -240,84 +259,8 @@ class ChatService:
         self.store.require(chat_id)
         return chat_id
 
-    def _plan_with_history(
-        self,
-        chat_id: int,
-        question: str,
-        results: list[RetrievalResult],
-        turns: list[Turn],
-        settings: Settings,
-        runtime: ChatRuntime,
-        grounded: bool,
-        reserve: int,
-    ) -> PromptPlan:
-        """Plan with the turns since the last compaction; when they outgrow the window, summarise the oldest
-        of them into the chat's summary (stored) instead of dropping them, and plan again."""
-        covered, summary = self.store.summary(chat_id)
-        covered = min(covered, len(turns))
-        plan = self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary)
-        if plan.history_start == 0:
-            return plan
-        limit = max(32, min(SUMMARY_MAX_TOKENS, runtime.n_ctx // 8))
-        summary = compact(turns[covered : covered + plan.history_start], summary, runtime, limit)
-        covered += plan.history_start
-        self.store.add_summary(chat_id, covered, summary)
-        log.info("chat %d: compacted %d turns into a %d-token summary", chat_id, covered, runtime.count_tokens(summary))
-        return self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary)
-
-    def plan(
-        self,
-        question: str,
-        results: list[RetrievalResult],
-        turns: list[Turn],
-        settings: Settings,
-        runtime: ChatRuntime,
-        grounded: bool,
-        reserve: int,
-        *,
-        summary: str = "",
-    ) -> PromptPlan:
-        """Budget the prompt, then check it with the runtime's exact count and tighten if the estimate was short."""
-        per_message, generation = runtime.overheads()
-        n_ctx = runtime.n_ctx
-        system = None if grounded else PLAIN_SYSTEM_PROMPT
-        for _ in range(PLAN_ATTEMPTS):
-            cfg = BudgetConfig(
-                n_ctx=n_ctx,
-                answer_reserve=reserve,
-                max_context_tokens=settings.max_context_tokens,
-                min_score=settings.context_min_score,
-                message_overhead=per_message,
-                prompt_overhead=generation,
-            )
-            plan = plan_prompt(
-                question,
-                results,
-                turns,
-                cfg,
-                runtime.count_tokens,
-                system_prompt=system,
-                style=self.style,
-                summary=summary,
-            )
-            exact = runtime.prompt_tokens(plan.messages)
-            over = exact + reserve - runtime.n_ctx
-            if over <= 0:
-                return plan
-            log.info("prompt estimate was %d tokens short; tightening", over)
-            n_ctx -= over + 8
-        raise BugError(f"could not fit the prompt in n_ctx={runtime.n_ctx} (last try {exact} + {reserve} tokens)")
-
-    def _generate(
-        self,
-        runtime: ChatRuntime,
-        plan: PromptPlan,
-        chat_id: int,
-        max_tokens: int,
-        temperature: float,
-        on_token: Callable[[ChatToken], None] | None,
-        cancel: threading.Event | None,
-    ) -> Generation:
+    def _generate(self, runtime: ChatRuntime, plan: PromptPlan, chat_id: int, max_tokens: int, temperature: float,
+                  on_token: Callable[[ChatToken], None] | None, cancel: threading.Event | None) -> Generation:
         count = 0
 
         def emit(piece: str) -> None:
@@ -326,71 +269,35 @@ class ChatService:
                 on_token(ChatToken(chat_id, count, piece))
             count += 1
 
-        return runtime.generate(
-            list(plan.messages),
-            max_tokens=max_tokens,
-            temperature=temperature,
-            on_text=emit,
-            cancel=cancel,
-            stop=self.style.stop if plan.passages else (),
-            max_sentences=self.style.max_sentences if plan.passages else 0,
-        )
+        return runtime.generate(list(plan.messages), max_tokens=max_tokens, temperature=temperature, on_text=emit,
+                                cancel=cancel, stop=self.style.stop if plan.passages else (),
+                                max_sentences=self.style.max_sentences if plan.passages else 0)
 
-    def _finish(
-        self, chat_id: int, question: str, plan: PromptPlan, gen: Generation, runtime: ChatRuntime
-    ) -> ChatAnswer:
-        raw = gen.text  # stored unstripped: replayed verbatim, it matches the tokens already in the KV cache
-        text, citations = self.cite(raw, plan.passages)
-        self.store.add_exchange(chat_id, question, raw, citations, plan.passages)
-        log.info(
-            "answered in chat %d: %d tokens, %d/%d prompt tokens reused, %d passages, %d cited%s",
-            chat_id,
-            gen.tokens,
-            gen.reused_prefix_tokens,
-            gen.prompt_tokens,
-            len(plan.passages),
-            len(citations),
-            " (cancelled)" if gen.cancelled else "",
-        )
-        return ChatAnswer(
-            text=text,
-            chat_id=chat_id,
-            citations=tuple(citations),
-            passages=plan.passages,
-            cancelled=gen.cancelled,
-            raw_text=raw,
-            prompt_tokens=gen.prompt_tokens,
-            completion_tokens=gen.tokens,
-            reused_prefix_tokens=gen.reused_prefix_tokens,
-            history_turns=plan.history_turns,
-            ttft_s=gen.ttft_s,
-            total_s=gen.total_s,
-            model=runtime.info().name,
-        )
+    def _finish(self, chat_id: int, question: str, outcome: Outcome) -> ChatAnswer:
+        answer = shown_answer(chat_id, outcome, self.style)
+        # stored unstripped: replayed verbatim, it matches the tokens already in the KV cache
+        self.store.add_exchange(chat_id, question, answer.raw_text, answer.citations, answer.passages)
+        gen = outcome.gen
+        log.info("answered in chat %d: %d tokens, %d/%d prompt tokens reused, %d passages, %d cited, quote %s%s%s",
+                 chat_id, gen.tokens, gen.reused_prefix_tokens, gen.prompt_tokens, len(answer.passages),
+                 len(answer.citations), f"[{answer.quote.n}]" if answer.quote else "none",
+                 f", generation hidden ({answer.hidden_because})" if answer.hidden_because else "",
+                 " (cancelled)" if gen.cancelled else "")
+        return answer
 
     def cite(self, raw: str, passages: tuple[Passage, ...]) -> tuple[str, list[Citation]]:
-        """The answer as shown, and its citations: markers naming no passage dropped, an echoed passage label
-        removed, and (when the style says so) an uncited answer attributed to the passages it copies."""
-        text = drop_dangling_markers(strip_echoed_label(raw).strip(), {p.n for p in passages})
-        citations = resolve_citations(text, passages)
-        if not citations and passages and self.style.attribute:
-            text = attribute(text, passages).text
-            citations = resolve_citations(text, passages)
-        return text, citations
+        """The model's answer as shown and its citations (see assemble.cite)."""
+        return cite(raw, passages, self.style)
 
-    def _refuse(self, chat_id: int, question: str, history_turns: int, runtime: ChatRuntime) -> ChatAnswer:
-        self.store.add_exchange(chat_id, question, NOT_COVERED, [], [])
-        log.info("chat %d: no passage cleared min_score; answered without the model", chat_id)
-        return ChatAnswer(
-            text=NOT_COVERED,
-            chat_id=chat_id,
-            citations=(),
-            passages=(),
-            refused=True,
-            raw_text=NOT_COVERED,
-            history_turns=history_turns,
-            model=runtime.info().name,
-        )
+    def _refuse(self, chat_id: int, question: str, history_turns: int, runtime: ChatRuntime,
+                closest: Sequence[Passage], quote: Quote | None = None) -> ChatAnswer:
+        text = not_covered(closest) if closest else NOT_COVERED
+        self.store.add_exchange(chat_id, question, text, [], list(closest))
+        log.info("chat %d: %s; answered without the model", chat_id,
+                 "no passage answers" if closest else "no passage cleared min_score")
+        return ChatAnswer(text=text, chat_id=chat_id, citations=(), passages=tuple(closest), refused=True,
+                          raw_text=text, history_turns=history_turns, model=runtime.info().name, quote=quote,
+                          generation_shown=False, abstained=bool(closest))
 
     def close(self) -> None:
         """Free the model (the store belongs to the library)."""

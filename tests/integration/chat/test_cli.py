@@ -36,24 +36,29 @@ def test_ask_streams_the_answer_then_the_sources(home, docs_dir, capsys, server)
     assert main(["--home", str(home), "ask", "Who invented the Zorblax reactor?", "--max-tokens", "32"]) == 0
     out = capsys.readouterr().out
     answer, _, sources = out.partition("\nSources:\n")
-    assert answer.strip() == "Dr. Mira Quell invented it [1]."
+    quote, _, generated = answer.strip().partition("\n\n")  # the quote first, then the model's answer
+    assert generated == "Dr. Mira Quell invented it [1]."
+    assert quote.endswith(" [1]") and quote.removesuffix(" [1]") in (docs_dir / "reactor.txt").read_text()
     assert sources.strip().splitlines() == [f"[1] {docs_dir / 'reactor.txt'}"]  # only the cited passage
     request = server.requests[-1]
     assert request["max_tokens"] == 32 and request["stream"] is True
     assert "Dr. Mira Quell" in last_user(request["messages"])
 
 
-def test_an_answer_that_cites_nothing_lists_every_passage_sent(home, docs_dir, capsys, server):
+def test_the_quote_is_cited_with_its_page_and_an_abstention_lists_the_closest_passages(home, docs_dir, capsys, server):
     server.reply = "It is crimson."
     assert main(["--home", str(home), "ask", "What colour is the lighthouse on Korrin Island?", "-k", "2"]) == 0
-    sources = capsys.readouterr().out.partition("\nSources:\n")[2].splitlines()
-    assert len(sources) == 2 and sources[0] == f"[1] {docs_dir / 'korrin.pdf'} (p. 2)"
+    out = capsys.readouterr().out
+    assert out.startswith("The lighthouse on Korrin Island is painted crimson")
+    assert out.partition("\nSources:\n")[2].splitlines() == [f"[1] {docs_dir / 'korrin.pdf'} (p. 2)"]
 
 
 def test_json_output(home, capsys, server):
     assert main(["--home", str(home), "ask", "Who invented the Zorblax reactor?", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["text"] == "Dr. Mira Quell invented it [1]." and data["citations"][0]["n"] == 1
+    assert data["generation"] == "Dr. Mira Quell invented it [1]." and data["generation_shown"]
+    assert data["text"] == f"{data['quote']['text']} [1]\n\n{data['generation']}" and data["citations"][0]["n"] == 1
+    assert data["quote"]["n"] == 1 and data["quote"]["source"].endswith("reactor.txt") and not data["abstained"]
     assert data["citations"][0]["path"].endswith("reactor.txt") and len(data["passages"]) >= 1
 
 
@@ -85,7 +90,8 @@ def test_a_trove_process_streams_to_stdout(home, docs_dir, server):
         env=env,
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout == f"Dr. Mira Quell invented it [1].\n\nSources:\n[1] {docs_dir / 'reactor.txt'}\n"
+    assert out.stdout.startswith("The Zorblax reactor was invented by Dr. Mira Quell")  # the quote first
+    assert out.stdout.endswith(f" [1]\n\nDr. Mira Quell invented it [1].\n\nSources:\n[1] {docs_dir / 'reactor.txt'}\n")
 
 
 def test_errors_are_one_line(home, capsys, tmp_path):

@@ -133,7 +133,9 @@ def test_a_grounded_chat_through_a_scripted_server(chat_library):
         assert request["temperature"] == chat_library.settings.temperature
         assert "Dr. Mira Quell" in last_user(request["messages"]) and request["messages"][0]["role"] == "system"
         assert [t.text for t in tokens] == ["Dr.", " Mira", " Quell", " invented", " it", " [1]."]
-        assert answer.text == "Dr. Mira Quell invented it [1]." and answer.citations[0].path.endswith("reactor.txt")
+        assert answer.generation == "Dr. Mira Quell invented it [1]."
+        assert answer.citations[0].path.endswith("reactor.txt")
+        assert answer.generation_shown and answer.text.endswith(answer.generation)  # after the quote
         assert service.runtime().list_models() == ["tiny"]
         service.close()
 

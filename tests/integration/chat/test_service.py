@@ -63,8 +63,8 @@ def test_markers_naming_no_sent_passage_are_dropped(tmp_path):
     )
     answer = service.ask("Who invented the Zorblax reactor?")
     assert len(answer.passages) == 3
-    assert answer.text == "Quell made it [1], in 1987 [2]."
-    assert [c.n for c in answer.citations] == [1, 2] and [c.path for c in answer.citations] == [
+    assert answer.generation == "Quell made it [1], in 1987 [2]."
+    assert [c.n for c in answer.generation_citations] == [1, 2] and [c.path for c in answer.generation_citations] == [
         "/docs/r0.txt",
         "/docs/r1.txt",
     ]
@@ -138,7 +138,7 @@ def test_cancel_keeps_the_partial_answer(chat_library):
             cancel.set()
 
     answer = chat_library.ask("Tell me everything about sourdough bread.", on_token=on_token, cancel=cancel)
-    assert answer.cancelled and answer.completion_tokens == 2 and answer.text == "Sourdough needs"
+    assert answer.cancelled and answer.completion_tokens == 2 and answer.generation == "Sourdough needs"
     assert chat_library.chat.messages(answer.chat_id)[-1].content == "".join(seen)
 
 

@@ -61,7 +61,7 @@ def test_a_follow_up_about_a_compacted_turn_still_finds_it_in_the_summary(tmp_pa
     sent = runtime.sent[-1]
     assert SUMMARY_HEADER in sent[0]["content"] and "Mira Quell" in sent[0]["content"]
     assert all("Zorblax" not in m["content"] for m in sent[1:])  # the turn itself is no longer replayed
-    assert answer.text == "Mira Quell also invented the helium pump."
+    assert answer.generation == "Mira Quell also invented the helium pump."
     assert all(runtime.prompt_tokens(m) + 60 <= 700 for m in runtime.sent)
     roles = [m.role for m in service.store.messages(chat)]
     assert "summary" in roles and len(service.store.turns(chat)) == 14  # every turn is still stored

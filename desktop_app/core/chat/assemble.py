@@ -1,0 +1,74 @@
+"""Turning a generation, a quote and the passages sent into the ChatAnswer the person is shown. Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from desktop_app.core.chat.answer import ChatAnswer
+from desktop_app.core.chat.attribution import attribute
+from desktop_app.core.chat.budget import PromptPlan
+from desktop_app.core.chat.citations import Citation, drop_dangling_markers, resolve_citations
+from desktop_app.core.chat.context import Passage
+from desktop_app.core.chat.model_files import ModelInfo
+from desktop_app.core.chat.prompt import PromptStyle, strip_echoed_label
+from desktop_app.core.chat.quote import Quote
+from desktop_app.core.chat.runtime import Generation
+from desktop_app.core.chat.shown import hide_reason, quote_answer
+
+
+def cite(raw: str, passages: Sequence[Passage], style: PromptStyle) -> tuple[str, list[Citation]]:
+    """The model's answer as shown, and its citations: markers naming no passage dropped, an echoed passage label
+    removed, and (when the style says so) an uncited answer attributed to the passages it copies."""
+    text = drop_dangling_markers(strip_echoed_label(raw).strip(), {p.n for p in passages})
+    citations = resolve_citations(text, passages)
+    if not citations and passages and style.attribute:
+        text = attribute(text, passages).text
+        citations = resolve_citations(text, passages)
+    return text, citations
+
+
+def merged(first: Sequence[Citation], then: Sequence[Citation]) -> tuple[Citation, ...]:
+    """Citations of both, in order, each passage once."""
+    seen: dict[int, Citation] = {}
+    for c in (*first, *then):
+        seen.setdefault(c.n, c)
+    return tuple(seen.values())
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the service knows once the model has answered (or was stopped)."""
+
+    plan: PromptPlan
+    gen: Generation
+    info: ModelInfo
+    quote: Quote | None
+    quote_s: float | None
+    show_generation: bool | None  # None: decide (small model, unsupported answer); True/False: the caller's choice
+
+
+def shown_answer(chat_id: int, outcome: Outcome, style: PromptStyle) -> ChatAnswer:
+    """The answer as the person sees it: the quote first; the model's answer after it unless hidden."""
+    plan, gen, quote = outcome.plan, outcome.gen, outcome.quote
+    generation, gen_citations = cite(gen.text, plan.passages, style)
+    reason = ""
+    if quote is not None:
+        reason = hide_reason(outcome.info, generation, plan.passages)
+        if outcome.show_generation is not None:
+            reason = "" if outcome.show_generation else "asked to"
+    if quote is None:
+        text, citations = generation, tuple(gen_citations)
+    else:
+        quoted = quote_answer(quote)
+        q_cites = resolve_citations(quoted, plan.passages)
+        text = quoted if reason or not generation else f"{quoted}\n\n{generation}"
+        citations = merged(q_cites, () if reason else gen_citations)
+    return ChatAnswer(
+        text=text, chat_id=chat_id, citations=citations, passages=plan.passages, cancelled=gen.cancelled,
+        raw_text=gen.text, prompt_tokens=gen.prompt_tokens, completion_tokens=gen.tokens,
+        reused_prefix_tokens=gen.reused_prefix_tokens, history_turns=plan.history_turns, ttft_s=gen.ttft_s,
+        total_s=gen.total_s, model=outcome.info.name, quote=quote, generation=generation,
+        generation_shown=not reason, hidden_because=reason, generation_citations=tuple(gen_citations),
+        quote_s=outcome.quote_s,
+    )

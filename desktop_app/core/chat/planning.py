@@ -1,0 +1,87 @@
+"""Planning one prompt against the real runtime: budget, check with the exact token count, compact old turns.
+
+Split from ChatService so the service stays the pipeline's outline. `Planner` holds the prompt style.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from desktop_app.core.chat.budget import BudgetConfig, PromptPlan, Turn, plan_prompt
+from desktop_app.core.chat.compaction import compact
+from desktop_app.core.chat.prompt import PLAIN_SYSTEM_PROMPT, PromptStyle
+from desktop_app.core.chat.runtime import ChatRuntime
+from desktop_app.core.chat.sessions import ChatStore
+from desktop_app.core.errors import BugError
+from desktop_app.core.log import get_logger
+from desktop_app.core.settings import Settings
+from desktop_app.core.types import RetrievalResult
+
+log = get_logger("chat")
+
+PLAN_ATTEMPTS = 3
+SUMMARY_MAX_TOKENS = 384  # the summary of compacted turns (at most an eighth of the window)
+
+
+class Planner:
+    """Fits system prompt, example, history, passages and question into the runtime's window."""
+
+    def __init__(self, style: PromptStyle) -> None:
+        self.style = style
+
+    def plan(
+        self,
+        question: str,
+        results: Sequence[RetrievalResult],
+        turns: Sequence[Turn],
+        settings: Settings,
+        runtime: ChatRuntime,
+        grounded: bool,
+        reserve: int,
+        *,
+        summary: str = "",
+    ) -> PromptPlan:
+        """Budget the prompt, then check it with the runtime's exact count and tighten if the estimate was short."""
+        per_message, generation = runtime.overheads()
+        n_ctx = runtime.n_ctx
+        system = None if grounded else PLAIN_SYSTEM_PROMPT
+        exact = 0
+        for _ in range(PLAN_ATTEMPTS):
+            cfg = BudgetConfig(n_ctx=n_ctx, answer_reserve=reserve, max_context_tokens=settings.max_context_tokens,
+                               min_score=settings.context_min_score, message_overhead=per_message,
+                               prompt_overhead=generation)
+            plan = plan_prompt(question, results, turns, cfg, runtime.count_tokens, system_prompt=system,
+                               style=self.style, summary=summary)
+            exact = runtime.prompt_tokens(plan.messages)
+            over = exact + reserve - runtime.n_ctx
+            if over <= 0:
+                return plan
+            log.info("prompt estimate was %d tokens short; tightening", over)
+            n_ctx -= over + 8
+        raise BugError(f"could not fit the prompt in n_ctx={runtime.n_ctx} (last try {exact} + {reserve} tokens)")
+
+    def with_history(
+        self,
+        store: ChatStore,
+        chat_id: int,
+        question: str,
+        results: Sequence[RetrievalResult],
+        turns: list[Turn],
+        settings: Settings,
+        runtime: ChatRuntime,
+        grounded: bool,
+        reserve: int,
+    ) -> PromptPlan:
+        """Plan with the turns since the last compaction; when they outgrow the window, summarise the oldest
+        of them into the chat's summary (stored) instead of dropping them, and plan again."""
+        covered, summary = store.summary(chat_id)
+        covered = min(covered, len(turns))
+        plan = self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary)
+        if plan.history_start == 0:
+            return plan
+        limit = max(32, min(SUMMARY_MAX_TOKENS, runtime.n_ctx // 8))
+        summary = compact(turns[covered : covered + plan.history_start], summary, runtime, limit)
+        covered += plan.history_start
+        store.add_summary(chat_id, covered, summary)
+        log.info("chat %d: compacted %d turns into a %d-token summary", chat_id, covered, runtime.count_tokens(summary))
+        return self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary)

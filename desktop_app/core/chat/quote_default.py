@@ -1,0 +1,81 @@
+"""Which quote selector chat uses: the best that loads, else the library embedder's (which always works).
+
+The floors (scores under which a selector, or the reranker, says no passage answers) were chosen on the dev
+questions only (bench/data/qa/questions.jsonl: 150 answerable, 50 unanswerable), as the lowest that keeps
+false refusals of answerable questions at or under 0.1; see the README's table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from desktop_app.core.chat.quote import EmbedderQuoteSelector, QuoteSelector
+from desktop_app.core.embed.base import Embedder, embed_query
+from desktop_app.core.log import get_logger
+from desktop_app.core.settings import Settings
+
+log = get_logger("chat")
+
+EMBEDDER_FLOOR = 0.0  # the embedder selector's score floor (0: it never abstains on its own)
+RERANK_FLOOR = 0.0  # the reranker's floor when it names none (`Reranker.floor`): a cross-encoder's logit of 0
+
+GetEmbedder = Callable[[], Embedder | None]
+
+
+def settings_embedder(settings: Settings) -> Embedder | None:
+    """The embedder the settings name (for a service built without the library's own), or None if it cannot load."""
+    try:
+        from desktop_app.core.embed.auto import library_embedder
+
+        return library_embedder(settings.embedder, settings.embed_batch_size, lambda: [])
+    except Exception as exc:  # noqa: BLE001 - quotes then use keywords only
+        log.warning("quote: no embedder (%s); keyword overlap only", exc)
+        return None
+
+
+def embedder_selector(get_embedder: GetEmbedder) -> EmbedderQuoteSelector:
+    """The fallback selector over whatever embedder `get_embedder` gives (read at each question)."""
+
+    def embed(texts: Any):
+        embedder = get_embedder()
+        if embedder is None:
+            raise RuntimeError("no embedder")
+        return embedder.embed(texts)
+
+    def query(text: str):
+        embedder = get_embedder()
+        if embedder is None:
+            raise RuntimeError("no embedder")
+        return embed_query(embedder, text)
+
+    return EmbedderQuoteSelector(embed, query, floor=EMBEDDER_FLOOR)
+
+
+def model_selector() -> QuoteSelector | None:
+    """A selector on a model made for the job (extractive QA / cross-encoder), when one is installed and loads."""
+    try:
+        from desktop_app.core.chat.quote_model import load_model_selector
+    except ImportError:
+        return None
+    try:
+        return load_model_selector()
+    except Exception as exc:  # noqa: BLE001 - the embedder's selector stands in
+        log.warning("quote model unavailable (%s): quotes chosen by the embedder", exc)
+        return None
+
+
+def default_selector(settings: Settings, get_embedder: GetEmbedder | None = None) -> QuoteSelector:
+    """The model selector when it loads, else the embedder one (the library's embedder, or the settings')."""
+    best = model_selector()
+    if best is not None:
+        return best
+    if get_embedder is None:
+        cached: list[Embedder | None] = []
+
+        def get_embedder() -> Embedder | None:
+            if not cached:
+                cached.append(settings_embedder(settings))
+            return cached[0]
+
+    return embedder_selector(get_embedder)

@@ -1,0 +1,73 @@
+"""What the person is shown: the quote, the model's answer, or that the documents do not cover the question.
+
+Pure functions. The rules (measured with bench/qa.py on the dev questions, see the README):
+
+* the quote is the answer, and the model's answer waits behind "Show the model's answer", when the model is
+  small (a GGUF file under `SMALL_MODEL_BYTES`: SmolLM2-135M's answers contained the gold answer less often
+  than the quote did) or when the model's answer shares no run of words with any passage it was sent;
+* when the quote selector's score is under its floor, and the reranker (when one is loaded) also scores every
+  passage under its floor, no passage answers: the documents do not cover it, and the closest passages are named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from desktop_app.core.chat.attribution import longest_common_run
+from desktop_app.core.chat.context import Passage
+from desktop_app.core.chat.model_files import ModelInfo
+from desktop_app.core.chat.prompt import NOT_COVERED
+from desktop_app.core.chat.quote import Quote
+from desktop_app.core.text.fields import units
+from desktop_app.core.text.normalize import normalize
+
+SMALL_MODEL_BYTES = 300 * 1024 * 1024  # SmolLM2-135M (~100 MB) is under it; Qwen2.5-0.5B Q4_K_M (491 MB) is not
+SUPPORT_RUN = 3  # tokens in a row shared with a passage ("Dr Mira Quell"): an answer copying no such run invented it
+CLOSEST = 3  # passages named when the documents do not cover a question
+
+
+def is_small(info: ModelInfo) -> bool:
+    """A local model file smaller than SMALL_MODEL_BYTES (a server model, size unknown, is not small)."""
+    return info.backend != "openai" and 0 < info.size_bytes < SMALL_MODEL_BYTES
+
+
+def tokens(text: str) -> list[str]:
+    """The text pipeline's tokens in text order (any script: Thai and Chinese words as ICU cuts them)."""
+    return [token for field, token, _, _ in units(normalize(text).text) if field != "grams"]
+
+
+def supported(generation: str, passages: Sequence[Passage], run: int = SUPPORT_RUN) -> bool:
+    """Whether the model's answer copies at least `run` tokens in a row from one of the passages."""
+    answer = tokens(generation)
+    if len(answer) < run:
+        run = max(1, len(answer))
+    return bool(answer) and any(longest_common_run(answer, tokens(p.content)) >= run for p in passages)
+
+
+def hide_reason(info: ModelInfo, generation: str, passages: Sequence[Passage]) -> str:
+    """Why the model's answer should be hidden behind the quote ("" when it may be shown)."""
+    if is_small(info):
+        return "small model"
+    if passages and not supported(generation, passages):
+        return "not supported by a passage"
+    return ""
+
+
+def quote_answer(quote: Quote) -> str:
+    """The quote as the answer: the sentence, verbatim, and its citation."""
+    return quote.cited()
+
+
+def not_covered(closest: Sequence[Passage], limit: int = CLOSEST) -> str:
+    """The documents do not cover it; the closest passages named, so the person can look for themselves."""
+    if not closest:
+        return NOT_COVERED
+    named = "; ".join(p.label for p in closest[:limit])
+    return f"{NOT_COVERED} The closest passages: {named}."
+
+
+def abstains(quote: Quote | None, quote_floor: float, rerank_best: float | None, rerank_floor: float) -> bool:
+    """No passage answers: the quote scores under its floor and (when a reranker scored them) so does every passage."""
+    if quote is not None and quote.score >= quote_floor:
+        return False
+    return rerank_best is None or rerank_best < rerank_floor

@@ -1,0 +1,68 @@
+"""The quote selector: always a verbatim sentence of a passage sent, the one that answers, in any script."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from desktop_app.core.chat.context import Passage
+from desktop_app.core.chat.quote import EmbedderQuoteSelector, Quote, keyword_scores
+from desktop_app.core.embed.base import HashEmbedder, embed_query
+
+HASH = HashEmbedder()
+SELECTOR = EmbedderQuoteSelector(HASH.embed, lambda q: embed_query(HASH, q))
+KEYWORDS = EmbedderQuoteSelector(None, None)
+
+SHORTCUTS = Passage(1, "Trove keyboard shortcuts\n\nCtrl+F or Ctrl+K   Focus the search bar\n"
+                       "Esc                Clear the search bar\nCtrl+N             Start a new chat", "keys.txt")
+REACTOR = Passage(2, "The Zorblax reactor was invented by Dr. Mira Quell in 1987. It runs on helium.", "r.txt", page=3)
+
+
+def test_the_sentence_holding_the_answer_is_quoted_verbatim_with_its_place():
+    quote = KEYWORDS.select("What keyboard shortcut focuses the search bar?", [REACTOR, SHORTCUTS])
+    assert quote is not None and quote.n == 1 and "Ctrl+F" in quote.text and "Ctrl+K" in quote.text
+    assert SHORTCUTS.content[quote.start:quote.end] == quote.text
+    quote = KEYWORDS.select("Who invented the Zorblax reactor?", [SHORTCUTS, REACTOR])
+    assert quote is not None and quote.n == 2 and quote.text.startswith("The Zorblax reactor was invented")
+    assert quote.page == 3 and quote.where == "p. 3" and quote.cited().endswith("[2]")
+
+
+def test_a_quote_survives_a_round_trip_through_json():
+    quote = KEYWORDS.select("Who invented the Zorblax reactor?", [REACTOR])
+    assert quote is not None and Quote.from_dict(quote.to_dict()) == quote
+
+
+def test_scripts_without_spaces_are_quoted_by_their_own_words():
+    th = Passage(1, "ประเทศไทยมีจังหวัดมาก กรุงเทพเป็นเมืองหลวงของประเทศไทย", "th.txt")
+    zh = Passage(2, "上海是最大的城市。中国的首都是北京。", "zh.txt")
+    quote = KEYWORDS.select("เมืองหลวงของประเทศไทยคืออะไร", [th])
+    assert quote is not None and quote.text == "กรุงเทพเป็นเมืองหลวงของประเทศไทย"
+    quote = KEYWORDS.select("中国的首都是哪里？", [zh])
+    assert quote is not None and quote.text == "中国的首都是北京。"
+
+
+def test_rare_question_terms_outweigh_common_ones():
+    scores = keyword_scores("Which reactor did Quell invent?", ["The reactor hums.", "The reactor is Quell's."])
+    assert scores[1] > scores[0] > 0
+
+
+def test_no_sentence_no_quote():
+    assert SELECTOR.select("anything?", [Passage(1, " \n ... ", "x.txt")]) is None
+    assert SELECTOR.select("anything?", []) is None
+
+
+WORDS = st.sampled_from("the a reactor helium Quell 1987 ran is of 北京 首都 กรุงเทพ . ? ! 。 \n".split(" ") + [" "])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(WORDS, min_size=1, max_size=60).map(" ".join), min_size=1, max_size=5),
+       st.lists(WORDS, min_size=1, max_size=10).map(" ".join))
+def test_any_quote_is_verbatim_text_of_a_passage_sent(texts, question):
+    passages = [Passage(i + 1, t, f"/d/{i}.txt") for i, t in enumerate(texts)]
+    quote = SELECTOR.select(question, passages)
+    if quote is None:
+        assert not any(ch.isalnum() for t in texts for ch in t)
+        return
+    passage = passages[quote.n - 1]
+    assert passage.content[quote.start:quote.end] == quote.text and quote.text.strip()
+    assert quote.source == passage.source
