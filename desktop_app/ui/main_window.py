@@ -258,7 +258,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.tasks.run(install, added, lambda exc: self.on_action_failed(f"Could not open the samples: {exc}"))
 
     def on_settings_triggered(self) -> None:
-        dialog = SettingsDialog(self.library.settings, self)
+        dialog = SettingsDialog(self.library.settings, self, home=self.library.home)
         if dialog.exec():
             changes = dialog.changes()
             reindex = SettingsDialog.needs_reindex(changes) and QMessageBox.question(

@@ -1,10 +1,11 @@
-"""The settings dialog: the library's engine (a server URL, with "Test connection"), chat model and runtime,
-chunking (offers a re-index), retrieval, exclusions."""
+"""The settings dialog: the library's engine (a server URL, with "Test connection", or "Join with an invite"),
+chat model and runtime, chunking (offers a re-index), retrieval, exclusions."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import fields
+from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -53,19 +54,26 @@ def _dspin(lo: float, hi: float, value: float, step: float = 0.05) -> QDoubleSpi
 class SettingsDialog(QDialog):
     """Edits a Settings value. `changes()` returns only what the user changed; the window applies it.
 
-    Signals: probed(bool, str): a connection test finished (ok, what it found), delivered on the UI thread.
+    Signals: probed(bool, str): a connection test finished (ok, what it found); joined(bool, str, str): joining
+    with an invite finished (ok, what happened, the library URL), both delivered on the UI thread.
+    `home`: the library folder a join keeps its credentials in (HOME/team/, readable only by the user).
     """
 
     probed = Signal(bool, str)
+    joined = Signal(bool, str, str)
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, parent: QWidget | None = None, *, home: Path | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Trove settings")
         self.original = settings
+        self.home = home
         s = settings
 
         self.server_url = QLineEdit(s.server_url, placeholderText="empty: the library on this computer (SQLite)")
-        self.server_url.setToolTip("A postgresql:// URL of a team library server (`trove server start` prints one).")
+        self.server_url.setToolTip("A postgresql:// URL of a team library server (`trove join` stores one; "
+                                   "its password stays in a file only you can read).")
+        self.server_url.textChanged.connect(self._mask_password)
+        self._mask_password(s.server_url)
         self.test_button = QPushButton("Test connection")
         self.test_button.clicked.connect(self.on_test_clicked)
         self.probe_result = QLabel("Takes effect the next time Trove starts.", wordWrap=True)
@@ -73,8 +81,17 @@ class SettingsDialog(QDialog):
         server_row = QHBoxLayout()
         server_row.addWidget(self.server_url, 1)
         server_row.addWidget(self.test_button)
+        self.invite = QLineEdit(placeholderText="trove1:… (from `trove server invite NAME` on the server)")
+        self.invite.setEchoMode(QLineEdit.EchoMode.Password)  # it holds a one-time credential
+        self.join_button = QPushButton("Join")
+        self.join_button.clicked.connect(self.on_join_clicked)
+        self.joined.connect(self.on_joined)
+        join_row = QHBoxLayout()
+        join_row.addWidget(self.invite, 1)
+        join_row.addWidget(self.join_button)
         engine = QFormLayout()
         engine.addRow("Library server", server_row)
+        engine.addRow("Join with an invite", join_row)
         engine.addRow("", self.probe_result)
 
         self.model_path = QLineEdit(s.model_path, placeholderText="the bundled SmolLM2-135M-Instruct")
@@ -182,6 +199,44 @@ class SettingsDialog(QDialog):
             self.probed.emit(False, str(exc))
         except Exception as exc:  # noqa: BLE001 - a malformed URL must come back as a message, not a dead button
             self.probed.emit(False, f"Cannot use this URL: {type(exc).__name__}")
+
+    def _mask_password(self, url: str) -> None:
+        """A URL with a password in it shows as dots except while it is being edited."""
+        from desktop_app.core.store.postgres.connect import redact
+
+        masked = redact(url) != url
+        self.server_url.setEchoMode(QLineEdit.EchoMode.PasswordEchoOnEdit if masked else QLineEdit.EchoMode.Normal)
+
+    def on_join_clicked(self) -> None:
+        """Accept the invite on a worker thread (it signs in to the server); the answer comes to on_joined."""
+        text = self.invite.text().strip()
+        if not text:
+            self.on_joined(False, "Paste the invite you were given first.", "")
+            return
+        self.join_button.setEnabled(False)
+        self.probe_result.setText("Joining…")
+        threading.Thread(target=self._join, args=(text,), name="trove-join", daemon=True).start()
+
+    def _join(self, text: str) -> None:  # on the worker thread: only emits
+        from desktop_app.core.paths import resolve_home
+        from desktop_app.core.store.postgres.joining import join
+
+        try:
+            done = join(resolve_home(self.home), text)
+            self.joined.emit(True, f"Joined {done.database} on {done.host} as {done.person}.", done.url)
+        except KnownError as exc:
+            self.joined.emit(False, str(exc), "")
+        except Exception as exc:  # noqa: BLE001 - any failure must come back as a message, not a dead button
+            self.joined.emit(False, f"Cannot use this invite: {type(exc).__name__}", "")
+
+    def on_joined(self, ok: bool, message: str, url: str) -> None:
+        """Show how joining went; on success the library server becomes the joined one (saved with OK)."""
+        self.join_button.setEnabled(True)
+        if ok:
+            self.invite.clear()
+            self.server_url.setText(url)
+            message += " Press OK; it takes effect the next time Trove starts."
+        self.probe_result.setText(("✓ " if ok else "✗ ") + message)
 
     def on_probed(self, ok: bool, message: str) -> None:
         """Show the connection test's answer (the URL's password never appears in it)."""
