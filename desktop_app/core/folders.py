@@ -16,7 +16,7 @@ from desktop_app.core.errors import FolderNotFoundError
 from desktop_app.core.events import EventBus, Notice
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.base import Store
-from desktop_app.core.store.rows import FolderRow, FolderState
+from desktop_app.core.store.rows import FolderRow, FolderState, Share
 
 log = get_logger("watch")
 
@@ -33,6 +33,14 @@ class FolderInfo:
     chunks: int
     embedded: int
     ocr_pending: int = 0
+    owner: str = ""  # who added it (a team library)
+    visibility: str = "team"  # private | team | people (a team library; an embedded one is one person's)
+    people: tuple[str, ...] = ()  # visibility "people": who sees it besides its owner
+
+    @property
+    def share(self) -> Share:
+        """Who may see the folder."""
+        return Share(self.visibility, self.people)
 
 
 def root_available(root: Path) -> bool:
@@ -76,12 +84,20 @@ class FolderMonitor:
         self._was_mount: dict[int, bool] = {}
         self._lock = threading.Lock()
 
-    def add(self, path: str | os.PathLike[str]) -> FolderInfo:
-        """Add a folder (or return the one already there). Does not index it."""
+    def add(self, path: str | os.PathLike[str], share: Share | None = None) -> FolderInfo:
+        """Add a folder (or return the one already there). Does not index it. `share`: who may see it on a team
+        library (None: the library's default for a new folder; an existing one keeps its own)."""
         root = Path(normalise(path))
         if not root.is_dir():
             raise FolderNotFoundError(f"Not a folder: {root}")
-        return self.info(self.store.add_folder(str(root)))
+        return self.info(self.store.add_folder(str(root), share))
+
+    def share(self, path: str | os.PathLike[str], share: Share) -> FolderInfo:
+        """Change who may see one of this machine's folders."""
+        row = self.by_path(path)
+        if row is None:
+            raise FolderNotFoundError(f"Not a library folder: {normalise(path)}")
+        return self.info(self.store.set_folder_share(row.id, share))
 
     def remove(self, path: str | os.PathLike[str]) -> int:
         """Remove a folder and everything indexed from it. Returns the documents purged."""
@@ -110,7 +126,8 @@ class FolderMonitor:
     def info(self, row: FolderRow) -> FolderInfo:
         """A folder with its counts."""
         c = self.store.counts(row.id)
-        return FolderInfo(row.id, row.path, row.state, c.documents, c.failed, c.chunks, c.embedded, c.ocr_pending)
+        return FolderInfo(row.id, row.path, row.state, c.documents, c.failed, c.chunks, c.embedded, c.ocr_pending,
+                          row.owner, row.visibility, row.people)
 
     def all(self) -> list[FolderInfo]:
         """Every folder with its counts, by path."""

@@ -20,7 +20,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from desktop_app.core.embed.base import Embedder, embed_passages, embed_query, make_embedder
+from desktop_app.core.embed.base import EMBEDDERS, Embedder, embed_passages, embed_query, make_embedder
+from desktop_app.core.errors import KnownError, UnavailableError
+from desktop_app.core.log import get_logger
+
+log = get_logger("index")
 
 ENGLISH = "minilm"
 MULTILINGUAL = "use-multilingual"
@@ -96,3 +100,32 @@ def library_embedder(name: str, batch_size: int,
     if name == "auto":
         return AutoEmbedder(languages, lambda chosen: make_embedder(chosen, batch_size))
     return make_embedder(name, batch_size)
+
+
+def embedder_for_model(model_id: str, batch_size: int) -> Embedder | None:
+    """The embedder whose vectors carry `model_id` (None when this Trove has no such model)."""
+    for name in EMBEDDERS:
+        if name == "auto":
+            continue
+        try:
+            made = make_embedder(name, batch_size)
+        except UnavailableError:
+            continue
+        if made.model_id == model_id:
+            return made
+    return None
+
+
+def recorded_embedder(recorded: str | None, embedder: Embedder, batch_size: int) -> Embedder:
+    """On a team library the model its vectors were made with is authoritative: a desktop whose setting names
+    another uses the library's (its own setting would drop everybody's vectors). A model this Trove does not have
+    is a KnownError saying so; nothing is changed on the server."""
+    if not recorded or recorded == embedder.model_id:
+        return embedder
+    made = embedder_for_model(recorded, batch_size)
+    if made is None:
+        raise KnownError(f"This team library's vectors were made by {recorded}, a model this version of Trove "
+                         "does not have: update Trove on this computer. Nothing was changed on the server.")
+    log.info("the team library's vectors are made by %s: this desktop uses it instead of %s",
+             recorded, embedder.model_id)
+    return made

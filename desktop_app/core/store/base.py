@@ -31,6 +31,7 @@ from desktop_app.core.store.rows import (
     OcrPageRef,
     OcrTask,
     PendingChunk,
+    Share,
     StoredDocument,
 )
 
@@ -87,8 +88,21 @@ class Store(Protocol):
 
     # ---- folders -------------------------------------------------------------------------------
 
-    def add_folder(self, path: str) -> FolderRow:
-        """Insert a folder as active, or return the row it already has."""
+    def add_folder(self, path: str, share: Share | None = None) -> FolderRow:
+        """Insert a folder as active, or return the row it already has. `share` says who may see it on a team
+        library (None: the library's default; an embedded library has one person and refuses one)."""
+        ...
+
+    def set_folder_share(self, folder_id: int, share: Share) -> FolderRow:
+        """Change who may see a folder (a team library; an embedded one refuses with one line)."""
+        ...
+
+    def default_share(self) -> Share:
+        """Who sees a new folder unless its owner says otherwise."""
+        ...
+
+    def set_default_share(self, share: Share) -> None:
+        """The administrator's default for new folders (team or private)."""
         ...
 
     def folders(self) -> list[FolderRow]:

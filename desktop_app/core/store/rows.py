@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop_app.core.errors import KnownError
 from desktop_app.core.ingest.chunking import Span
 
 
@@ -24,6 +26,39 @@ class DocStatus(enum.StrEnum):
     FAILED = "failed"
 
 
+PERSON_PREFIX = "trove_p_"  # a person's login role on a team library is this + their name
+_PERSON_NAME = re.compile(r"^[a-z0-9_]{1,40}$")
+
+
+@dataclass(frozen=True)
+class Share:
+    """Who may see a folder: 'private', 'team', or 'people' with the person names listed (besides its owner)."""
+
+    visibility: str = "team"
+    people: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return ",".join(self.people) if self.visibility == "people" else self.visibility
+
+    @property
+    def roles(self) -> list[str]:
+        """The login roles of the people listed."""
+        return [PERSON_PREFIX + name for name in self.people]
+
+
+def parse_share(text: str) -> Share:
+    """`team`, `private`, or `NAME,NAME…` (people's names as invited) — a KnownError names a bad one."""
+    value = (text or "").strip().lower()
+    if value in ("team", "private"):
+        return Share(value)
+    names = tuple(dict.fromkeys(n.strip().removeprefix(PERSON_PREFIX) for n in value.split(",") if n.strip()))
+    bad = [n for n in names if not _PERSON_NAME.match(n)]
+    if not names or bad:
+        raise KnownError(f"--share takes team, private, or people's names separated by commas (a-z, 0-9, _): "
+                         f"{text!r} is not one.")
+    return Share("people", names)
+
+
 @dataclass(frozen=True)
 class FolderRow:
     """A library folder as stored."""
@@ -34,6 +69,14 @@ class FolderRow:
     added_at: float = 0.0
     last_scan: float | None = None
     machine_id: str = ""  # the machine whose disk the path is on ("" in an embedded, one-machine library)
+    owner: str = ""  # the person who added it (a team library; "" in an embedded one)
+    visibility: str = "team"  # private | team | people (a team library; an embedded one has one person)
+    people: tuple[str, ...] = ()  # with visibility "people": who sees it besides its owner
+
+    @property
+    def share(self) -> Share:
+        """Who may see the folder."""
+        return Share(self.visibility, self.people)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.postgres.chats import ChatSQL
 from desktop_app.core.store.postgres.connect import scalar
@@ -10,6 +13,7 @@ from desktop_app.core.store.postgres.export import ExportSQL
 from desktop_app.core.store.postgres.folders import FolderSQL
 from desktop_app.core.store.postgres.keywords import KeywordSQL
 from desktop_app.core.store.postgres.ocr import OcrSQL
+from desktop_app.core.store.postgres.permissions import display_name, is_person
 from desktop_app.core.store.postgres.search import SearchSQL
 from desktop_app.core.store.postgres.vectors import VectorSQL
 from desktop_app.core.store.rows import EngineInfo
@@ -23,10 +27,29 @@ class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, Searc
 
     def __init__(self, url: str, *, machine: str | None = None) -> None:
         super().__init__(url, machine=machine)
+        try:
+            self.role, self.person = self._read(
+                lambda c: (str(scalar(c.execute("SELECT current_user"))), is_person(c)))
+            self._bind_machine()
+        except BaseException:
+            self.close()
+            raise
         if not self.features.get("trgm"):
             log.info("pg_trgm is not available on this server: typo-tolerant title matching is off")
-        if not self._read(lambda c: c.execute("SELECT 1 FROM chunks LIMIT 1").fetchone()):
+        if not self.person and not self._read(lambda c: c.execute("SELECT 1 FROM chunks LIMIT 1").fetchone()):
             self.rebuild_keywords(1)  # an empty index is current: record the tokenizer version it will be made with
+
+    def _bind_machine(self) -> None:
+        """Record this machine id under this role (the first role to use an id keeps it: a policy stops anyone
+        else from writing its folders, watchers or leases). A person whose id is another role's is refused."""
+        def work(conn: Any) -> str:
+            conn.execute("INSERT INTO machines (machine_id) VALUES (%s) ON CONFLICT DO NOTHING", (self.machine_id,))
+            return str(scalar(conn.execute("SELECT role FROM machines WHERE machine_id = %s", (self.machine_id,))))
+        owner = self._write(work)
+        if owner != self.role and self.person:
+            raise KnownError(f"This computer's machine id ({self.machine_id}) belongs to {display_name(owner)} in "
+                             "this team library, so it cannot be used as you: unset TROVE_MACHINE_ID (or use your "
+                             "own computer); nothing was changed.")
 
     def info(self) -> EngineInfo:
         """Engine, server version, the URL without its password, and the database size."""

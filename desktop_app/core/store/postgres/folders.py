@@ -9,19 +9,23 @@ from typing import Any
 
 import psycopg
 
+from desktop_app.core.errors import KnownError
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.connect import scalar
+from desktop_app.core.store.postgres.permissions import PEOPLE_GROUP, Share, display_name, share_of
 from desktop_app.core.store.rows import Failure, FolderCounts, FolderRow, FolderState
 
 # This machine's view of its folders: the folder, plus its own watcher row (state, when it scanned).
-_MINE = ("SELECT f.id, f.path, w.state, w.added_at, w.last_scan, f.machine_id FROM folders f "
-         "JOIN folder_watchers w ON w.folder_id = f.id AND w.machine_id = %(m)s")
+_COLUMNS = "f.id, f.path, w.state, w.added_at, w.last_scan, f.machine_id, f.owner, f.visibility, f.people"
+_MINE = f"SELECT {_COLUMNS} FROM folders f JOIN folder_watchers w ON w.folder_id = f.id AND w.machine_id = %(m)s"
 MY_FOLDER_IDS = "SELECT folder_id FROM folder_watchers WHERE machine_id = %(m)s"
 SAMPLE = 20  # documents compared to decide that another machine's folder is the same files (a shared drive)
 
 
 def _folder(row: Any) -> FolderRow:
-    return FolderRow(int(row[0]), row[1], FolderState(row[2]), float(row[3] or 0.0), row[4], row[5])
+    share = share_of(row[7], row[8])
+    return FolderRow(int(row[0]), row[1], FolderState(row[2]), float(row[3] or 0.0), row[4], row[5],
+                     owner=display_name(row[6]), visibility=share.visibility, people=share.people)
 
 
 def same_files(samples: Sequence[tuple[str, int]]) -> bool:
@@ -39,7 +43,10 @@ def same_files(samples: Sequence[tuple[str, int]]) -> bool:
 
 
 class FolderSQL(PostgresBase):
-    """Meta, folders, counts and failures."""
+    """Meta, folders (with who may see them), counts and failures."""
+
+    person: bool = False  # set by PostgresStore: this connection's role is a person, not the administrator
+    role: str = ""
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         """A library-wide value the index depends on."""
@@ -47,29 +54,72 @@ class FolderSQL(PostgresBase):
         return row[0] if row else default
 
     def set_meta(self, key: str, value: str | None) -> None:
-        """Set (or with None, remove) a meta value."""
+        """Set (or with None, remove) a meta value (a person may not change the library-wide ones)."""
         def work(conn: psycopg.Connection) -> None:
             if value is None:
                 conn.execute("DELETE FROM meta WHERE key = %s", (key,))
             else:
                 conn.execute("INSERT INTO meta (key, value) VALUES (%s, %s) "
                              "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (key, value))
-        self._write(work)
+        try:
+            self._write(work)
+        except psycopg.errors.InsufficientPrivilege:
+            raise KnownError(f"Only the team library's administrator can change {key!r}.") from None
 
-    def add_folder(self, path: str) -> FolderRow:
-        """This machine's folder at `path`: the one it has, another machine's that is the same files (a shared
-        drive: watched from here too, indexed once), or a new one."""
+    def add_folder(self, path: str, share: Share | None = None) -> FolderRow:
+        """This machine's folder at `path`: the one it has, another machine's of the same person that is the same
+        files (a shared drive: watched from here too, indexed once), or a new one seen by `share` (None: the
+        library's default for new folders). An existing folder keeps who sees it unless `share` is given."""
+        roles = self._share_roles(share) if share else None
         me = {"m": self.machine_id, "p": path, "now": time.time()}
 
         def work(conn: psycopg.Connection) -> FolderRow:
             row = conn.execute(_MINE + " WHERE f.path = %(p)s ORDER BY f.machine_id <> %(m)s", me).fetchone()
-            if row is not None:
+            if row is not None and share is None:
                 return _folder(row)
-            folder_id = _shared_folder(conn, me) or _own_folder(conn, me)
+            folder_id = int(row[0]) if row is not None else (_shared_folder(conn, me) or _own_folder(conn, me))
+            if share is not None:
+                _set_share(conn, folder_id, share.visibility, roles or [])
             conn.execute("INSERT INTO folder_watchers (folder_id, machine_id, state, added_at) "
                          "VALUES (%s, %s, 'active', %s) ON CONFLICT DO NOTHING", (folder_id, me["m"], me["now"]))
             return _folder(conn.execute(_MINE + " WHERE f.id = %(id)s", {**me, "id": folder_id}).fetchone())
         return self._write(work)
+
+    def set_folder_share(self, folder_id: int, share: Share) -> FolderRow:
+        """Change who may see a folder (its owner, or the administrator, may)."""
+        roles = self._share_roles(share)
+
+        def work(conn: psycopg.Connection) -> None:
+            _set_share(conn, folder_id, share.visibility, roles)
+        self._write(work)
+        return self.folder(folder_id) or next(f for f in self.all_folders() if f.id == folder_id)
+
+    def default_share(self) -> Share:
+        """Who sees a new folder unless its owner says otherwise (the administrator's setting; team by default)."""
+        return share_of(self.get_meta("default_share") or "team", ())
+
+    def set_default_share(self, share: Share) -> None:
+        """The administrator's choice for new folders: team or private."""
+        if share.visibility == "people":
+            raise KnownError("The default for new folders is team or private.")
+        self.set_meta("default_share", share.visibility)
+
+    def _share_roles(self, share: Share) -> list[str]:
+        """The login roles of the people a folder is shared with (a KnownError names anyone not in the library)."""
+        if not share.people:
+            return []
+        known = {r[0] for r in self._read(lambda c: c.execute(
+            "SELECT r.rolname FROM pg_roles r WHERE r.rolname = ANY(%s) AND pg_has_role(r.oid, %s, 'MEMBER')",
+            (share.roles, PEOPLE_GROUP)).fetchall())} if self._has_people_group() else set()
+        missing = [display_name(r) for r in share.roles if r not in known]
+        if missing:
+            raise KnownError(f"No one named {', '.join(missing)} is in this team library "
+                             "(trove server users lists who is).")
+        return share.roles
+
+    def _has_people_group(self) -> bool:
+        return self._read(lambda c: c.execute("SELECT 1 FROM pg_roles WHERE rolname = %s",
+                                              (PEOPLE_GROUP,)).fetchone() is not None)
 
     def folders(self) -> list[FolderRow]:
         """The folders this machine watches, by path."""
@@ -79,7 +129,8 @@ class FolderSQL(PostgresBase):
     def all_folders(self) -> list[FolderRow]:
         """Every machine's folders (state as their own machine last recorded it), by path."""
         rows = self._read(lambda c: c.execute(
-            "SELECT f.id, f.path, COALESCE(w.state, 'active'), f.added_at, w.last_scan, f.machine_id FROM folders f "
+            "SELECT f.id, f.path, COALESCE(w.state, 'active'), f.added_at, w.last_scan, f.machine_id, f.owner, "
+            "f.visibility, f.people FROM folders f "
             "LEFT JOIN folder_watchers w ON w.folder_id = f.id AND w.machine_id = f.machine_id "
             "ORDER BY f.path, f.machine_id").fetchall())
         return [_folder(r) for r in rows]
@@ -172,9 +223,10 @@ class FolderSQL(PostgresBase):
 
 
 def _shared_folder(conn: psycopg.Connection, me: dict[str, Any]) -> int | None:
-    """Another machine's folder at the same path whose files this machine sees too."""
-    for (folder_id,) in conn.execute("SELECT id FROM folders WHERE path = %(p)s AND machine_id <> %(m)s ORDER BY id",
-                                     me).fetchall():
+    """Another machine's folder at the same path, of the same person, whose files this machine sees too (only a
+    folder's owner writes in it, so someone else's stays theirs: this person gets a folder of their own)."""
+    for (folder_id,) in conn.execute("SELECT id FROM folders WHERE path = %(p)s AND machine_id <> %(m)s "
+                                     "AND owner = current_user ORDER BY id", me).fetchall():
         samples = conn.execute("SELECT path, size FROM documents WHERE folder_id = %s AND status = 'indexed' "
                                "ORDER BY id LIMIT %s", (folder_id, SAMPLE)).fetchall()
         if same_files([(p, int(s)) for p, s in samples]):
@@ -187,3 +239,10 @@ def _own_folder(conn: psycopg.Connection, me: dict[str, Any]) -> int:
     conn.execute("INSERT INTO folders (machine_id, path, added_at) VALUES (%(m)s, %(p)s, %(now)s) "
                  "ON CONFLICT (machine_id, path) DO NOTHING", me)
     return int(scalar(conn.execute("SELECT id FROM folders WHERE machine_id = %(m)s AND path = %(p)s", me)))
+
+
+def _set_share(conn: psycopg.Connection, folder_id: int, visibility: str, roles: list[str]) -> None:
+    """Write a folder's visibility; nothing changed (the policy hides it or it is not ours) is a KnownError."""
+    if conn.execute("UPDATE folders SET visibility = %s, people = %s WHERE id = %s",
+                    (visibility, roles, folder_id)).rowcount == 0:
+        raise KnownError("Only the person who added this folder can change who sees it.")

@@ -120,7 +120,14 @@ def filter_sql(filters: Filters | None) -> tuple[str, dict[str, Any]]:
 
 
 class KeywordSQL(PostgresBase):
-    """Keyword candidates and the keyword index's upkeep."""
+    """Keyword candidates and the keyword index's upkeep.
+
+    Ranks do not depend on rows a person may not see: ts_rank reads only the chunk it ranks, and the statistics
+    that leave common terms out (pg_stats) are withheld by PostgreSQL itself from a role that row-level security
+    filters, so a person's query keeps all its terms. The rebuild after a pipeline change is the administrator's
+    (a person sees, and could rewrite, only part of the index)."""
+
+    person: bool = False
 
     def keyword_candidates(self, query: str, limit: int, *, title_weight: float = 2.0,
                            filters: Filters | None = None) -> list[tuple[int, float]]:
@@ -162,6 +169,9 @@ class KeywordSQL(PostgresBase):
 
     def keyword_rebuild_pending(self) -> int:
         """Chunks whose terms were made by another text pipeline version (0 when the index is current)."""
+        if self.person:
+            return 0  # the administrator's desktop (or trove server) rebuilds the whole index
+
         def work(conn: psycopg.Connection) -> int:
             meta = _rebuild_meta(conn)
             if meta.get("fts_tokenizer") == tp.tokenizer_fingerprint():
@@ -174,6 +184,8 @@ class KeywordSQL(PostgresBase):
         """Rewrite the terms (and language) of up to `limit` chunks from their stored text, in one transaction;
         returns how many are left."""
         fingerprint = tp.tokenizer_fingerprint()
+        if self.person:
+            return 0
 
         def work(conn: psycopg.Connection) -> int:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (REBUILD_LOCK,))

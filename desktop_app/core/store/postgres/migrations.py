@@ -13,8 +13,9 @@ from collections.abc import Callable
 import psycopg
 
 import desktop_app.core.store.postgres.connect as pgc
-from desktop_app.core.errors import SchemaTooNewError
+from desktop_app.core.errors import KnownError, SchemaTooNewError
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.postgres.permissions import create_schema, grant_people, is_person, people_lack_grants
 
 log = get_logger("db")
 
@@ -160,6 +161,12 @@ def m005_text_pipeline_ocr_parts(conn: psycopg.Connection) -> None:
     """)
 
 
+def m006_permissions(conn: psycopg.Connection) -> None:
+    """Who sees what: folders get an owner and a visibility, chats and messages an author, machine ids a role;
+    row-level security on every table with document text or ids; DML only for trove_people (see permissions)."""
+    create_schema(conn)
+
+
 Migration = Callable[[psycopg.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "core", m001_core),
@@ -167,36 +174,57 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (3, "chats", m003_chats),
     (4, "title_trigrams", m004_title_trigrams),
     (5, "text_pipeline_ocr_parts", m005_text_pipeline_ocr_parts),
+    (6, "permissions", m006_permissions),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
 def migrate(conn: psycopg.Connection, url: str) -> dict[str, bool]:
-    """Bring the schema up to date (refusing a newer one); returns the optional features the server has."""
+    """Bring the schema up to date (refusing a newer one); returns the optional features the server has.
+
+    A person (a member of trove_people) never runs DDL: a current schema is used as it is, an older one is the
+    administrator's to upgrade."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        conn.execute("CREATE TABLE IF NOT EXISTS trove_migrations "
-                     "(id integer PRIMARY KEY, name text NOT NULL, applied_at double precision NOT NULL)")
-        done = {r[0] for r in conn.execute("SELECT id FROM trove_migrations")}
+        person = is_person(conn)
+        if not person:
+            conn.execute("CREATE TABLE IF NOT EXISTS trove_migrations "
+                         "(id integer PRIMARY KEY, name text NOT NULL, applied_at double precision NOT NULL)")
+        done = _applied(conn)
         unknown = sorted(done - {mid for mid, _, _ in MIGRATIONS})
         if unknown:
             raise SchemaTooNewError(
                 f"This library was written by a newer version of Trove (schema {max(unknown)}; "
                 f"this version knows up to {SCHEMA_VERSION}). Update Trove to open it; nothing was changed.")
-        for mid, name, func in MIGRATIONS:
-            if mid in done:
-                continue
-            try:
-                with conn.transaction():
-                    func(conn)
-                    conn.execute("INSERT INTO trove_migrations (id, name, applied_at) VALUES (%s, %s, %s)",
-                                 (mid, name, time.time()))
-            except psycopg.Error as exc:
-                if mid == 2 and pgc.is_missing_extension(exc):
-                    raise pgc.missing_vector(url) from None
-                raise
-            log.info("applied server migration %03d_%s", mid, name)
+        pending = [m for m in MIGRATIONS if m[0] not in done]
+        if pending and person:
+            raise KnownError(f"This team library needs its administrator to upgrade it to schema {SCHEMA_VERSION} "
+                             "(trove server migrate, or open it once with the admin URL); nothing was changed.")
+        for mid, name, func in pending:
+            _apply(conn, url, mid, name, func)
+        if not person and people_lack_grants(conn):
+            grant_people(conn)  # trove_people was made after the schema: give it its DML now
     return features(conn)
+
+
+def _applied(conn: psycopg.Connection) -> set[int]:
+    """The ids of the migrations this database has (none when it has no record table)."""
+    if conn.execute("SELECT to_regclass('trove_migrations')").fetchone()[0] is None:  # type: ignore[index]
+        return set()
+    return {r[0] for r in conn.execute("SELECT id FROM trove_migrations")}
+
+
+def _apply(conn: psycopg.Connection, url: str, mid: int, name: str, func: Migration) -> None:
+    try:
+        with conn.transaction():
+            func(conn)
+            conn.execute("INSERT INTO trove_migrations (id, name, applied_at) VALUES (%s, %s, %s)",
+                         (mid, name, time.time()))
+    except psycopg.Error as exc:
+        if mid == 2 and pgc.is_missing_extension(exc):
+            raise pgc.missing_vector(url) from None
+        raise
+    log.info("applied server migration %03d_%s", mid, name)
 
 
 def features(conn: psycopg.Connection) -> dict[str, bool]:

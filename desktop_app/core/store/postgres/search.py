@@ -29,6 +29,10 @@ def dense_sql(extra: str = "") -> str:
 
 SCOPE_SQL = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.embedded"
 # Every window of these chunks compared one by one (the distance is in an aggregate: no index, no approximation).
+# A person's whole visible slice compared exactly (row-level security narrows chunk_vectors to it): when the HNSW
+# scan, even iterating, could not find k of the person's windows among its nearest neighbours.
+VISIBLE_EXACT_SQL = ("SELECT chunk_id, min(embedding <=> %(v)s) AS dist FROM chunk_vectors GROUP BY chunk_id "
+                     "ORDER BY dist, chunk_id LIMIT %(n)s")
 EXACT_SQL = ("SELECT chunk_id, min(embedding <=> %(v)s) AS dist FROM chunk_vectors WHERE chunk_id = ANY(%(ids)s) "
              "GROUP BY chunk_id ORDER BY dist, chunk_id LIMIT %(n)s")
 
@@ -40,7 +44,10 @@ CHUNK_ROWS_SQL = (
 
 
 class SearchSQL(PostgresBase):
-    """Dense candidates, and the rows that make results."""
+    """Dense candidates, and the rows that make results. Under row-level security the HNSW scan iterates
+    (hnsw.iterative_scan) past the windows a person may not see until it has k of theirs."""
+
+    person: bool = False
 
     def dense_candidates(self, vector: np.ndarray, limit: int, *,
                          filters: Filters | None = None) -> list[tuple[int, float]]:
@@ -63,7 +70,15 @@ class SearchSQL(PostgresBase):
         best: dict[int, float] = {}
         for cid, dist in sorted(rows, key=lambda r: r[1]):  # relaxed order with filters: sort here
             best.setdefault(int(cid), 1.0 - float(dist))
+        if self.person and not extra and len(best) < int(limit):
+            return self._visible_exact(query, int(limit))
         return list(best.items())[: int(limit)]
+
+    def _visible_exact(self, query: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """Every window this person may see, compared one by one: a slice too thin for the graph's neighbourhood
+        (the iterative scan stops at hnsw.max_scan_tuples) still gives k results."""
+        rows = self._read(lambda c: c.execute(VISIBLE_EXACT_SQL, {"v": query, "n": limit}).fetchall())
+        return [(int(cid), 1.0 - float(dist)) for cid, dist in rows]
 
     def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
         """(page, text) of one document's chunks, in document order (empty when it is not indexed). Two desktops

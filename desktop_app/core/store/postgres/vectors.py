@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import psycopg
 
+from desktop_app.core.errors import KnownError
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.chunks import insert_vectors
 from desktop_app.core.store.postgres.connect import scalar
@@ -21,14 +22,23 @@ _PENDING = f"NOT c.embedded AND c.document_id IN (SELECT id FROM documents WHERE
 class VectorSQL(PostgresBase):
     """Pending chunks, vectors, and the record of which model made them."""
 
+    person: bool = False
+
     def ensure_embedding_model(self, model_id: str, dim: int) -> bool:
-        """A different model (or size) drops every vector for re-embedding. True when the vectors were reset."""
+        """A different model (or size) drops every vector for re-embedding. True when the vectors were reset.
+
+        Only the administrator may do that: a person's desktop records the model of a library that has none yet
+        (when the vector column already has its size) and is refused one line otherwise, never touching vectors
+        other people's desktops made (Library uses the recorded model instead)."""
         def work(conn: psycopg.Connection) -> bool:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MODEL_LOCK,))
             meta: dict[str, str] = dict(conn.execute(
                 "SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_dim')").fetchall())
             if meta.get("embed_model") == model_id and meta.get("embed_dim") == str(dim):
                 return False
+            if self.person:
+                _record_first_model(conn, meta, model_id, dim)
+                return True
             if meta.get("embed_model") is not None or _column_dim(conn) != dim:
                 _recreate_vectors(conn, dim)
             for key, value in (("embed_model", model_id), ("embed_dim", str(dim))):
@@ -74,6 +84,15 @@ class VectorSQL(PostgresBase):
     def has_vectors(self) -> bool:
         """Whether any chunk has vectors."""
         return self._read(lambda c: c.execute("SELECT 1 FROM chunk_vectors LIMIT 1").fetchone() is not None)
+
+
+def _record_first_model(conn: psycopg.Connection, meta: dict[str, str], model_id: str, dim: int) -> None:
+    """A person's desktop names the model of a library without one; any other change is the administrator's."""
+    if meta.get("embed_model") is not None or _column_dim(conn) != dim:
+        raise KnownError(f"This team library's vectors are made by {meta.get('embed_model') or 'another model'} "
+                         f"({meta.get('embed_dim') or _column_dim(conn)} dimensions), not {model_id}; only its "
+                         "administrator can change the model. Semantic search uses the library's model.")
+    conn.execute("INSERT INTO meta (key, value) VALUES ('embed_model', %s), ('embed_dim', %s)", (model_id, str(dim)))
 
 
 def _column_dim(conn: psycopg.Connection) -> int | None:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from desktop_app.core.store.rows import Failure, FolderCounts, FolderRow, FolderState
+from desktop_app.core.errors import KnownError
+from desktop_app.core.store.rows import Failure, FolderCounts, FolderRow, FolderState, Share
 from desktop_app.core.store.sqlite.base import SQLiteBase
 
 _FOLDER = "SELECT id, path, state, added_at, last_scan FROM folders"
+# An embedded library is one person's: there is no one to share a folder with or hide it from.
+ONE_PERSON = ("Sharing applies to a team library on a server; this library is on this computer only, "
+              "so it has no one else to show or hide a folder from.")
 
 
 def _folder(row) -> FolderRow:
@@ -35,8 +39,10 @@ class FolderSQL(SQLiteBase):
                     (key, value),
                 )
 
-    def add_folder(self, path: str) -> FolderRow:
-        """Insert a folder as active, or return the row it already has."""
+    def add_folder(self, path: str, share: Share | None = None) -> FolderRow:
+        """Insert a folder as active, or return the row it already has (`share` is refused: one person)."""
+        if share is not None:
+            raise KnownError(ONE_PERSON)
         with self._tx() as conn:
             row = conn.execute(_FOLDER + " WHERE path = ?", (path,)).fetchone()
             if row is None:
@@ -46,6 +52,18 @@ class FolderSQL(SQLiteBase):
                 )
                 row = conn.execute(_FOLDER + " WHERE path = ?", (path,)).fetchone()
         return _folder(row)
+
+    def set_folder_share(self, folder_id: int, share: Share) -> FolderRow:
+        """Refused: an embedded library has one person."""
+        raise KnownError(ONE_PERSON)
+
+    def default_share(self) -> Share:
+        """Private: an embedded library is one person's."""
+        return Share("private")
+
+    def set_default_share(self, share: Share) -> None:
+        """Refused: an embedded library has one person."""
+        raise KnownError(ONE_PERSON)
 
     def folders(self) -> list[FolderRow]:
         """Every folder, by path."""

@@ -1,0 +1,40 @@
+"""People on the test server: a login role per person in trove_people, as `trove server invite` makes them.
+
+Made with the server's superuser connection (pg_server.admin()) under the names the role contract fixes
+(trove_people, trove_p_<name>); roles are the cluster's, so they are made once and reused by every test.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql
+
+GROUP = "trove_people"
+PASSWORD = "pw-for-tests-only"
+
+
+def ensure_person(pg_server, name: str) -> str:
+    """The role `trove_p_<name>` (LOGIN, in trove_people), made if missing. Returns the role name."""
+    role = f"trove_p_{name}"
+    with pg_server.admin() as conn:
+        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (GROUP,)).fetchone():
+            conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(GROUP)))
+        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
+            conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
+                sql.Identifier(role), sql.Literal(PASSWORD), sql.Identifier(GROUP)))
+    return role
+
+
+def person_url(pg_server, url: str, name: str) -> str:
+    """The library URL `url` signed in as person `name` (made if missing)."""
+    role = ensure_person(pg_server, name)
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{quote(role)}:{quote(PASSWORD)}@{host}"))
+
+
+def connect(url: str) -> psycopg.Connection:
+    """A raw autocommit connection (what someone with the URL and psql could do)."""
+    return psycopg.connect(url, autocommit=True)
