@@ -3,21 +3,25 @@
 Python's `zipfile` never returns more than a member's declared size (a member that inflates further fails its
 CRC check), so bounding the declared sizes and ratios bounds what every reader built on `zipfile` can inflate.
 XML members are also refused when they declare entities: no office format needs them, and the "billion laughs"
-attack needs them (libxml2 and expat limit amplification too; this gives the user a plain reason).
+attack needs them (libxml2 and expat limit amplification too; this gives the user a plain reason). The check
+decodes each member's prolog first and reads it to its root element however long it is (xmlguard.py), so
+neither a UTF-16 member nor a DOCTYPE after 64 KB of comments gets past it.
 """
 
 from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from desktop_app.core.errors import ExtractionError
+from desktop_app.core.ingest.xmlguard import prolog_refusal
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")  # the stream's name in the OLE directory
 _XML_SUFFIXES = (".xml", ".rels", ".xhtml", ".html", ".htm", ".opf", ".ncx", ".svg")
-_XML_HEAD_BYTES = 64 * 1024
+_XML_BLOCK = 64 * 1024
 _MIB = 1024 * 1024
 
 
@@ -82,14 +86,25 @@ def size_refusal(infos: list[zipfile.ZipInfo], limits: ZipLimits = DEFAULT_LIMIT
 
 
 def entity_refusal(archive: zipfile.ZipFile) -> str:
-    """Why an XML member is refused ("" when none is): it declares entities in its prolog."""
+    """Why an XML member is refused ("" when none is): it declares entities in its prolog (after decoding), its
+    prolog never ends, or its encoding cannot be checked."""
     for info in archive.infolist():
         if info.is_dir() or not info.filename.lower().endswith(_XML_SUFFIXES):
             continue
-        head = read_member(archive, info, _XML_HEAD_BYTES, whole=False)
-        if b"<!ENTITY" in head:
-            return f"XML member {info.filename!r} declares entities (entity expansion is not allowed)"
+        reason = prolog_refusal(_blocks(archive, info))
+        if reason:
+            return f"XML member {info.filename!r} {reason}"
     return ""
+
+
+def _blocks(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[bytes]:
+    """A member's bytes a block at a time (read only as far as the caller asks)."""
+    try:
+        with archive.open(info) as stream:
+            while block := stream.read(_XML_BLOCK):
+                yield block
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
+        raise ExtractionError(f"corrupt zip member {info.filename!r} ({exc})") from exc
 
 
 def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo | str, limit: int, *, whole: bool = True) -> bytes:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest import confine, wire
+from desktop_app.core.ingest import confine, wire, xmlguard
 from desktop_app.core.ingest.extract import extract_with_parts
 from desktop_app.core.ingest.extracted import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import file_type
@@ -147,6 +147,7 @@ def _import_parsers() -> None:
             __import__(name)
         except ImportError:
             pass
+    xmlguard.harden_lxml()
 
 
 def _serve_one(name: str, fd: int, memory_bytes: int) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extracted import Extracted, PageBuilder
 from desktop_app.core.ingest.plaintext import decode_bytes, first_heading, html_to_text
 from desktop_app.core.ingest.safezip import open_checked_zip, read_member
+from desktop_app.core.ingest.xmlguard import harden_lxml
 
 _CONTENT_CIPHER = re.compile(rb"""URI=["'][^"']+\.(?:x?html?|xml|opf|ncx)["']""", re.IGNORECASE)
 
@@ -55,6 +56,7 @@ def _refuse_drm(data: bytes) -> None:
 def _read_book(data: bytes):
     from ebooklib import epub
 
+    harden_lxml()  # ebooklib passes its own parser (resolve_entities=False) for most parts; the rest get this one
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ebooklib warns about its own future defaults on every read

@@ -13,6 +13,7 @@ from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extracted import Extracted, PageBuilder
 from desktop_app.core.ingest.formats.sheets import Row, add_sheet
 from desktop_app.core.ingest.safezip import open_checked_zip, read_member
+from desktop_app.core.ingest.xmlguard import harden_lxml
 
 _PARAGRAPHS = ".//text:h|.//text:p"
 _MAX_REPEAT = 50  # identical repeated rows or cells add nothing to search past a few
@@ -56,6 +57,7 @@ def _open(data: bytes, what: str):
         archive.close()
     if b"encryption-data" in manifest:
         raise ExtractionError(f"encrypted {what} (needs a password)")
+    harden_lxml()  # odfdo parses with lxml's default parser
     try:
         return Document(io.BytesIO(data))
     except Exception as exc:
