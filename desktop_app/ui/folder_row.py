@@ -13,6 +13,15 @@ from desktop_app.ui.safe_document import make_plain, plain_tooltip
 STATE_TEXT = {"active": "active", "paused": "paused", "offline": "offline: missing or unmounted"}
 
 
+def share_text(info) -> str:
+    """Who sees a team library's folder, in a few words."""
+    if info.visibility == "private":
+        return "private: only you"
+    if info.visibility == "team":
+        return "whole team"
+    return "you and " + ", ".join(info.people)
+
+
 def _bar(name: str) -> QProgressBar:
     bar = QProgressBar(maximum=1000, textVisible=True)
     bar.setFormat(f"{name} %p%")
@@ -52,7 +61,9 @@ class FolderRow(QWidget):
         self.setToolTip(plain_tooltip(info.path, path=True))
         failed = f" · {info.failed} failed" if info.failed else ""
         ocr = f" · {info.ocr_pending} pages waiting for OCR" if info.ocr_pending else ""
-        self.details.setText(f"{STATE_TEXT.get(info.state, info.state)} · {info.documents} documents{failed}{ocr}")
+        seen = f" · {share_text(info)}" if getattr(info, "owner", "") else ""
+        self.details.setText(f"{STATE_TEXT.get(info.state, info.state)} · {info.documents} documents{failed}{ocr}"
+                             f"{seen}")
         self.name.setEnabled(info.state != "paused")
         if keyword is not None and keyword.files_queued:
             self.keyword.setValue(int(1000 * keyword.fraction))

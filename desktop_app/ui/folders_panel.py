@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -26,6 +29,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.events import IndexProgress
 from desktop_app.core.log import get_logger
 from desktop_app.core.pathnames import display_path
+from desktop_app.core.store.rows import Share, parse_share
 from desktop_app.ui import open_file
 from desktop_app.ui.drops import FolderDropTarget
 from desktop_app.ui.folder_row import FolderRow
@@ -45,6 +49,15 @@ def folders_to_add(paths: Iterable[str]) -> list[str]:
         elif path.is_file():
             out[str(path.parent)] = None
     return list(out)
+
+
+def panel_roots(panel: weakref.ReferenceType) -> list[str]:
+    """This machine's library folders, for open_file's check (none once the panel is gone)."""
+    alive = panel()
+    return alive.folder_roots() if alive is not None else []
+
+
+SHARE_CHOICES = (("Only me", "private"), ("Everyone in the team", "team"))
 
 
 class FoldersPanel(FolderDropTarget, QWidget):
@@ -72,6 +85,10 @@ class FoldersPanel(FolderDropTarget, QWidget):
         self._rows: dict[str, FolderRow] = {}
         self._keyword: IndexProgress | None = None
         self.setAcceptDrops(True)
+        self.is_team = bool(getattr(library, "is_team_library", False))  # sharing applies (a server library)
+        self.ask_people: Callable[[str], str | None] = self._ask_people  # tests replace this
+        panel = weakref.ref(self)
+        open_file.set_folder_roots(lambda: panel_roots(panel))
 
         title = QLabel("Folders")
         title.setObjectName("panelTitle")
@@ -153,6 +170,14 @@ class FoldersPanel(FolderDropTarget, QWidget):
     def folder_paths(self) -> list[str]:
         return list(self._rows)
 
+    def folder_roots(self) -> list[str]:
+        """This machine's library folders as the library has them now (what a result may be opened from)."""
+        try:
+            return [f.path for f in self.library.folders()]
+        except Exception as exc:  # noqa: BLE001 -- a closed or unreachable library: nothing may be opened
+            log.info("no folder roots to open from: %s", exc)
+            return []
+
     @staticmethod
     def _is_under(path: str, folder: str) -> bool:
         return bool(path) and (path == folder or path.startswith(folder.rstrip(os.sep) + os.sep))
@@ -207,9 +232,46 @@ class FoldersPanel(FolderDropTarget, QWidget):
         menu.addAction("Resync", self.sync_requested.emit)
         menu.addAction("Ask about this folder", lambda: self.ask_about_requested.emit([path]))
         menu.addAction("Open in file manager", lambda: open_file.open_path(path))
+        if self.is_team:
+            self.share_menu(menu, path, info.share)
         menu.addSeparator()
         menu.addAction("Remove from library…", lambda: self.remove(path))
         return menu
+
+    def share_menu(self, menu: QMenu, path: str, current: Share) -> QMenu:
+        """"Who sees it": only me, the whole team, or certain people (a team library; PostgreSQL enforces it)."""
+        sub = menu.addMenu("Who sees it")
+        sub.setObjectName("shareMenu")
+        for label, visibility in SHARE_CHOICES:
+            action = sub.addAction(label, partial(self.set_share, path, Share(visibility)))
+            action.setCheckable(True)
+            action.setChecked(current.visibility == visibility)
+        people = sub.addAction("Certain people…", lambda: self.pick_people(path, current))
+        people.setCheckable(True)
+        people.setChecked(current.visibility == "people")
+        return sub
+
+    def pick_people(self, path: str, current: Share) -> None:
+        text = self.ask_people(",".join(current.people))
+        if not text:
+            return
+        try:
+            share = parse_share(text)
+        except Exception as exc:  # noqa: BLE001 -- a bad name is the person's to fix: say it in the notices
+            self.action_failed.emit(str(exc))
+            return
+        self.set_share(path, share)
+
+    def set_share(self, path: str, share: Share) -> None:
+        """Change who sees a folder (off the UI thread); the row shows it once the server has it."""
+        library = self.library
+        self.tasks.run(lambda: library.share_folder(path, share), lambda _info: self.changed.emit(),
+                       self.on_action_error)
+
+    def _ask_people(self, current: str) -> str | None:
+        text, ok = QInputDialog.getText(self, "Who sees this folder",
+                                        "Names of the people who may see it, separated by commas:", text=current)
+        return text if ok else None
 
     def set_state(self, path: str, state: str) -> None:
         library = self.library

@@ -3,6 +3,11 @@
 Everything that opens a file or folder calls `open_path()`; tests call `set_opener()` to record calls
 instead of launching a PDF viewer. In a team library a result may be a file on another desktop's disk:
 opening one that is not on this computer says so (through `set_notifier()`'s seam) instead of failing silently.
+
+A path is data written by whichever desktop indexed it: only one under this machine's own library folders (links
+resolved; `set_folder_roots()` says which they are), not a network path and not a program, reaches the desktop's
+handler. Anything else is refused with a message that offers to show its folder when that folder is one of ours
+(core.open_check decides).
 """
 
 from __future__ import annotations
@@ -16,11 +21,14 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_app.core.log import get_logger
+from desktop_app.core.open_check import folder_to_show, refusal
 
 log = get_logger("ui")
 
 Opener = Callable[[str, "int | None"], bool]
 Notifier = Callable[[str], None]
+Refuser = Callable[[str, "str | None"], None]  # (message, a folder of ours that may be shown instead, or None)
+Roots = Callable[[], "list[str]"]
 
 
 def file_url(path: str, page: int | None = None) -> QUrl:
@@ -72,12 +80,49 @@ def set_notifier(notifier: Notifier | None) -> Notifier:
     return previous
 
 
+def refusal_box(text: str, folder: str | None) -> None:
+    """Tell the person why a file was not opened, offering to show its folder (the default refuser)."""
+    box = QMessageBox(QMessageBox.Icon.Warning, "Trove did not open this file", text,
+                      QMessageBox.StandardButton.Close, QApplication.activeWindow())
+    show = box.addButton("Show the folder", QMessageBox.ButtonRole.ActionRole) if folder else None
+    box.exec()
+    if show is not None and box.clickedButton() is show and folder:
+        _opener(folder, None)
+
+
+_refuser: Refuser = refusal_box
+_roots: Roots | None = None
+
+
+def set_refuser(refuser: Refuser | None) -> Refuser:
+    """Replace how a refused open is told (None restores the dialog). Returns the previous one."""
+    global _refuser
+    previous = _refuser
+    _refuser = refuser or refusal_box
+    return previous
+
+
+def set_folder_roots(roots: Roots | None) -> Roots | None:
+    """Say where this machine's library folders are (the folders panel does). Returns the previous provider."""
+    global _roots
+    previous = _roots
+    _roots = roots
+    return previous
+
+
 def open_path(path: str, page: int | None = None, machine: str = "") -> bool:
     """Open a file (at a page, where the viewer supports it) or a folder. `machine` names the computer whose
-    disk holds a search result's file when it is not this one: if the file is not here too, say so."""
+    disk holds a search result's file when it is not this one: if the file is not here too, say so. A path
+    outside this machine's folders, a network path or a program is refused with a message."""
     if machine and not os.path.exists(path):
         log.info("%s is only on machine %s", path, machine)
         _notifier(elsewhere_message(path, machine))
+        return False
+    roots = _roots() if _roots is not None else None
+    reason = refusal(path, roots) if roots is not None else None
+    if reason is not None:
+        log.warning("refused to open %s: %s", path, reason)
+        _refuser(reason, folder_to_show(path, roots or []))
         return False
     log.info("opening %s%s", path, f" at page {page}" if page else "")
     return _opener(path, page)
