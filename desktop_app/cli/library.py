@@ -1,4 +1,4 @@
-"""`trove index | search | stats | folders | remove | gui`: the library commands."""
+"""`trove index | share | search | stats | folders | remove | gui`: the library commands."""
 
 from __future__ import annotations
 
@@ -6,11 +6,14 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
-from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, MAX_K, add_paths, open_library, result_count
+from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, MAX_K, add_paths, open_library, result_count
 from desktop_app.cli.progress import ProgressPrinter
 from desktop_app.core.chat.context import place_text
+from desktop_app.core.errors import FolderNotFoundError, KnownError
 from desktop_app.core.pathnames import display_path
+from desktop_app.core.store.rows import Share, parse_share
 from desktop_app.core.text.language import LANGUAGE_NAMES
 
 
@@ -23,9 +26,18 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--chunk-overlap", type=int, help="words repeated between chunks (saved as a setting)")
     p.add_argument("--no-wait", action="store_true", help="return once files are keyword-searchable")
     p.add_argument("--json", action="store_true", help="print a JSON summary (with totals per phase)")
+    p.add_argument("--share", type=share_arg, metavar="team|private|NAME,…",
+                   help="who sees the folders in a team library (default: the library's setting, team)")
     p.add_argument("--json-events", action="store_true",
                    help="print one JSON object per progress event or notice on stdout (for scripts)")
     p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("share", help="change who sees a folder of a team library")
+    p.add_argument("path", nargs="?", metavar="PATH")
+    p.add_argument("share", nargs="?", type=share_arg, metavar="team|private|NAME,…")
+    p.add_argument("--default", type=share_arg, metavar="team|private",
+                   help="the administrator's default for new folders")
+    p.set_defaults(func=cmd_share)
 
     p = sub.add_parser("search", help="search the library")
     p.add_argument("query")
@@ -71,7 +83,10 @@ def cmd_index(args, library) -> int:
         changes["chunk_overlap"] = args.chunk_overlap
     if changes:
         library.update_settings(**changes)
-    add_paths(library, args.paths)
+    if args.share is None:
+        add_paths(library, args.paths)
+    else:
+        add_shared(library, args.paths, args.share)
     # a bar per phase on a terminal (stderr), JSON lines with --json-events, quiet in a pipe otherwise
     printer = ProgressPrinter(sys.stdout if args.json_events else sys.stderr, json_events=args.json_events,
                               plain=False)
@@ -169,6 +184,52 @@ def cmd_stats(args, library) -> int:
     return EXIT_OK
 
 
+def share_arg(text: str) -> Share:
+    """argparse's reading of team | private | NAME,… (a bad one is a usage error naming it)."""
+    try:
+        return parse_share(text)
+    except KnownError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_shared(library, paths, share: Share) -> None:
+    """Add folders seen by `share`; a folder already in the library (or holding the path) gets `share`."""
+    for raw in paths:
+        path = Path(raw).expanduser().resolve()
+        folder = path.parent if path.is_file() else path
+        if not folder.is_dir():
+            raise FolderNotFoundError(f"Not a folder: {path}")
+        existing = library.folder_for_path(folder)
+        if existing is None:
+            library.add_folder(folder, share)
+        elif existing.share != share:
+            info = library.share_folder(existing.path, share)
+            print(f"{display_path(info.path)}: now seen by {describe_share(info.share)}")
+
+
+def describe_share(share: Share) -> str:
+    """Who sees a folder, in words."""
+    if share.visibility == "private":
+        return "you only"
+    if share.visibility == "team":
+        return "the whole team"
+    return "you and " + ", ".join(share.people)
+
+
+def cmd_share(args, library) -> int:
+    """Change who sees a folder (its owner may), or with --default the library's default for new folders."""
+    if args.default is not None:
+        library.set_default_share(args.default)
+        print(f"new folders are seen by {describe_share(args.default)} unless their owner says otherwise")
+        return EXIT_OK
+    if args.path is None or args.share is None:
+        print("trove share: give PATH and team|private|NAME,… (or --default team|private)", file=sys.stderr)
+        return EXIT_USAGE
+    info = library.share_folder(args.path, args.share)
+    print(f"{display_path(info.path)}: seen by {describe_share(info.share)}")
+    return EXIT_OK
+
+
 def cmd_folders(args, library) -> int:
     folders = library.folders()
     if args.json:
@@ -176,7 +237,8 @@ def cmd_folders(args, library) -> int:
     elif not folders:
         print("no folders yet: trove index PATH")
     for f in folders if not args.json else []:
-        print(f"[{f.state}] {display_path(f.path)}  ({f.documents} documents, {f.failed} failed)")
+        seen = f" · {f.share}" if library.is_team_library else ""
+        print(f"[{f.state}] {display_path(f.path)}  ({f.documents} documents, {f.failed} failed){seen}")
     return EXIT_OK
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.embed.auto import library_embedder
+from desktop_app.core.embed.auto import library_embedder, recorded_embedder
 from desktop_app.core.embed.base import Embedder
 from desktop_app.core.errors import KnownError
 from desktop_app.core.events import Event, EventBus, IndexProgress
@@ -29,7 +29,7 @@ from desktop_app.core.paths import resolve_home
 from desktop_app.core.search.service import SearchParams, SearchService
 from desktop_app.core.settings import Settings, read_settings, save_settings
 from desktop_app.core.store import Store, is_server_url, open_store
-from desktop_app.core.store.rows import FolderRow, FolderState
+from desktop_app.core.store.rows import FolderRow, FolderState, Share
 from desktop_app.core.types import RetrievalResult
 
 log = get_logger("index")
@@ -63,6 +63,14 @@ class Library:
         self.monitor = FolderMonitor(self.store, self.bus)
         self.embedder = embedder or library_embedder(self.settings.embedder, self.settings.embed_batch_size,
                                                      self.store.languages)
+        self.is_team_library = is_server_url(target)
+        if self.is_team_library and embedder is None:  # the model of the server's vectors decides, not this desktop
+            try:
+                self.embedder = recorded_embedder(self.store.get_meta("embed_model"), self.embedder,
+                                                  self.settings.embed_batch_size)
+            except KnownError:
+                self.store.close()
+                raise
         if self.store.ensure_embedding_model(self.embedder.model_id, self.embedder.dim):
             log.info("embedding model is now %s: vectors will be (re)computed", self.embedder.model_id)
         self.indexer = Indexer(self.store, self.settings, emit=self.bus.publish)
@@ -94,11 +102,26 @@ class Library:
 
     # ---- folders -------------------------------------------------------------------------------
 
-    def add_folder(self, path: str | os.PathLike[str]) -> FolderInfo:
-        """Add a folder (or re-activate one) to the library. Does not index it: call sync()."""
-        info = self.monitor.add(path)
+    def add_folder(self, path: str | os.PathLike[str], share: Share | None = None) -> FolderInfo:
+        """Add a folder (or re-activate one) to the library. Does not index it: call sync(). `share`: who may see
+        it in a team library (None: the library's default for new folders)."""
+        info = self.monitor.add(path, share)
         self._folders_changed()
         return info
+
+    def share_folder(self, path: str | os.PathLike[str], share: Share) -> FolderInfo:
+        """Change who may see a folder of a team library (PostgreSQL enforces it; an embedded library refuses)."""
+        info = self.monitor.share(path, share)
+        self._folders_changed()
+        return info
+
+    def default_share(self) -> Share:
+        """Who sees a new folder unless its owner says otherwise (a team library's administrator decides)."""
+        return self.store.default_share()
+
+    def set_default_share(self, share: Share) -> None:
+        """The administrator's default for new folders of a team library: team or private."""
+        self.store.set_default_share(share)
 
     def remove_folder(self, path: str | os.PathLike[str]) -> int:
         """Remove a folder and everything indexed from it. Returns the number of documents purged."""
@@ -265,8 +288,11 @@ class Library:
         old = self.settings
         self.settings = self.settings.with_changes(**changes)
         if self.settings.embedder != old.embedder:
-            self._use_embedder(library_embedder(self.settings.embedder, self.settings.embed_batch_size,
-                                                self.store.languages))
+            embedder = library_embedder(self.settings.embedder, self.settings.embed_batch_size, self.store.languages)
+            if self.is_team_library:
+                embedder = recorded_embedder(self.store.get_meta("embed_model"), embedder,
+                                             self.settings.embed_batch_size)
+            self._use_embedder(embedder)
         self.indexer.settings = self.settings
         self.ocr_worker.settings = self.settings
         self.searcher.params = self._search_params()
