@@ -27,7 +27,8 @@ log = get_logger("ingest")
 
 @dataclass(frozen=True)
 class Found:
-    """A candidate file with the stat data used to skip unchanged files."""
+    """A candidate file with the stat data used to skip unchanged files (`mtime_ns` is its change_stamp: what the
+    store's mtime_ns column keeps, so no schema change was needed for the inode change time)."""
 
     path: Path
     size: int
@@ -79,7 +80,7 @@ def classify(path: Path, patterns: tuple[str, ...], roots: Iterable[str]) -> Fou
 def _classify_stat(path: Path, st: os.stat_result, roots: tuple[str, ...]) -> Found | Skipped | None:
     mode = st.st_mode
     if stat.S_ISREG(mode):
-        return Found(path, st.st_size, st.st_mtime_ns) if file_type(path) is not None else None
+        return Found(path, st.st_size, change_stamp(st)) if file_type(path) is not None else None
     if stat.S_ISLNK(mode):
         return _classify_link(path, st, roots)
     if stat.S_ISDIR(mode) or file_type(path) is None:
@@ -87,6 +88,14 @@ def _classify_stat(path: Path, st: os.stat_result, roots: tuple[str, ...]) -> Fo
     from desktop_app.core.ingest.readtext import kind_of
 
     return Skipped(path, f"not a regular file ({kind_of(mode)}): never opened", st.st_mtime_ns)
+
+
+def change_stamp(st: os.stat_result) -> int:
+    """When a file last changed, as far as stat can tell: the later of its modification time and its inode change
+    time. A rewrite that keeps the length and puts the old mtime back (`touch -r`, `rsync -t`, sync clients)
+    still moves st_ctime, which no program can set. A chmod or rename moves it too: such a file is hashed again
+    and, its content unchanged, kept (the indexer's hash check). On Windows st_ctime is the creation time."""
+    return max(st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _classify_link(path: Path, st: os.stat_result, roots: tuple[str, ...]) -> Skipped | None:
