@@ -1,12 +1,20 @@
-"""A chat backend for any OpenAI-compatible server (llama.cpp server, Ollama, LM Studio …), over stdlib urllib + SSE."""
+"""A chat backend for any OpenAI-compatible server (llama.cpp server, Ollama, LM Studio …), over stdlib urllib + SSE.
+
+Redirects are never followed: urllib would carry the Authorization header to wherever a 30x points (another
+host, plain http). A redirect is an UnavailableError naming where it pointed, so the person can set that URL.
+A plain-http URL to a host that is not this machine is logged as a warning (`plain_http_warning`): the API key
+and every question and answer would cross the network readable by anyone on the path.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -58,6 +66,40 @@ def iter_stream_chunks(lines: Iterable[bytes | str]) -> Iterator[dict[str, Any]]
         yield chunk
 
 
+class _Redirected(urllib.error.HTTPError):
+    def __init__(self, req, fp, code, headers, newurl):  # noqa: ANN001 - urllib's types
+        super().__init__(req.full_url, code, "redirect", headers, fp)
+        self.newurl = newurl
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001 - urllib's signature
+        raise _Redirected(req, fp, code, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
+
+def is_loopback_host(host: str) -> bool:
+    """localhost, 127.0.0.0/8 or ::1."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def plain_http_warning(base_url: str) -> str | None:
+    """A warning when `base_url` sends the key and the conversation unencrypted to another machine."""
+    parts = urllib.parse.urlsplit(base_url)
+    if parts.scheme.lower() != "http" or is_loopback_host(parts.hostname or ""):
+        return None
+    return (f"The chat server {parts.hostname} is reached over plain http: the API key and every question and "
+            "answer cross the network unencrypted. Use an https:// URL for a server on another machine.")
+
+
 class OpenAICompatibleRuntime:
     """Streams chat completions from `base_url` (e.g. http://127.0.0.1:8080/v1)."""
 
@@ -78,6 +120,9 @@ class OpenAICompatibleRuntime:
         self.timeout = timeout
         self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
         self._lock = threading.Lock()
+        self.warning = plain_http_warning(self.base_url)
+        if self.warning:
+            log.warning("%s", self.warning)
 
     @property
     def n_ctx(self) -> int:
@@ -99,16 +144,22 @@ class OpenAICompatibleRuntime:
 
     def _request(self, path: str, body: dict[str, Any] | None = None) -> urllib.request.Request:
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream" if body else "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
         data = json.dumps(body).encode("utf-8") if body is not None else None
-        return urllib.request.Request(
+        request = urllib.request.Request(
             self.base_url + path, data=data, headers=headers, method="POST" if body else "GET"
         )
+        if self.api_key:  # an unredirected header: never copied onto a redirect, should one ever be followed
+            request.add_unredirected_header("Authorization", f"Bearer {self.api_key}")
+        return request
 
     def _open(self, request: urllib.request.Request):
         try:
-            return urllib.request.urlopen(request, timeout=self.timeout)
+            return _OPENER.open(request, timeout=self.timeout)
+        except _Redirected as exc:
+            raise UnavailableError(
+                f"The chat server at {self.base_url} redirected to {exc.newurl}; Trove does not follow redirects "
+                "(the API key would go along). Set the chat server's URL to the address it points to."
+            ) from exc
         except urllib.error.HTTPError as exc:
             detail = exc.read(300).decode("utf-8", "replace").strip()
             raise UnavailableError(
