@@ -247,15 +247,18 @@ class Library:
 
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
-               langs: Iterable[str] | None = None, paths: Iterable[str] | None = None) -> list[RetrievalResult]:
+               langs: Iterable[str] | None = None, paths: Iterable[str] | None = None,
+               rerank: bool = False) -> list[RetrievalResult]:
         """Search what is indexed now (never waits for the writer). Results are chunks, best first.
 
-        `paths` keeps documents that are one of those files or lie under one of those folders.
+        `paths` keeps documents that are one of those files or lie under one of those folders. `rerank` reorders
+        the best candidates with the reranking model (core/search/rerank.py; slower: the window runs it as a
+        second pass).
         """
         self.searcher.embedder_broken = self.embed_worker.error is not None
         query = clean_text(query)  # lone surrogates (non-UTF-8 argv bytes) cannot reach the tokenizers
         return self.searcher.search(query, top_k, mode, group_by_document=group_by_document, folders=folders,
-                                    types=types, langs=langs, paths=paths)
+                                    types=types, langs=langs, paths=paths, rerank=rerank)
 
     # ---- stats and settings --------------------------------------------------------------------
 

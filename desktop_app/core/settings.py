@@ -63,6 +63,9 @@ class Settings:
     semantic_weight: float = 1.0
     rrf_k: int = 60
     fusion: str = "convex"  # "convex" (normalised score sum) or "rrf" (reciprocal rank fusion, k = rrf_k)
+    # the search list's rerank (core/search/rerank.py): the window's Rerank toggle starts on, `trove search`
+    # reranks without --rerank. Off by default: a second pass that reads every candidate with the query.
+    search_rerank: bool = False
     # where the index lives: "" is the embedded SQLite file in the library folder; a postgresql:// URL a server
     server_url: str = ""
     # sync

@@ -6,7 +6,7 @@ shapes are the same whichever engine holds the library.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +15,8 @@ from desktop_app.core.errors import UnavailableError
 from desktop_app.core.folders import normalise
 from desktop_app.core.log import get_logger
 from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
+from desktop_app.core.search.rerank import Reranker, load_reranker
+from desktop_app.core.search.rerank import rerank as rerank_results
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.text import Query, build_query, highlight_spans
@@ -25,6 +27,7 @@ log = get_logger("search")
 MODES = ("hybrid", "keyword", "semantic")
 FUSIONS = ("convex", "rrf")
 MIN_CANDIDATES = 50
+RERANK_DEPTH = 20  # search results the reranker reads when asked for fewer (bench/rerank.py, SciFact train)
 
 
 @dataclass(frozen=True)
@@ -152,22 +155,37 @@ def place_label(row: ChunkRow) -> str:
 class SearchService:
     """Searches one library: the store, the embedder (when semantic search is usable) and the settings' weights."""
 
-    def __init__(self, store: Store, embedder: Embedder, params: SearchParams) -> None:
+    def __init__(self, store: Store, embedder: Embedder, params: SearchParams,
+                 reranker: Callable[[], Reranker | None] = load_reranker) -> None:
         self.store = store
         self.embedder = embedder
         self.params = params
+        self.reranker = reranker  # loads the reranking model on first use (a search without rerank never does)
         self.embedder_broken = False  # set while the semantic phase reports an error: hybrid falls back to keywords
 
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
-               langs: Iterable[str] | None = None, paths: Iterable[str] | None = None) -> list[RetrievalResult]:
-        """Search what is indexed now (never waits for the writer). Results are chunks, best first."""
+               langs: Iterable[str] | None = None, paths: Iterable[str] | None = None,
+               rerank: bool = False) -> list[RetrievalResult]:
+        """Search what is indexed now (never waits for the writer). Results are chunks, best first.
+
+        `rerank`: the best max(top_k, RERANK_DEPTH) results reordered by the reranker, the first top_k kept
+        (UnavailableError when no reranking model loads here)."""
         filters = self.filters(folders, types, langs, paths)
         embedder: Embedder | None = None if self.embedder_broken else self.embedder
         if mode == "hybrid" and not self.store.has_vectors():
             embedder = None  # nothing embedded yet: don't load the model for an empty dense side
-        return search_store(self.store, query, embedder=embedder, mode=mode, top_k=top_k, params=self.params,
-                            filters=filters, group_by_document=group_by_document)
+        reranker = self._reranker() if rerank else None
+        depth = max(top_k, RERANK_DEPTH) if reranker else top_k
+        results = search_store(self.store, query, embedder=embedder, mode=mode, top_k=depth, params=self.params,
+                               filters=filters, group_by_document=group_by_document)
+        return rerank_results(reranker, query, results, top_k) if reranker else results
+
+    def _reranker(self) -> Reranker:
+        reranker = self.reranker()
+        if reranker is None:
+            raise UnavailableError("Rerank is not available: no reranking model loads here (see the log).")
+        return reranker
 
     def filters(self, folders: Iterable[str] | None, types: Iterable[str] | None, langs: Iterable[str] | None = None,
                 paths: Iterable[str] | None = None) -> Filters | None:
