@@ -63,7 +63,8 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self._warmed_up = False
 
         self.folders_panel = FoldersPanel(library, self.tasks)
-        self.search_panel = SearchPanel(library.search, self.tasks, top_k=library.settings.top_k)
+        self.search_panel = SearchPanel(library.search, self.tasks, top_k=library.settings.top_k,
+                                        rerank=library.settings.search_rerank)
         self.chat_pane = ChatPane(library, self.tasks)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplit")

@@ -1,4 +1,9 @@
-"""The search pane: a query box answering as you type, a mode switch, filters, and the results list."""
+"""The search pane: a query box answering as you type, a mode switch, filters, a rerank toggle, and the results.
+
+Rerank is a second pass: the plain results are shown first (a keystroke's search never waits for a model), then,
+when the toggle is on, the same search runs again with `rerank=True` on its own lane and the list is replaced by
+the reranked one, unless a newer search started meanwhile.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -44,14 +50,16 @@ class SearchPanel(QWidget):
         results_shown(str, int): results for this query are on screen (query, count).
         search_failed(str): the latest search raised (message).
         result_opened(str, object): a result was opened (path, page or None).
+        reranked(str, int): the reranked results for this query replaced the plain ones (query, count).
     """
 
     results_shown = Signal(str, int)
+    reranked = Signal(str, int)
     search_failed = Signal(str)
     result_opened = Signal(str, object)
 
     def __init__(self, search_fn: Callable[..., list[RetrievalResult]], tasks: TaskRunner, *, top_k: int = 10,
-                 parent: QWidget | None = None) -> None:
+                 rerank: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.search_fn = search_fn  # Library.search; tests wrap it to add delays
         self.tasks = tasks
@@ -74,6 +82,9 @@ class SearchPanel(QWidget):
         self.lang_filter = QComboBox(toolTip="Only passages in this language")
         self.lang_filter.addItem("All languages", None)
         self.lang_filter.setVisible(False)  # until the library holds two languages
+        self.rerank = QCheckBox("Rerank", checked=rerank,
+                                toolTip="After the results appear, reorder them by reading each passage with the "
+                                        "question (a second, slower pass)")
         for box in (self.folder_filter, self.type_filter, self.lang_filter):  # long names must not widen the window
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             box.setMinimumContentsLength(6)
@@ -94,6 +105,7 @@ class SearchPanel(QWidget):
         filters.addWidget(self.folder_filter, 1)
         filters.addWidget(self.type_filter)
         filters.addWidget(self.lang_filter)
+        filters.addWidget(self.rerank)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.query)
@@ -108,6 +120,7 @@ class SearchPanel(QWidget):
         self.folder_filter.currentIndexChanged.connect(self.on_filters_changed)
         self.type_filter.currentIndexChanged.connect(self.on_filters_changed)
         self.lang_filter.currentIndexChanged.connect(self.on_filters_changed)
+        self.rerank.toggled.connect(self.on_rerank_toggled)
         self.view.doubleClicked.connect(self.on_double_clicked)
         self.query.installEventFilter(self)
         self.view.installEventFilter(self)
@@ -163,16 +176,28 @@ class SearchPanel(QWidget):
             self.summary.setText(EMPTY_HINT)
             self.results_shown.emit("", 0)
             return seq
-        kwargs = {"top_k": self.top_k, "mode": self.mode.currentData(),
-                  "folders": [self.folder_filter.currentData()] if self.folder_filter.currentData() else None,
-                  "types": [self.type_filter.currentData()] if self.type_filter.currentData() else None,
-                  "langs": [self.lang_filter.currentData()] if self.lang_filter.currentData() else None}
+        kwargs = self.search_kwargs()
         search = self.search_fn
         self._started[seq] = time.perf_counter()
         self.tasks.run(lambda: search(text, **kwargs),
                        lambda results: self.on_search_done(seq, text, results),
                        lambda exc: self.on_search_error(seq, exc), lane="search")
         return seq
+
+    def search_kwargs(self) -> dict:
+        """Library.search's keyword arguments for the pickers' current state (rerank is the second pass's)."""
+        return {"top_k": self.top_k, "mode": self.mode.currentData(),
+                "folders": [self.folder_filter.currentData()] if self.folder_filter.currentData() else None,
+                "types": [self.type_filter.currentData()] if self.type_filter.currentData() else None,
+                "langs": [self.lang_filter.currentData()] if self.lang_filter.currentData() else None}
+
+    def rerank_now(self, seq: int, text: str) -> None:
+        """The second pass for search `seq`: the same search reranked, on the rerank lane (never the search one)."""
+        kwargs = {**self.search_kwargs(), "rerank": True}
+        search = self.search_fn
+        self.tasks.run(lambda: search(text, **kwargs),
+                       lambda results: self.on_rerank_done(seq, text, results),
+                       lambda exc: self.on_rerank_error(seq, exc), lane="rerank")
 
     def open_current(self) -> bool:
         """Open the selected result (or the first one) through the open_file seam."""
@@ -211,8 +236,39 @@ class SearchPanel(QWidget):
             self.view.setCurrentIndex(self.model.index(0))
         ms = (time.perf_counter() - started) * 1000 if started else 0.0
         self.summary.setText(f"{len(results)} result{'s' if len(results) != 1 else ''} · {ms:.0f} ms"
+                             + (" · reranking…" if self.rerank.isChecked() else "")
                              if results else f"No results for “{text}”")
         self.results_shown.emit(text, len(results))
+        if results and self.rerank.isChecked():
+            self.rerank_now(seq, text)
+
+    def on_rerank_toggled(self, on: bool) -> None:
+        """On: rerank what is shown now; off: show the plain order again."""
+        text = self.query.text().strip()
+        if not text:
+            return
+        if on and self.model.rowCount():
+            self.summary.setText("Reranking…")
+            self.rerank_now(self._seq, text)
+        else:
+            self.search_now()
+
+    def on_rerank_done(self, seq: int, text: str, results: list[RetrievalResult]) -> None:
+        if seq != self._seq or not self.rerank.isChecked():
+            self.stale_dropped += 1  # a newer search (or the toggle turned off) made this answer out of date
+            return
+        current = self.view.currentIndex()
+        self.model.set_results(results)
+        if results:
+            self.view.setCurrentIndex(self.model.index(max(current.row(), 0) if current.isValid() else 0))
+        self.summary.setText(f"{len(results)} result{'s' if len(results) != 1 else ''} · reranked")
+        self.reranked.emit(text, len(results))
+
+    def on_rerank_error(self, seq: int, exc: BaseException) -> None:
+        if seq != self._seq:
+            return
+        log.warning("rerank failed: %s", exc)
+        self.summary.setText(f"{self.model.rowCount()} results · not reranked: {exc}")
 
     def on_search_error(self, seq: int, exc: BaseException) -> None:
         self._started.pop(seq, None)

@@ -20,8 +20,9 @@ log = get_logger("ui")
 
 # lane -> threads. search: two, so a slow query cannot hold up the next one; index and chat: one, their work
 # is serial anyway; io: short library calls (folder list, stats, state changes); download: a model download, which
-# takes minutes and must not hold an io thread.
-LANES = {"search": 2, "index": 1, "chat": 1, "io": 2, "download": 1}
+# takes minutes and must not hold an io thread; rerank: the search list's second pass (a model reading passages),
+# which must never take a search thread from the next keystroke.
+LANES = {"search": 2, "index": 1, "chat": 1, "io": 2, "download": 1, "rerank": 1}
 
 
 class _Relay(QObject):
