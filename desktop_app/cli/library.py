@@ -50,6 +50,9 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
                    help="only this library folder; repeatable")
     p.add_argument("--lang", action="append", metavar="CODE", dest="langs",
                    help="only passages in this language (th, zh, ja, ko, ar, en, ...); repeatable")
+    p.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=None,
+                   help="reorder the best candidates with the reranking model (slower; default: the "
+                        "search_rerank setting)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
 
@@ -136,8 +139,9 @@ def cmd_search(args, library) -> int:
     if pending:
         print(f"trove: the keyword index is being rebuilt for this version of Trove ({pending} chunks left); "
               "results may be incomplete until `trove index` or the window finishes it.", file=sys.stderr)
+    rerank = library.settings.search_rerank if args.rerank is None else args.rerank
     results = library.search(args.query, top_k=args.k, mode=args.mode, group_by_document=args.documents,
-                             folders=args.folders, types=args.types, langs=args.langs)
+                             folders=args.folders, types=args.types, langs=args.langs, rerank=rerank)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
         return EXIT_OK
@@ -147,8 +151,10 @@ def cmd_search(args, library) -> int:
         place = place_text(r.metadata.get("label") or "", r.metadata.get("page"))
         mark = "  (OCR)" if r.metadata.get("ocr") else ""
         snippet = " ".join(r.content.split())[:200]
+        rerank_score = r.metadata.get("rerank_score")
+        scores = f"{r.score:.3f}" + (f" · rerank {rerank_score:.3f}" if rerank_score is not None else "")
         print(f"{i:>2}. {display_path(r.source)}" + (f" ({place})" if place else "")
-              + f"  [{r.score:.3f}]{mark}\n    {snippet}")
+              + f"  [{scores}]{mark}\n    {snippet}")
     return EXIT_OK
 
 
