@@ -12,6 +12,15 @@ Measured per engine, in one process, through the Store protocol (the code Trove 
   - queries: SciFact's 300 test queries (saved query vectors), keyword / semantic / hybrid, p50 and p95 ms;
   - together: 3 "desktops" (processes, own machine ids and folders) indexing while 8 processes search hybrid.
 Ratios: PostgreSQL against SQLite, and the store's query against a bare psycopg run of the same SQL (the floor).
+
+    nice -n 5 python bench/server_scale.py --permissions [--chunks 100000]
+
+The permissions run (bench/results/server_permissions.json): the same library on the server in 20 folders of 10
+people (19 private, one shared with the team; one shared by name), searched as a person who sees 10 % of it
+(through row-level security) and by the administrator (the table owner: no RLS) with the same queries. Ratios:
+the person's p50/p95 over the administrator's; every query must return k results, all from folders the person
+may see. Queries are split: the first half warms up (and is where any choice would be tuned), the second half
+is reported.
 """
 
 from __future__ import annotations
@@ -25,6 +34,8 @@ import signal
 import sys
 import tempfile
 import time
+from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -106,7 +117,8 @@ def index(store, items, measured: int) -> dict:
 def fill(engine: str, store, where: str, items) -> float:
     """The rest of the library, quickly: SQLite through write_document; PostgreSQL by COPY with the HNSW index
     rebuilt after (at tens of ms per transaction on this shared machine, 100k single writes take an hour).
-    The rows are the ones write_document makes (the text pipeline's terms, languages, hashes and vectors)."""
+    The rows are the ones write_document makes (the text pipeline's terms, languages, hashes and vectors; a
+    replica's terms are its original's plus its replica word's, see replica_terms)."""
     started = time.perf_counter()
     if engine == "sqlite":
         for doc, chunks in items:
@@ -115,9 +127,7 @@ def fill(engine: str, store, where: str, items) -> float:
     import psycopg
 
     from desktop_app.core.ingest.extract import index_title
-    from desktop_app.core.store.postgres.keywords import chunk_terms
     from desktop_app.core.store.sqlite.chunks import text_hash
-    from desktop_app.core.text import detect_language
 
     items = list(items)
     with psycopg.connect(where, autocommit=True) as conn:
@@ -134,7 +144,7 @@ def fill(engine: str, store, where: str, items) -> float:
                 title = index_title(doc.title, Path(doc.path))
                 for i, c in enumerate(chunks):
                     copy.write_row((ids[doc.path], i, c.span.start, c.span.end, c.span.text, text_hash(c.span.text),
-                                    True, chunk_terms(title, c.span.text), detect_language(c.span.text)))
+                                    True, replica_terms(title, c.span.text), replica_language(c.span.text)))
         by_doc = {d: cid for cid, d in conn.execute("SELECT id, document_id FROM chunks WHERE ordinal = 0")}
         with conn.cursor().copy('COPY chunk_vectors (chunk_id, "window", embedding) FROM STDIN') as copy:
             for doc, chunks in items:
@@ -143,6 +153,41 @@ def fill(engine: str, store, where: str, items) -> float:
         conn.execute("SET maintenance_work_mem = '1GB'")
         conn.execute("CREATE INDEX chunk_vectors_hnsw ON chunk_vectors USING hnsw (embedding vector_cosine_ops)")
     return time.perf_counter() - started
+
+
+@lru_cache(maxsize=16384)
+def _fields(text: str) -> dict:
+    from desktop_app.core import text as tp
+
+    return tp.index_fields("", text)
+
+
+def _split_replica(text: str) -> tuple[str, str]:
+    base, _, word = text.rpartition(" replica")
+    return (base, "replica" + word) if base and word.isdigit() else (text, "")
+
+
+def replica_terms(title: str, text: str) -> str:
+    """chunk_terms of a replica's text from its original's fields (run once per original) plus its replica word's:
+    the text pipeline is word-local for these Latin abstracts, and running it 100k times would take the fill an hour
+    on a loaded machine."""
+    from desktop_app.core import text as tp
+    from desktop_app.core.store.postgres.keywords import _title_tokens, tsvector_literal
+
+    base, word = _split_replica(text)
+    fields = dict(_fields(base))
+    if word:
+        extra = _fields(word)
+        fields = {n: " ".join(x for x in (v, extra.get(n, "")) if x) for n, v in fields.items()}
+    fields["title"] = _title_tokens(title)
+    return tsvector_literal([(tp.PG_LABELS[name], fields[name]) for name in tp.FTS5_COLUMNS])
+
+
+@lru_cache(maxsize=16384)
+def replica_language(text: str) -> str:
+    from desktop_app.core.text import detect_language
+
+    return detect_language(_split_replica(text)[0])
 
 
 # ---- queries -------------------------------------------------------------------------------------------------
@@ -281,6 +326,175 @@ def together(engine: str, where: str, args) -> dict:
             "wall_seconds": round(wall, 1)}
 
 
+# ---- permissions: a person who sees 10 % of the library -------------------------------------------------------
+
+PEOPLE = 10
+FOLDERS = 20  # 2 per person; person 0 has one private folder and the team folder
+K = 10
+
+
+def make_people(server, names: list[str]) -> str:
+    """trove_people and a login role per person (what `trove server invite` makes); returns their password."""
+    from psycopg import sql
+
+    password = "bench-only"
+    with server.admin() as conn:
+        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = 'trove_people'").fetchone():
+            conn.execute("CREATE ROLE trove_people NOLOGIN")
+        for name in names:
+            role = f"trove_p_{name}"
+            known = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
+            verb = "ALTER" if known else "CREATE"
+            conn.execute(sql.SQL(verb + " ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(role),
+                                                                               sql.Literal(password)))
+            if verb == "CREATE":
+                conn.execute(sql.SQL("GRANT trove_people TO {}").format(sql.Identifier(role)))
+    return password
+
+
+def permission_folders(url: str) -> list[tuple[int, str, str]]:
+    """The folders as (id, owner role, visibility): person p owns folders 2p and 2p+1; folder 1 (person 0's
+    second) is the team's, folder 3 is shared by name with person 2, the rest are private."""
+    import psycopg
+
+    rows = []
+    with psycopg.connect(url, autocommit=True) as conn:
+        for i in range(FOLDERS):
+            person = f"p{i // 2}"
+            conn.execute("INSERT INTO machines (machine_id, role) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                         (f"desk-{person}", f"trove_p_{person}"))
+            visibility, people = ("team", []) if i == 1 else ("people", ["trove_p_p2"]) if i == 3 else ("private", [])
+            fid = conn.execute("INSERT INTO folders (machine_id, path, added_at, owner, visibility, people) "
+                               "VALUES (%s, %s, 0, %s, %s, %s) RETURNING id",
+                               (f"desk-{person}", f"/bench/f{i:02d}", f"trove_p_{person}", visibility,
+                                people)).fetchone()[0]
+            rows.append((int(fid), f"trove_p_{person}", visibility))
+    return rows
+
+
+def spread(docs, vecs, n_chunks: int, folders) -> list:
+    """The replicated corpus dealt round-robin into the folders (each folder a mix of every topic)."""
+    class Folder:
+        def __init__(self, fid: int, path: str) -> None:
+            self.id, self.path = fid, path
+    targets = [Folder(fid, f"/bench/f{i:02d}") for i, (fid, _, _) in enumerate(folders)]
+    items = []
+    for n, (doc, chunks) in enumerate(library_docs(docs, vecs, n_chunks, Folder(0, "/bench/all"))):
+        folder = targets[n % len(targets)]
+        items.append((replace(doc, folder_id=folder.id, path=doc.path.replace("/bench/all", folder.path)), chunks))
+    return items
+
+
+def timed_queries(store, texts, qvecs, visible: set[int] | None) -> dict:
+    """p50/p95 per mode over `texts`, each query's result count, and any result outside `visible`."""
+    from desktop_app.core.search.service import search_store
+
+    embedder = SavedEmbedder(texts, qvecs)
+    out = {}
+    for mode in ("keyword", "semantic", "hybrid"):
+        times, short, foreign = [], 0, 0
+        for t in texts:
+            started = time.perf_counter()
+            results = search_store(store, t, embedder=embedder, mode=mode, top_k=K)
+            times.append((time.perf_counter() - started) * 1000)
+            short += len(results) < K
+            if visible is not None:
+                foreign += sum(r.metadata.get("folder_id") not in visible for r in results)
+        out[mode] = {"p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2),
+                     "queries_short_of_k": short, "results_outside_view": foreign}
+    return out
+
+
+def permissions_run(args, docs, vecs, texts, qvecs) -> dict:
+    """Person p0 (10 % of the library through RLS) against the administrator (everything, no RLS)."""
+    from desktop_app.core.store.postgres import PostgresStore
+    from desktop_app.core.store.postgres.server import TroveServer
+
+    work = Path(args.work).expanduser()
+    work.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="server-perm-", dir=work))
+    server = TroveServer(tmp / "server")
+    try:
+        server.start(port=0)
+        password = make_people(server, [f"p{i}" for i in range(PEOPLE)])
+        url = server.create_database("perm")
+        admin = PostgresStore(url, machine="bench-admin")
+        admin.ensure_embedding_model(MODEL, DIM)
+        admin.close()
+        folders = permission_folders(url)
+        say(f"permissions: filling {args.chunks} chunks into {FOLDERS} folders of {PEOPLE} people")
+        fill_seconds = fill("postgresql", None, url, spread(docs, vecs, args.chunks, folders))
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("VACUUM ANALYZE")
+        person_url = url.replace(f"//{url.split('//')[1].split('@')[0]}@", f"//trove_p_p0:{password}@")
+        person = PostgresStore(person_url, machine="desk-p0")
+        admin = PostgresStore(url, machine="bench-admin")
+        visible = {fid for fid, owner, vis in folders if owner == "trove_p_p0" or vis == "team"}
+        seen = person.counts().chunks
+        say(f"permissions: p0 sees {seen} of {admin.counts().chunks} chunks; warming up")
+        half = len(texts) // 2
+        warm, held = (texts[:half], qvecs[:half]), (texts[half:], qvecs[half:])
+        timed_queries(person, *warm, visible)
+        timed_queries(admin, *warm, None)
+        result = {"chunks": admin.counts().chunks, "person_sees_chunks": seen, "people": PEOPLE,
+                  "folders": {"private": sum(v == "private" for _, _, v in folders),
+                              "team": sum(v == "team" for _, _, v in folders),
+                              "named_people": sum(v == "people" for _, _, v in folders)},
+                  "fill_seconds": round(fill_seconds, 1), "k": K, "queries_reported": len(held[0])}
+        for round_ in range(2):  # interleaved, twice: the shared machine's load falls on both sides alike
+            result[f"person_rls_{round_}"] = timed_queries(person, *held, visible)
+            result[f"admin_no_rls_{round_}"] = timed_queries(admin, *held, None)
+        person.close()
+        admin.close()
+        result["explain_person"] = explain_as(person_url, texts[half], qvecs[half])
+        result["server_version"] = server.status().version
+    finally:
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    result["ratios"] = permission_ratios(result)
+    return result
+
+
+def explain_as(url: str, text: str, vec) -> dict:
+    """EXPLAIN ANALYZE of a person's keyword and semantic SQL: the policies run as InitPlans (once per query)."""
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    from desktop_app.core import text as tp
+    from desktop_app.core.store.postgres.keywords import keyword_sql, rank_weights
+    from desktop_app.core.store.postgres.search import dense_sql
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        register_vector(conn)
+        conn.execute("SET hnsw.ef_search = 100")
+        conn.execute("SET hnsw.iterative_scan = relaxed_order")
+        plans = {}
+        for name, query, args in (
+                ("keyword", keyword_sql(), {"q": tp.to_tsquery(tp.build_query(text)), "w": rank_weights(2.0),
+                                            "n": 30}),
+                ("semantic", dense_sql(), {"v": np.asarray(vec, dtype=np.float32), "k": 60})):
+            rows = conn.execute("EXPLAIN (ANALYZE, BUFFERS) " + query, args).fetchall()
+            plans[name] = [r[0] for r in rows]
+    return plans
+
+
+def permission_ratios(r: dict) -> dict:
+    """The person's p50/p95 over the administrator's, per mode (best of the two interleaved rounds)."""
+    out = {}
+    for mode in ("keyword", "semantic", "hybrid"):
+        for q in ("p50_ms", "p95_ms"):
+            person = min(r[f"person_rls_{i}"][mode][q] for i in range(2))
+            admin = min(r[f"admin_no_rls_{i}"][mode][q] for i in range(2))
+            out[f"{mode}_{q[:3]}_person_vs_admin"] = round(person / admin, 2)
+    out["every_query_k_results"] = all(r[f"person_rls_{i}"][m]["queries_short_of_k"] == 0
+                                       for i in range(2) for m in ("keyword", "semantic", "hybrid"))
+    out["no_result_outside_view"] = all(r[f"person_rls_{i}"][m]["results_outside_view"] == 0
+                                        for i in range(2) for m in ("keyword", "semantic", "hybrid"))
+    return out
+
+
 # ---- main ----------------------------------------------------------------------------------------------------
 
 
@@ -323,10 +537,17 @@ def main() -> None:
     ap.add_argument("--together-seconds", type=float, default=30.0)
     ap.add_argument("--work", default=str(Path.home() / ".cache" / "trove-bench"), help="where the libraries go")
     ap.add_argument("--json", help="results file (default bench/results/server_scale.json)")
+    ap.add_argument("--permissions", action="store_true",
+                    help="only the permissions run (bench/results/server_permissions.json)")
     args = ap.parse_args()
     if not Path(args.dataset).exists():
         args.dataset = "/work/shared/eval/scifact"
     docs, vecs, texts, qvecs = load_library(Path(args.vectors), Path(args.dataset))
+    if args.permissions:
+        result = permissions_run(args, docs, vecs, texts, qvecs)
+        print(json.dumps(result, indent=1))
+        save("server_permissions", result, args.json)
+        return
     from desktop_app.core.store.postgres.server import TroveServer
 
     work = Path(args.work).expanduser()
