@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.chat.citations import drop_dangling_markers
 from desktop_app.core.log import get_logger
+from desktop_app.ui.chat_answer_view import AnswerViews, streaming_body
 from desktop_app.ui.chat_markdown import Exchange
 from desktop_app.ui.chat_transcript import ChatTranscript
 from desktop_app.ui.safe_document import plain_tooltip
@@ -47,6 +48,7 @@ class _TokenRelay(QObject):
     """Lives on the UI thread; the LLM worker emits on it, so tokens and progress arrive as queued signals."""
 
     token = Signal(int, str)  # (request id, text)
+    quote = Signal(int, object)  # (request id, Quote): chosen before the model's first token
     progress = Signal(int, int, int)  # (request id, model calls done, calls planned) of a summary
 
 
@@ -83,7 +85,9 @@ class ChatPane(QWidget):
         self.tasks = tasks
         self.chat_id: int | None = None
         self._exchanges: list[Exchange] = []
-        self._passages: list[tuple] = []  # per exchange: (passages, cited numbers)
+        self._passages: list[tuple] = []  # per exchange: (passages, cited numbers, quote)
+        self.views = AnswerViews()  # finished answers: quote first, the model's answer shown or behind a toggle
+        self._quote = None  # the streaming answer's quote, once chosen
         self._request = 0
         self._cancel: threading.Event | None = None
         self._streamed = ""
@@ -109,6 +113,7 @@ class ChatPane(QWidget):
         self.chats.itemClicked.connect(self.on_chat_clicked)
         self.transcript = ChatTranscript()
         self.transcript.citation_clicked.connect(self.on_citation_clicked)
+        self.transcript.generation_toggled.connect(self.on_generation_toggled)
         self.sources = SourcesPanel()
         self.input = QPlainTextEdit(placeholderText="Ask a question about your documents  (Ctrl+Enter to send)")
         self.input.setObjectName("chatInput")
@@ -159,6 +164,7 @@ class ChatPane(QWidget):
 
         self._relay = _TokenRelay(self)
         self._relay.token.connect(self.on_token)
+        self._relay.quote.connect(self.on_quote)
         self._relay.progress.connect(self.on_summary_progress)
         self._render_timer = QTimer(self, singleShot=True, interval=RENDER_MS)
         self._render_timer.timeout.connect(self.on_render_timeout)
@@ -214,9 +220,9 @@ class ChatPane(QWidget):
         self._request += 1
         request, cancel = self._request, threading.Event()
         self._cancel = cancel
-        self._streamed = ""
+        self._streamed, self._quote = "", None
         self._exchanges.append(Exchange(question))
-        self._passages.append(((), ()))
+        self._passages.append(((), (), None))
         self._render()
         self._set_busy(True)
         relay, chat, chat_id, use_context = self._relay, self.chat, self.chat_id, self.use_context.isChecked()
@@ -224,7 +230,8 @@ class ChatPane(QWidget):
 
         def work():
             return chat.ask(question, chat_id=chat_id, use_context=use_context, cancel=cancel, scope=scope,
-                            on_token=lambda t: relay.token.emit(request, t.text))
+                            on_token=lambda t: relay.token.emit(request, t.text),
+                            on_quote=lambda q: relay.quote.emit(request, q))
         self.tasks.run(work, lambda answer: self.on_answer(request, answer),
                        lambda exc: self.on_answer_error(request, exc), lane="chat")
         self.answer_started.emit(question)
@@ -252,7 +259,7 @@ class ChatPane(QWidget):
         request, cancel = self._request, threading.Event()
         self._cancel = cancel
         self._exchanges.append(Exchange(f"Summarise {os.path.basename(path)}", "", "starting…"))
-        self._passages.append(((), ()))
+        self._passages.append(((), (), None))
         self._render()
         self._set_busy(True)
         library, relay = self.library, self._relay
@@ -290,9 +297,14 @@ class ChatPane(QWidget):
         if not self._render_timer.isActive():
             self._render_timer.start()
 
+    def on_quote(self, request: int, quote) -> None:
+        if request == self._request and self._exchanges:
+            self._quote = quote
+            self.on_render_timeout()
+
     def on_render_timeout(self) -> None:
         if self._exchanges and self.busy:
-            self._exchanges[-1] = replace(self._exchanges[-1], answer=self._streamed)
+            self._exchanges[-1] = replace(self._exchanges[-1], answer=streaming_body(self._quote, self._streamed))
             self._render()
 
     def on_answer(self, request: int, answer) -> None:
@@ -303,10 +315,13 @@ class ChatPane(QWidget):
         self._render_timer.stop()
         self.chat_id = answer.chat_id
         note = "stopped" if answer.cancelled else ""
-        self._exchanges[-1] = replace(self._exchanges[-1], answer=answer.text, note=note)
+        index = len(self._exchanges) - 1
+        self._exchanges[-1] = replace(self._exchanges[-1], answer=self.views.add(index, answer), note=note)
         cited = tuple(c.n for c in answer.citations)
-        self._passages[-1] = (tuple(answer.passages), cited)
-        self.sources.set_passages(answer.passages, cited)
+        self._passages[-1] = (tuple(answer.passages), cited, answer.quote)
+        self.sources.set_passages(answer.passages, cited, answer.quote)
+        if answer.quote is not None and not answer.abstained:
+            self.sources.select(answer.quote.n)  # the quote, highlighted in its passage
         self._render()
         self.transcript.scroll_to_exchange(len(self._exchanges) - 1)
         self.refresh_chats()
@@ -319,7 +334,8 @@ class ChatPane(QWidget):
         self._set_busy(False)
         log.warning("chat failed: %s", exc)
         if self._exchanges:
-            self._exchanges[-1] = replace(self._exchanges[-1], answer=self._streamed, note=f"Failed: {exc}")
+            self._exchanges[-1] = replace(self._exchanges[-1], answer=streaming_body(self._quote, self._streamed),
+                                          note=f"Failed: {exc}")
             self._render()
         self.answer_failed.emit(str(exc))
 
@@ -332,9 +348,15 @@ class ChatPane(QWidget):
         """Show that answer's passages and select passage n."""
         if not 0 <= answer < len(self._passages):
             return
-        passages, cited = self._passages[answer]
-        self.sources.set_passages(passages, cited)
+        self.sources.set_passages(*self._passages[answer])
         self.sources.select(n)
+
+    def on_generation_toggled(self, answer: int) -> None:
+        """Show or hide a hidden model answer under its quote."""
+        body = self.views.toggle(answer)
+        if body is not None and 0 <= answer < len(self._exchanges):
+            self._exchanges[answer] = replace(self._exchanges[answer], answer=body)
+            self._render()
 
     # ---- chats ---------------------------------------------------------------------------------
 
@@ -345,6 +367,7 @@ class ChatPane(QWidget):
         self._set_busy(False)
         self.chat_id = None
         self._exchanges, self._passages = [], []
+        self.views.clear()
         self.sources.set_passages(())
         self._render()
         self.chats.clearSelection()
@@ -368,7 +391,7 @@ class ChatPane(QWidget):
             elif m.role == "assistant" and question is not None:
                 text = drop_dangling_markers(m.content.strip(), {p.n for p in m.passages})
                 self._exchanges.append(Exchange(question, text))
-                self._passages.append((tuple(m.passages), tuple(c.n for c in m.citations)))
+                self._passages.append((tuple(m.passages), tuple(c.n for c in m.citations), None))
                 question = None
         if self._passages:
             self.sources.set_passages(*self._passages[-1])

@@ -9,6 +9,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop_app.core.log import get_logger
+from desktop_app.ui.chat_answer_view import parse_toggle_url
 from desktop_app.ui.chat_markdown import Exchange, parse_cite_url, transcript_markdown
 from desktop_app.ui.safe_document import SafeTextDocument
 
@@ -22,9 +23,11 @@ class ChatTranscript(QTextBrowser):
 
     Signals:
         citation_clicked(int, int): a [n] marker was clicked (answer index, passage number).
+        generation_toggled(int): "Show/Hide the model's answer" was clicked (answer index).
     """
 
     citation_clicked = Signal(int, int)
+    generation_toggled = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -66,7 +69,10 @@ class ChatTranscript(QTextBrowser):
 
     def on_anchor_clicked(self, url: QUrl) -> None:
         cite = parse_cite_url(url.toString())
+        toggle = parse_toggle_url(url.toString())
         if cite is not None:
             self.citation_clicked.emit(*cite)
+        elif toggle is not None:
+            self.generation_toggled.emit(toggle)
         else:
             log.info("ignored a link in a chat answer: %s", url.toString())

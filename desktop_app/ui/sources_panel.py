@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPalette, QTextOption
+from PySide6.QtGui import QPalette, QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -31,6 +32,11 @@ def text_direction(text: str) -> Qt.LayoutDirection:
     return Qt.LayoutDirection.RightToLeft if rtl else Qt.LayoutDirection.LeftToRight
 
 
+def utf16_offset(text: str, index: int) -> int:
+    """Where code point `index` of `text` is in Qt's UTF-16 positions (an emoji counts twice there)."""
+    return len(text[:index].encode("utf-16-le")) // 2
+
+
 def passage_label(p) -> str:
     """ "[2] p. 3 · report.pdf": number and place first, so eliding a long file name keeps them."""
     name = display_path(os.path.basename(p.source) or p.source)
@@ -39,6 +45,8 @@ def passage_label(p) -> str:
 
 class SourcesPanel(QWidget):
     """Passages sent with one answer; the selected one's text shows below (as plain text) and can be opened.
+
+    The quote of the answer, when there is one, is highlighted in its passage (its verbatim span).
 
     Signals:
         passage_selected(int): a passage became the current one (its number n).
@@ -75,11 +83,13 @@ class SourcesPanel(QWidget):
         row.addWidget(self.preview, 1)
         layout.addLayout(row, 1)
         self._passages: dict[int, object] = {}
+        self.quote = None
 
-    def set_passages(self, passages: Sequence, cited: Sequence[int] = ()) -> None:
-        """Show the passages of an answer (chat Passage objects), cited ones first."""
+    def set_passages(self, passages: Sequence, cited: Sequence[int] = (), quote=None) -> None:
+        """Show the passages of an answer (chat Passage objects), cited ones first; `quote` is highlighted."""
         cited_set = set(cited)
         self._passages = {p.n: p for p in passages}
+        self.quote = quote
         self.list.clear()
         self.preview.clear()
         ordered = sorted(passages, key=lambda p: (p.n not in cited_set, p.n))
@@ -128,8 +138,31 @@ class SourcesPanel(QWidget):
         option.setAlignment(Qt.AlignmentFlag.AlignRight if rtl else Qt.AlignmentFlag.AlignLeft)  # a plain text box
         self.preview.document().setDefaultTextOption(option)
         self.preview.setPlainText(text)
+        self.highlight_quote(p)
         if p is not None:
             self.passage_selected.emit(p.n)
+
+    def highlight_quote(self, p) -> None:
+        """Mark the quote's span when `p` is the quoted passage (palette colours: readable light and dark)."""
+        q = self.quote
+        if p is None or q is None or q.n != p.n or p.content[q.start:q.end] != q.text:
+            self.preview.setExtraSelections([])
+            return
+        cursor = QTextCursor(self.preview.document())
+        cursor.setPosition(utf16_offset(p.content, q.start))
+        cursor.setPosition(utf16_offset(p.content, q.end), QTextCursor.MoveMode.KeepAnchor)
+        mark = QTextEdit.ExtraSelection()
+        mark.cursor = cursor
+        mark.format.setBackground(self.palette().color(QPalette.ColorRole.Highlight))
+        mark.format.setForeground(self.palette().color(QPalette.ColorRole.HighlightedText))
+        self.preview.setExtraSelections([mark])
+        self.preview.setTextCursor(QTextCursor(cursor.document().findBlock(cursor.selectionStart())))
+        self.preview.ensureCursorVisible()
+
+    def highlighted_text(self) -> str:
+        """The text highlighted in the preview (the quote, when its passage is shown), for tests and a11y."""
+        marks = self.preview.extraSelections()
+        return marks[0].cursor.selectedText().replace("\u2029", "\n") if marks else ""
 
     def on_item_double_clicked(self, _item) -> None:
         self.open_current()

@@ -6,10 +6,14 @@ Split from ChatService so the service stays the pipeline's outline. `Planner` ho
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from desktop_app.core.chat.budget import BudgetConfig, PromptPlan, Turn, plan_prompt
 from desktop_app.core.chat.compaction import compact
+from desktop_app.core.chat.context import CountTokens
+from desktop_app.core.chat.focus import focus
 from desktop_app.core.chat.prompt import PLAIN_SYSTEM_PROMPT, PromptStyle
+from desktop_app.core.chat.quote import Quote
 from desktop_app.core.chat.runtime import ChatRuntime
 from desktop_app.core.chat.sessions import ChatStore
 from desktop_app.core.errors import BugError
@@ -21,6 +25,20 @@ log = get_logger("chat")
 
 PLAN_ATTEMPTS = 3
 SUMMARY_MAX_TOKENS = 384  # the summary of compacted turns (at most an eighth of the window)
+
+
+def anchor_quote(results: Sequence[RetrievalResult], quote: Quote | None, style: PromptStyle,
+                 count_tokens: CountTokens) -> list[RetrievalResult]:
+    """`results` with the quoted chunk focused on the quote itself, so the stretch sent still holds it (the
+    question's own focus would otherwise be free to cut it out)."""
+    out = list(results)
+    if quote is None or not style.focus_tokens:
+        return out
+    for i, r in enumerate(out):
+        if r.source == quote.source and quote.text in r.content:
+            out[i] = replace(r, content=focus(quote.text, r.content, style.focus_tokens, count_tokens))
+            break
+    return out
 
 
 class Planner:

@@ -22,7 +22,7 @@ from desktop_app.core.chat.budget import PromptPlan, Turn, retrieval_query
 from desktop_app.core.chat.citations import Citation
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_model_path
-from desktop_app.core.chat.planning import Planner
+from desktop_app.core.chat.planning import Planner, anchor_quote
 from desktop_app.core.chat.prompt import NOT_COVERED, PromptStyle, get_style
 from desktop_app.core.chat.quote import Quote, QuoteSelector, candidate_passages, place_quote
 from desktop_app.core.chat.quote_default import RERANK_FLOOR, GetEmbedder, default_selector
@@ -147,9 +147,11 @@ class ChatService:
         return self._selector  # type: ignore[return-value]
 
     def reranker(self) -> Reranker | None:
-        """The reranker (loaded on first use), or None when none loads."""
+        """The reranker given, or ("auto") the library's when the Rerank setting is on and one loads. The only
+        reranker there is reads every sentence of ~24 candidates with the embedder: seconds per question on a
+        busy 2-core machine, so it runs where the person asked for it (bench/qa.py measures both ways)."""
         if self._reranker == AUTO:
-            self._reranker = default_reranker()
+            return default_reranker() if self._get_settings().search_rerank else None
         return self._reranker  # type: ignore[return-value]
 
     # ---- asking --------------------------------------------------------------------------------
@@ -195,8 +197,9 @@ class ChatService:
             if found_passages and not ask_model and self._abstains(first, found):
                 return self._refuse(chat_id, question, len(turns), runtime, found_passages[:CLOSEST], first)
             reserve = max(settings.answer_reserve_tokens, max_tokens or 0)
+            results = anchor_quote(found.results, first, self.style, runtime.count_tokens)
             plan = self.planner.with_history(
-                self.store, chat_id, question, found.results, turns, settings, runtime, grounded, reserve
+                self.store, chat_id, question, results, turns, settings, runtime, grounded, reserve
             )
             quote = place_quote(first, plan.passages) or self._quote(question, plan.passages)
             quote_s = time.perf_counter() - started if quote is not None else None

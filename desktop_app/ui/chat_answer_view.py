@@ -1,0 +1,93 @@
+"""How one answer reads in the transcript: the quote first (verbatim, cited, with its place), then the model's
+answer or a "Show the model's answer" link, or that the documents do not cover the question with the closest
+passages. Pure functions over ChatAnswer values, returning Markdown for chat_markdown.answer_markdown (the
+passage text is escaped, so a quote is always shown literally). No Qt here, so it is tested without a window.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from desktop_app.core.chat.prompt import NOT_COVERED
+from desktop_app.ui.chat_markdown import escape_markdown
+
+TOGGLE_SCHEME = "toggle"
+SHOW_LABEL = "Show the model's answer"
+HIDE_LABEL = "Hide the model's answer"
+WRITING = "The model is writing its answer…"
+
+
+def toggle_url(answer: int) -> str:
+    return f"{TOGGLE_SCHEME}:{answer}"
+
+
+def parse_toggle_url(url: str) -> int | None:
+    """The answer index of a toggle link, or None for any other link."""
+    m = re.fullmatch(rf"{TOGGLE_SCHEME}:(\d+)", url)
+    return int(m.group(1)) if m else None
+
+
+def quote_markdown(quote) -> str:
+    """The quote as a block quote: its text escaped, then its citation marker and where it is."""
+    body = escape_markdown(" ".join(quote.text.split()))
+    name = escape_markdown(quote.source.replace("\\", "/").rsplit("/", 1)[-1] or quote.source)
+    where = f", {escape_markdown(quote.where)}" if quote.where else ""
+    return f"> {body} [{quote.n}]\n\n*From {name}{where}*"
+
+
+def hidden_note(answer) -> str:
+    reason = {"small model": "the model is small", "not supported by a passage": "its answer copies no passage"}
+    because = reason.get(answer.hidden_because, answer.hidden_because)
+    return f"*The quote is the answer ({escape_markdown(because)}).*" if because else ""
+
+
+def answer_body(index: int, answer, expanded: bool) -> str:
+    """The Markdown of a finished answer (`expanded`: the hidden model's answer is shown)."""
+    if answer.abstained or (answer.refused and answer.text.startswith(NOT_COVERED)):
+        return escape_markdown(answer.text)
+    if answer.quote is None:
+        return answer.text
+    parts = [quote_markdown(answer.quote)]
+    if answer.generation_shown and answer.generation:
+        parts.append(answer.generation)
+    elif answer.generation:
+        parts.append(hidden_note(answer))
+        label = HIDE_LABEL if expanded else SHOW_LABEL
+        parts.append(f"[{label}]({toggle_url(index)})")
+        if expanded:
+            parts.append(f"**The model's answer:** {answer.generation}")
+    return "\n\n".join(p for p in parts if p)
+
+
+def streaming_body(quote, streamed: str) -> str:
+    """The Markdown of an answer still streaming: the quote (once chosen), then what the model wrote so far."""
+    if quote is None:
+        return streamed
+    return "\n\n".join([quote_markdown(quote), f"*{WRITING}*", streamed] if streamed.strip() else
+                       [quote_markdown(quote), f"*{WRITING}*"])
+
+
+@dataclass
+class AnswerViews:
+    """The answers of a conversation (index → ChatAnswer) and which hidden generations are shown."""
+
+    answers: dict[int, object] = field(default_factory=dict)
+    expanded: set[int] = field(default_factory=set)
+
+    def clear(self) -> None:
+        self.answers.clear()
+        self.expanded.clear()
+
+    def add(self, index: int, answer) -> str:
+        """Remember a finished answer; its Markdown."""
+        self.answers[index] = answer
+        return answer_body(index, answer, index in self.expanded)
+
+    def toggle(self, index: int) -> str | None:
+        """Show or hide answer `index`'s model answer; its new Markdown (None when it has nothing to toggle)."""
+        answer = self.answers.get(index)
+        if answer is None or not getattr(answer, "generation", "") or answer.generation_shown:
+            return None
+        self.expanded ^= {index}
+        return answer_body(index, answer, index in self.expanded)
