@@ -28,6 +28,15 @@ def make_application() -> QApplication:
     return app
 
 
+def _platform_problem() -> str | None:
+    """Why Qt's X11 plugin would not load (the missing libraries and packages), before Qt aborts saying less."""
+    from desktop_app.ui.xcb_check import wants_xcb, xcb_plugin, xcb_problem
+
+    if QApplication.instance() is not None or not wants_xcb():
+        return None
+    return xcb_problem(xcb_plugin())
+
+
 def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, screenshot: str | None = None,
             query: str | None = None, ask: str | None = None, db: str | None = None) -> int:
     """Open the Trove window. With `screenshot`, render it to that PNG (after `query`/`ask`) and return.
@@ -43,6 +52,10 @@ def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, sc
         sample = True  # something to show; a named home is shown as it is, never given the sample folder
     if sample and home is None:
         home = sample_home()
+    problem = _platform_problem()
+    if problem:
+        print(f"trove: {problem}", file=sys.stderr)
+        return 1
     app = make_application()
     try:
         library = Library(home, db=db)
