@@ -148,3 +148,20 @@ def test_a_run_without_marks_is_cut_at_spaces_into_bounded_pieces():
     pieces = sentences(thai)
     assert len(pieces) > 1 and all(0 < len(p) <= 300 for p in pieces)
     assert " ".join(pieces) == thai
+
+
+def test_a_passage_is_scored_by_its_best_sentence_and_its_whole_text():
+    from desktop_app.core.embed.base import HashEmbedder
+    from desktop_app.core.search.rerank_embed import SENTENCE_WEIGHT, EmbedReranker
+
+    made: list[str] = []
+    reranker = EmbedReranker(["minilm"], make=lambda name: made.append(name) or HashEmbedder())
+    answer = "Bread needs flour. The search bar takes focus with control k. Ovens run hot."
+    diffuse = "search here, bar there, focus elsewhere, control nothing, take it all"
+    best, whole = reranker.parts("search bar focus control k", [answer, diffuse])
+    assert best[0] > best[1] and best[0] > whole[0]  # one sentence says it all; the passage as a whole less so
+    assert reranker.score("search bar focus control k", [answer, diffuse]) == pytest.approx(
+        [SENTENCE_WEIGHT * b + (1 - SENTENCE_WEIGHT) * w for b, w in zip(best, whole)])
+    assert made == ["minilm"]  # one model, created once, shared by both calls
+    assert reranker.choose("ค้นหา", ["ข้อความ"]) == "minilm"  # the only model installed reads every language
+    assert reranker.score("anything", []) == []
