@@ -30,10 +30,39 @@ def cache_dir() -> Path:
 
 
 def resolve_home(home: str | os.PathLike[str] | None) -> Path:
-    """The home to use for an explicit argument (None falls back to default_home())."""
+    """The home to use for an explicit argument (None falls back to default_home()), made private (0700)."""
     path = Path(home).expanduser() if home is not None else default_home()
     path.mkdir(parents=True, exist_ok=True)
+    make_private(path)
     return path.resolve()
+
+
+PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
+
+
+def make_private(path: Path) -> None:
+    """Take group and other access away from a folder (0700) or file (0600) of this user's library: the index
+    holds every document's text, settings may name servers. Left alone when another user owns it or on Windows
+    (where the user profile's ACL already keeps others out)."""
+    if os.name != "posix":
+        return
+    try:
+        st = os.stat(path)
+        wanted = PRIVATE_DIR if path.is_dir() else PRIVATE_FILE
+        if st.st_uid == os.getuid() and st.st_mode & 0o777 != wanted:
+            os.chmod(path, wanted)
+    except OSError:
+        pass  # a read-only or foreign file system: the library still opens
+
+
+def create_private(path: Path) -> None:
+    """Create an empty file readable by this user only, unless it exists (then make_private it)."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
+    except FileExistsError:
+        make_private(path)
+    except OSError:
+        pass  # whoever opens it next reports what is wrong
 
 
 def frozen_root() -> Path | None:

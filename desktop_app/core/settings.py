@@ -8,6 +8,7 @@ default and reports a one-line problem naming it. A file that is not JSON at all
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -19,6 +20,7 @@ from typing import Any
 from desktop_app.core.embed.base import EMBEDDERS
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
+from desktop_app.core.paths import create_private
 
 log = get_logger("db")
 
@@ -230,5 +232,8 @@ def save_settings(path: Path, settings: Settings) -> None:
         except (OSError, ValueError):
             shutil.copyfile(path, path.with_name(path.name + ".bad"))
     tmp = path.with_suffix(".tmp")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    create_private(tmp)  # 0600: settings may name a server and its user
     tmp.write_text(json.dumps(asdict(settings), indent=2), encoding="utf-8")
     os.replace(tmp, path)
