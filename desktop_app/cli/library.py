@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, MAX_K, add_paths, open_library, result_count
+from desktop_app.cli.memory import search_memory
 from desktop_app.cli.progress import ProgressPrinter
 from desktop_app.core.chat.context import place_text
 from desktop_app.core.errors import FolderNotFoundError, KnownError
@@ -50,6 +51,8 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
                    help="only this library folder; repeatable")
     p.add_argument("--lang", action="append", metavar="CODE", dest="langs",
                    help="only passages in this language (th, zh, ja, ko, ar, en, ...); repeatable")
+    p.add_argument("--scope", choices=("documents", "memory", "all"), default="documents",
+                   help="documents (default), memory (facts and past chats: see `trove memory`) or all")
     p.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=None,
                    help="reorder the best candidates with the reranking model (slower; default: the "
                         "search_rerank setting)")
@@ -135,6 +138,8 @@ def cmd_index(args, library) -> int:
 
 def cmd_search(args, library) -> int:
     """Search and print results (or JSON)."""
+    if getattr(args, "scope", "documents") != "documents":
+        return search_memory(args, library)
     pending = library.store.keyword_rebuild_pending()
     if pending:
         print(f"trove: the keyword index is being rebuilt for this version of Trove ({pending} chunks left); "

@@ -90,6 +90,11 @@ def cmd_forget(args, library) -> int:
 
 def cmd_search(args, library) -> int:
     """Search memory; every hit says where it came from."""
+    return search_memory(args, library)
+
+
+def search_memory(args, library) -> int:
+    """Print memory hits for args.query / k / scope / json (also `trove search --scope memory|all`)."""
     hits = library.memory.search(args.query, top_k=args.k, scope=args.scope)
     if args.json:
         print(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))

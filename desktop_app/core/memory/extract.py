@@ -28,8 +28,9 @@ _REMEMBER = regex.compile(
     r"^(?:please\s+)?(?:remember|note|don'?t forget|keep in mind)\s*(?:that\s+|:\s*)?(?P<rest>.+)", regex.I)
 _REMEMBER_OTHER = regex.compile(r"^\s*(?:จำไว้ว่า|ช่วยจำว่า|จำไว้นะว่า|تذكّ?ر\s+أنّ?|تذكّ?ري\s+أنّ?)\s*(?P<rest>.+)")
 _THAI_MY = regex.compile(r"^\s*(?P<key>[^\s]{1,30}?)ของ(?:ฉัน|ผม|เรา)\s*(?:คือ|เป็น|ชื่อ)\s*(?P<value>.+)")
-_CUT = regex.compile(r"\s+(?:because|but|so that|since|although|though|which|and i|and my)\s+|[,;:]\s+(?:but|so)\s+",
-                     regex.I)
+_CUT = regex.compile(
+    r"\s+(?:because|but|so that|since|although|though|which|and i|and my)\s+|[,;:]\s+(?:but|so)\s+|"
+    r",\s*(?:by the way|btw|though|for now|please|thanks|thank you)\b", regex.I)
 _TRAILING = regex.compile(r"\s+(?:now|these days|anymore|instead|from now on|too)$", regex.I)
 _NEGATED = regex.compile(r"^(?:not|no longer|never)\b", regex.I)
 _HYPOTHETICAL = regex.compile(r"\b(?:if|would|could|might|maybe|perhaps|wonder)\b", regex.I)

@@ -49,7 +49,8 @@ log = get_logger("chat")
 MEMORY_DB = "memory.db"
 FACT_TOKENS = 200  # the fact list's default share of a prompt
 EXPLICIT_CONFIDENCE = 1.0  # "remember that …"
-STATED_CONFIDENCE = 0.9  # "my editor is neovim", found by the extractor
+STATED_CONFIDENCE = 0.9
+QUERY_CACHE = 32  # "my editor is neovim", found by the extractor
 EmbedderSource = Embedder | Callable[[], Embedder | None] | None
 
 
@@ -69,6 +70,7 @@ class MemoryService:
         self.facts = FactBook(self.fact_sql, self._vectorise, clock)
         self.searcher = MemorySearch(self.facts, self.chunk_sql, self._query_vector, documents, clock)
         self.recaller = Recaller(self.searcher, clock)
+        self._vectors: dict[tuple[str, str], np.ndarray] = {}  # recent query vectors: recall searches a text twice
 
     @classmethod
     def for_store(cls, store: object, home: Path, embedder: EmbedderSource = None, *,
@@ -242,7 +244,12 @@ class MemoryService:
         try:
             if self.chunk_sql.ensure_model(embedder.model_id, embedder.dim):
                 self.embed_pending()
-            return np.asarray(embed_query(embedder, query), dtype=np.float32)
+            key = (embedder.model_id, query)
+            if key not in self._vectors:
+                if len(self._vectors) >= QUERY_CACHE:
+                    self._vectors.pop(next(iter(self._vectors)))
+                self._vectors[key] = np.asarray(embed_query(embedder, query), dtype=np.float32)
+            return self._vectors[key]
         except UnavailableError as exc:
             log.warning("memory search without vectors: %s", exc)
             return None

@@ -1,0 +1,271 @@
+"""Conversation memory on LoCoMo: does memory search surface a turn that holds the answer?
+
+    python bench/memory.py --data PATH/locomo10.json [--split tune|report|all] [--embedder minilm|hash]
+        [--target-chars N] [--json bench/results/memory.json]
+
+The data: LoCoMo (snap-research/LoCoMo on GitHub, file `data/locomo10.json`: 10 long two-person conversations,
+about 2,000 questions, each with the dialogue ids of the turns that hold its answer). Its licence is CC BY-NC 4.0
+(LICENSE.txt of that repository): it is NOT in this repository; download it and pass its path.
+
+Splits: conversations 0-4 are where choices were made (chunk size, thresholds): `--split tune`; conversations
+5-9 are the held-out figures to quote: `--split report` (the default).
+
+Each conversation gets its own library (SQLite in a temp folder, the real embedder). Every session is one chat,
+replayed turn by turn: each utterance goes through the fact extractor (`memory.remember`), and the turns are saved
+as compaction saves them: when the chat's turns outgrow 80 % of a 4,096-token window, the oldest go to raw memory
+until 60 % is left, and when the session ends (the chat goes quiet) the rest follows. Then every question is a
+memory search (scope "memory"): evidence recall@5 and @10 = share of questions whose top k hits hold one of its
+evidence turns (a history excerpt whose turn range covers it, or a fact stated in it); automatic recall for the
+question as a new chat's first message (facts within 200 tokens + up to two excerpts): its tokens and whether an
+excerpt holds the evidence; search latency p50/p95.
+
+Baselines in the same run: the whole transcript as one document, chunked by the library's own chunker to about
+the same size as memory's chunks and searched by the same hybrid search (Library's search_store), scored the same
+way; and the full transcript's token count (what putting all history in the prompt would cost). Tokens are
+counted as characters / 4 throughout (one rule for memory, baseline and transcript).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from desktop_app.core.embed.base import Embedder, HashEmbedder, embed_passages, embed_query  # noqa: E402
+from desktop_app.core.index.indexer import content_hash  # noqa: E402
+from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans  # noqa: E402
+from desktop_app.core.memory.raw import RAW_TARGET_CHARS, TurnText, turn_block  # noqa: E402
+from desktop_app.core.memory.recall import approx_tokens  # noqa: E402
+from desktop_app.core.memory.service import MemoryService  # noqa: E402
+from desktop_app.core.search.service import search_store  # noqa: E402
+from desktop_app.core.store.rows import ChunkVectors, NewChunk, NewDocument  # noqa: E402
+from desktop_app.core.store.sqlite import SQLiteStore  # noqa: E402
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+N_CTX, COMPACT_AT, COMPACT_TO = 4096, 0.8, 0.6
+SPLITS = {"tune": range(0, 5), "report": range(5, 10), "all": range(0, 10)}
+
+
+def sessions(conv: dict) -> list[tuple[int, str, list[dict]]]:
+    """(number, date, turns) of each session, in order."""
+    out = []
+    for key, turns in conv.items():
+        if key.startswith("session_") and isinstance(turns, list) and not key.endswith("date_time"):
+            n = int(key.split("_")[1])
+            out.append((n, str(conv.get(f"{key}_date_time", "")), turns))
+    return sorted(out)
+
+
+def utterance(turn: dict) -> str:
+    """One LoCoMo turn as text ("Name: …", with the shared photo's caption when there is one)."""
+    caption = f" [shares a photo: {turn['blip_caption']}]" if turn.get("blip_caption") else ""
+    return f"{turn['speaker']}: {turn.get('text', '')}{caption}"
+
+
+class Replay:
+    """One conversation replayed into a fresh library's memory; maps (chat, turn) to LoCoMo dialogue ids."""
+
+    def __init__(self, sample: dict, embedder: Embedder, home: Path, target_chars: int) -> None:
+        self.store = SQLiteStore(home / "library.db")
+        self.memory = MemoryService(self.store, embedder, target_chars=target_chars)
+        self.dia: dict[tuple[int, int], str] = {}
+        self.transcript: list[tuple[str, str]] = []  # (dia id, line)
+        for number, date, turns in sessions(sample["conversation"]):
+            self.replay_session(number, date, turns)
+
+    def replay_session(self, number: int, date: str, turns: list[dict]) -> None:
+        chat = self.store.create_chat(f"session {number} ({date})", time.time())
+        pending: list[TurnText] = []
+        for i, turn in enumerate(turns, start=1):
+            text = utterance(turn)
+            self.dia[(chat, i)] = turn["dia_id"]
+            self.transcript.append((turn["dia_id"], text))
+            self.memory.remember(turn.get("text", ""), chat_id=chat, turn=i)
+            pending.append(TurnText(i, text))
+            if sum(approx_tokens(turn_block(t)) for t in pending) > COMPACT_AT * N_CTX:
+                keep = []
+                while pending and sum(approx_tokens(turn_block(t)) for t in pending) > COMPACT_TO * N_CTX:
+                    keep.append(pending.pop(0))
+                self.memory.save_history(chat, keep)
+        self.memory.save_history(chat, pending)  # the session ends: the chat goes quiet
+
+    def hit_dias(self, hit) -> set[str]:
+        """The dialogue ids a search hit holds."""
+        p = hit.provenance
+        if hit.kind == "fact":
+            return {self.dia.get((p.get("chat_id"), p.get("turn")), "")}
+        first, last = p["turns"]
+        return {self.dia.get((p["chat_id"], t), "") for t in range(first, last + 1)}
+
+
+class TranscriptBaseline:
+    """The whole transcript as one document, chunked by the library's chunker, searched by the library's hybrid."""
+
+    def __init__(self, replay: Replay, embedder: Embedder, home: Path, words: int) -> None:
+        self.store = SQLiteStore(home / "baseline.db")
+        self.embedder = embedder
+        self.store.ensure_embedding_model(embedder.model_id, embedder.dim)
+        text, self.spans = "", []
+        for dia, line in replay.transcript:
+            start = len(text)
+            text += line + "\n\n"
+            self.spans.append((start, start + len(line), dia))
+        self.text = text
+        folder = self.store.add_folder("locomo:").id
+        spans = chunk_spans(text, ChunkConfig(chunk_size=words, chunk_overlap=words // 8, min_chunk_size=10))
+        doc = self.store.write_document(NewDocument(folder, "locomo://transcript", "", "text", len(text), 0,
+                                                    content_hash(text.encode())), [NewChunk(s, None) for s in spans])
+        rows = self.store.pending_chunks(len(spans) + 1, document_id=doc)
+        vectors = embed_passages(embedder, [r.text for r in rows])
+        self.store.store_vectors(ChunkVectors(r.id, r.text_hash, v) for r, v in zip(rows, vectors, strict=True))
+        self.chars = sum(len(s.text) for s in spans) / max(len(spans), 1)
+
+    def hit_dias(self, result) -> set[str]:
+        start, end = result.metadata["start"], result.metadata["end"]
+        return {dia for s, e, dia in self.spans if s < end and e > start}
+
+    def search(self, question: str, k: int):
+        return search_store(self.store, question, embedder=self.embedder, mode="hybrid", top_k=k)
+
+
+def run_conversation(sample: dict, embedder: Embedder, target_chars: int, baseline_words: int) -> dict:
+    """Every question of one conversation against memory and the baseline."""
+    with tempfile.TemporaryDirectory(prefix="trove-bench-memory-") as tmp:
+        t0 = time.perf_counter()
+        replay = Replay(sample, embedder, Path(tmp), target_chars)
+        replay_s = time.perf_counter() - t0
+        baseline = TranscriptBaseline(replay, embedder, Path(tmp), baseline_words)
+        rows, latencies = [], []
+        for qa in sample["qa"]:
+            evidence = {e.strip() for e in qa.get("evidence", []) for e in e.split(";") if e.strip()}
+            if not evidence:
+                continue
+            t = time.perf_counter()
+            hits = replay.memory.search(qa["question"], top_k=10)
+            latencies.append((time.perf_counter() - t) * 1000)
+            recall = replay.memory.recall(None, [qa["question"]])
+            base = baseline.search(qa["question"], 10)
+            rows.append({
+                "category": CATEGORIES.get(qa.get("category"), str(qa.get("category"))),
+                "memory@5": any(replay.hit_dias(h) & evidence for h in hits[:5]),
+                "memory@10": any(replay.hit_dias(h) & evidence for h in hits[:10]),
+                "baseline@5": any(baseline.hit_dias(r) & evidence for r in base[:5]),
+                "baseline@10": any(baseline.hit_dias(r) & evidence for r in base[:10]),
+                "recall_hit": any(replay.hit_dias(h) & evidence for h in recall.excerpts),
+                "recall_excerpts": len(recall.excerpts),
+                "recall_tokens": recall.tokens,
+            })
+        out = {"sample_id": sample.get("sample_id"), "questions": rows, "latency_ms": latencies,
+               "transcript_tokens": approx_tokens(baseline.text), "chunks": replay.memory.chunk_sql.count(),
+               "facts": len(replay.memory.list(include_outdated=True)), "replay_s": replay_s,
+               "baseline_chunk_chars": baseline.chars}
+        replay.store.close()
+        baseline.store.close()
+        return out
+
+
+def summarise(rows: list[dict]) -> dict:
+    """Per-measure means over question rows."""
+    n = len(rows)
+    if not n:
+        return {"questions": 0}
+    mean = lambda key: round(sum(float(r[key]) for r in rows) / n, 4)  # noqa: E731
+    return {"questions": n, "memory_recall@5": mean("memory@5"), "memory_recall@10": mean("memory@10"),
+            "baseline_recall@5": mean("baseline@5"), "baseline_recall@10": mean("baseline@10"),
+            "auto_recall_hit": mean("recall_hit"), "auto_recall_excerpts": mean("recall_excerpts"),
+            "memory_tokens_injected": mean("recall_tokens")}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2) if ordered else 0.0
+
+
+class QueryCache:
+    """The embedder with its last query's vector kept: memory and the baseline search each question once, and
+    both are timed with the same (cached or not) query cost."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.inner = embedder
+        self.model_id, self.dim = embedder.model_id, embedder.dim
+        self.last: tuple[str, np.ndarray] | None = None
+
+    def embed(self, texts):
+        return self.inner.embed(texts)
+
+    def embed_passages(self, texts, max_windows: int = 8):
+        return embed_passages(self.inner, texts, max_windows)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if self.last is None or self.last[0] != text:
+            self.last = (text, embed_query(self.inner, text))
+        return self.last[1]
+
+
+def make_embedder(name: str) -> Embedder:
+    if name == "hash":
+        return HashEmbedder()
+    from desktop_app.core.embed.minilm import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm up"])
+    return QueryCache(embedder)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", required=True, type=Path, help="LoCoMo's data/locomo10.json")
+    parser.add_argument("--split", choices=tuple(SPLITS), default="report")
+    parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
+    parser.add_argument("--target-chars", type=int, default=RAW_TARGET_CHARS)
+    parser.add_argument("--json", type=Path, help="write the results here (e.g. bench/results/memory.json)")
+    args = parser.parse_args()
+    data = json.loads(args.data.read_text(encoding="utf-8"))
+    embedder = make_embedder(args.embedder)
+    baseline_words = max(20, args.target_chars // 6)  # LoCoMo's English: about 6 characters a word
+    per_conv, rows, latencies = [], [], []
+    for index in SPLITS[args.split]:
+        result = run_conversation(data[index], embedder, args.target_chars, baseline_words)
+        conv_rows = result.pop("questions")
+        rows += conv_rows
+        latencies += result.pop("latency_ms")
+        result.update(summarise(conv_rows))
+        per_conv.append(result)
+        print(f"conversation {index} ({result['sample_id']}): {json.dumps(result)}", flush=True)
+    by_cat = defaultdict(list)
+    for r in rows:
+        by_cat[r["category"]].append(r)
+    answerable = [r for r in rows if r["category"] != "adversarial"]
+    report = {
+        "split": args.split, "conversations": list(SPLITS[args.split]), "embedder": embedder.model_id,
+        "target_chars": args.target_chars, "baseline_chunk_words": baseline_words,
+        "overall_categories_1_4": summarise(answerable), "overall_all": summarise(rows),
+        "per_category": {c: summarise(v) for c, v in sorted(by_cat.items())},
+        "search_ms_p50": percentile(latencies, 0.5), "search_ms_p95": percentile(latencies, 0.95),
+        "transcript_tokens_mean": round(statistics.mean(c["transcript_tokens"] for c in per_conv), 1),
+        "per_conversation": per_conv,
+    }
+    o = report["overall_categories_1_4"]
+    print(f"\nsplit {args.split}: memory recall@10 {o['memory_recall@10']:.3f} vs transcript chunks "
+          f"{o['baseline_recall@10']:.3f} (ratio {o['memory_recall@10'] / max(o['baseline_recall@10'], 1e-9):.2f}x); "
+          f"recall@5 {o['memory_recall@5']:.3f} vs {o['baseline_recall@5']:.3f}")
+    share = o["memory_tokens_injected"] / report["transcript_tokens_mean"]
+    print(f"memory tokens injected per question {o['memory_tokens_injected']:.0f} vs the full transcript "
+          f"{report['transcript_tokens_mean']:.0f} ({share:.3%}); search p50 {report['search_ms_p50']} ms, "
+          f"p95 {report['search_ms_p95']} ms")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
