@@ -46,6 +46,7 @@ class Quote:
     page: int | None = None
     place: str = ""
     selector: str = ""
+    support: float = 1.0  # rarity-weighted share of the question's terms found in any passage sent
 
     @property
     def where(self) -> str:
@@ -59,14 +60,15 @@ class Quote:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (stored with the answer, printed by `trove ask --json`)."""
         return {"text": self.text, "n": self.n, "start": self.start, "end": self.end, "score": self.score,
-                "source": self.source, "page": self.page, "place": self.place, "selector": self.selector}
+                "source": self.source, "page": self.page, "place": self.place, "selector": self.selector,
+                "support": self.support}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Quote:
         """The inverse of to_dict."""
         return cls(text=d["text"], n=int(d["n"]), start=int(d["start"]), end=int(d["end"]),
                    score=float(d.get("score", 0.0)), source=d.get("source", ""), page=d.get("page"),
-                   place=d.get("place", ""), selector=d.get("selector", ""))
+                   place=d.get("place", ""), selector=d.get("selector", ""), support=float(d.get("support", 1.0)))
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class QuoteSelector(Protocol):
 
     name: str
     floor: float  # below this score the selector says no passage answers (chosen on the dev questions)
+    min_support: float  # below this share of the question's terms in the passages, no passage answers either
 
     def select(self, question: str, passages: Sequence[Passage]) -> Quote | None: ...
 
@@ -125,16 +128,19 @@ def matched(wanted: set[str], have: set[str], min_len: int = 4) -> set[str]:
     return out
 
 
-def keyword_scores(question: str, texts: Sequence[str]) -> list[float]:
-    """Per text: the rarity-weighted share of the question's terms it contains (0..1); idf over `texts`."""
+def keyword_scores(question: str, texts: Sequence[str], among: Sequence[str] = ()) -> tuple[list[float], float]:
+    """Per text, the rarity-weighted share of the question's terms it contains (0..1; idf over `texts`); and the
+    share found in any of `among` (the whole passages): SQuAD 2.0's unanswerable questions mostly carry a term
+    (a swapped name or date) that no passage holds."""
     wanted = question_terms(question)
     if not wanted or not texts:
-        return [0.0] * len(texts)
+        return [0.0] * len(texts), 1.0
     found = [matched(wanted, terms(t)) for t in texts]
     df = Counter(t for f in found for t in f)
     idf = {t: math.log(1 + (len(texts) + 1) / (df[t] + 0.5)) for t in wanted}
     total = sum(idf.values())
-    return [sum(idf[t] for t in f) / total for f in found]
+    anywhere = set().union(*(matched(wanted, terms(t)) for t in among)) if among else wanted
+    return [sum(idf[t] for t in f) / total for f in found], sum(idf[t] for t in anywhere) / total
 
 
 def to_quote(c: Candidate, score: float, selector: str) -> Quote:
@@ -154,16 +160,20 @@ class EmbedderQuoteSelector:
     name = "embedder"
 
     def __init__(self, embed: Embed | None, embed_query: EmbedQuery | None, *, semantic: float = 0.5,
-                 rank_bonus: float = 0.05, floor: float = 0.0) -> None:
+                 rank_bonus: float = 0.05, floor: float = 0.0, min_support: float = 0.0) -> None:
         self._embed, self._embed_query = embed, embed_query
         self.semantic = semantic if embed is not None and embed_query is not None else 0.0
         self.rank_bonus = rank_bonus
         self.floor = floor
+        self.min_support = min_support
+        self.support = 1.0  # of the last question scored
 
     def scores(self, question: str, found: Sequence[Candidate]) -> list[float]:
         """One score per candidate (higher answers better)."""
         texts = [c.text for c in found]
-        keyword = np.asarray(keyword_scores(question, texts), dtype=np.float32)
+        passages = list({id(c.passage): c.passage.content for c in found}.values())
+        shares, self.support = keyword_scores(question, texts, passages)
+        keyword = np.asarray(shares, dtype=np.float32)
         semantic = np.zeros(len(texts), dtype=np.float32)
         if self.semantic and texts:
             try:
@@ -182,7 +192,7 @@ class EmbedderQuoteSelector:
             return None
         scored = self.scores(question, found)
         best = max(range(len(found)), key=lambda i: (scored[i], -i))
-        return to_quote(found[best], scored[best], self.name)
+        return replace(to_quote(found[best], scored[best], self.name), support=self.support)
 
 
 def candidate_passages(results: Sequence[RetrievalResult], min_score: float) -> list[Passage]:

@@ -228,7 +228,8 @@ class ChatService:
         selector = self.quote_selector()
         if selector is None or (quote is None and found.best is None):
             return False
-        return abstains(quote, selector.floor, found.best, getattr(self.reranker(), "floor", RERANK_FLOOR))
+        rerank_floor = getattr(self.reranker(), "floor", RERANK_FLOOR)
+        return abstains(quote, selector.floor, found.best, rerank_floor, getattr(selector, "min_support", 0.0))
 
     def plan(self, question: str, results: list[RetrievalResult], turns: list[Turn], settings: Settings,
              runtime: ChatRuntime, grounded: bool, reserve: int, *, summary: str = "") -> PromptPlan:

@@ -66,8 +66,10 @@ def not_covered(closest: Sequence[Passage], limit: int = CLOSEST) -> str:
     return f"{NOT_COVERED} The closest passages: {named}."
 
 
-def abstains(quote: Quote | None, quote_floor: float, rerank_best: float | None, rerank_floor: float) -> bool:
-    """No passage answers: the quote scores under its floor and (when a reranker scored them) so does every passage."""
-    if quote is not None and quote.score >= quote_floor:
+def abstains(quote: Quote | None, quote_floor: float, rerank_best: float | None, rerank_floor: float,
+             min_support: float = 0.0) -> bool:
+    """No passage answers: the quote scores under its floor, or the passages lack too much of the question
+    (`Quote.support` under `min_support`), and (when a reranker scored them) every passage is under its floor."""
+    if quote is not None and quote.score >= quote_floor and quote.support >= min_support:
         return False
     return rerank_best is None or rerank_best < rerank_floor

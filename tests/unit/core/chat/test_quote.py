@@ -42,8 +42,15 @@ def test_scripts_without_spaces_are_quoted_by_their_own_words():
 
 
 def test_rare_question_terms_outweigh_common_ones():
-    scores = keyword_scores("Which reactor did Quell invent?", ["The reactor hums.", "The reactor is Quell's."])
-    assert scores[1] > scores[0] > 0
+    texts = ["The reactor hums.", "The reactor is Quell's."]
+    scores, support = keyword_scores("Which reactor did Quell invent?", texts)
+    assert scores[1] > scores[0] > 0 and support == 1.0
+
+
+def test_support_says_how_much_of_the_question_no_passage_holds():
+    quote = KEYWORDS.select("Who invented the Zorblax reactor in 1903 at Harrowgate?", [REACTOR])
+    assert quote is not None and 0 < quote.support < 0.8
+    assert KEYWORDS.select("Who invented the Zorblax reactor?", [REACTOR]).support == 1.0
 
 
 def test_no_sentence_no_quote():

@@ -37,6 +37,8 @@ def test_abstention_needs_both_scores_low():
     assert not abstains(quote(0.1), 0.3, 2.0, 0.0)  # the reranker still sees an answering passage
     assert abstains(quote(0.1), 0.3, -3.0, 0.0)
     assert abstains(None, 0.3, None, 0.0)
+    thin = Quote("The lighthouse is crimson.", 1, 0, 10, 0.5, support=0.4)  # the passages lack much of the question
+    assert abstains(thin, 0.3, None, 0.0, min_support=0.6) and not abstains(thin, 0.3, None, 0.0, min_support=0.3)
 
 
 def test_not_covered_names_the_closest_passages():
