@@ -22,7 +22,9 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.chat.catalog import CATALOG, format_bytes, recommend
 from desktop_app.core.chat.download import DownloadCancelled, DownloadProgress
+from desktop_app.core.pathnames import display_path
 from desktop_app.ui.model_tables import COLUMNS, catalog_row, fill_table, make_table, model_row
+from desktop_app.ui.safe_document import make_plain, plain_tooltip
 
 
 class _DownloadRelay(QObject):
@@ -100,7 +102,7 @@ class ModelsDialog(QDialog):
         intro.setWordWrap(True)
         self.catalog_table = make_table(COLUMNS)
         rows = [catalog_row(e, e is self.recommended, self.n_ctx) for e in CATALOG]
-        tips = [f"{e.url}\nsource of size and hash: {e.source}" for e in CATALOG]
+        tips = [plain_tooltip(f"{e.url}\nsource of size and hash: {e.source}") for e in CATALOG]
         fill_table(self.catalog_table, rows, CATALOG.index(self.recommended) if self.recommended else -1, tips)
         self.catalog_table.itemSelectionChanged.connect(self.on_catalog_selection_changed)
         self.catalog_button = QPushButton("Download selected")
@@ -118,6 +120,7 @@ class ModelsDialog(QDialog):
         self.progress.setRange(0, 1000)
         self.status = QLabel("")
         self.status.setWordWrap(True)
+        make_plain(intro, self.status)  # they show file names, URLs and error messages: text, never HTML
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.on_cancel_clicked)
         progress_row = QHBoxLayout()
@@ -143,8 +146,8 @@ class ModelsDialog(QDialog):
         selected = self.selected_model()
         self.entries = entries
         default_row = next((i for i, e in enumerate(entries) if e.is_default), -1)
-        tips = [e.path + (f"\n{e.url}" if e.url else "") + ("" if e.has_chat_template else
-                "\nno chat template: a base model, it may not answer questions well") for e in entries]
+        tips = [plain_tooltip(display_path(e.path) + (f"\n{e.url}" if e.url else "") + ("" if e.has_chat_template else
+                "\nno chat template: a base model, it may not answer questions well")) for e in entries]
         fill_table(self.models_table, [model_row(e) for e in entries], default_row, tips)
         names = [e.name for e in entries]
         if selected is not None and selected.name in names:
