@@ -195,8 +195,12 @@ class SearchPanel(QWidget):
         """The second pass for search `seq`: the same search reranked, on the rerank lane (never the search one)."""
         kwargs = {**self.search_kwargs(), "rerank": True}
         search = self.search_fn
-        self.tasks.run(lambda: search(text, **kwargs),
-                       lambda results: self.on_rerank_done(seq, text, results),
+
+        def job() -> list[RetrievalResult] | None:
+            # queued behind an older rerank while a newer search started: skip the model, it would be dropped
+            return search(text, **kwargs) if seq == self._seq else None
+
+        self.tasks.run(job, lambda results: self.on_rerank_done(seq, text, results),
                        lambda exc: self.on_rerank_error(seq, exc), lane="rerank")
 
     def open_current(self) -> bool:
@@ -253,8 +257,8 @@ class SearchPanel(QWidget):
         else:
             self.search_now()
 
-    def on_rerank_done(self, seq: int, text: str, results: list[RetrievalResult]) -> None:
-        if seq != self._seq or not self.rerank.isChecked():
+    def on_rerank_done(self, seq: int, text: str, results: list[RetrievalResult] | None) -> None:
+        if results is None or seq != self._seq or not self.rerank.isChecked():
             self.stale_dropped += 1  # a newer search (or the toggle turned off) made this answer out of date
             return
         current = self.view.currentIndex()
