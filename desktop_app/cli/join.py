@@ -1,4 +1,4 @@
-"""`trove join INVITE`: use a team library from this computer (docs/team-library.md); `--print-url` shows the
+"""`trove join [INVITE]`: use a team library from this computer (docs/team-library.md); `--print-url` shows the
 stored connection, password included, for psql or pg_dump."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 def add_join_commands(subparsers: argparse._SubParsersAction) -> None:
     """Register `join`."""
     q = subparsers.add_parser("join", help="join a team library with an invite from `trove server invite`")
-    q.add_argument("invite", nargs="?", help="the invite (trove1:…); '-' reads it from standard input")
+    q.add_argument("invite", nargs="?", help="the invite (trove1:…); without it (or '-') it is read from standard "
+                                             "input, without echo on a terminal, so it stays out of the command line")
     q.add_argument("--print-url", action="store_true",
                    help="print the stored library URL with its password (for psql / pg_dump) and exit")
     q.set_defaults(func=cmd_join, needs_library=False)
@@ -25,10 +26,9 @@ def cmd_join(args, _library) -> int:
     home = resolve_home(args.home)
     if args.print_url:
         return _print_url(home)
-    text = sys.stdin.read() if args.invite == "-" else args.invite
-    if not text:
-        print("trove: join needs an invite (`trove join INVITE`, or `-` to read it from standard input)",
-              file=sys.stderr)
+    text = args.invite if args.invite not in (None, "-") else _read_invite()
+    if not text.strip():
+        print("trove: join needs an invite (`trove join` and paste it, or `trove join INVITE`)", file=sys.stderr)
         return EXIT_USAGE
     joined = joining.join(home, text)
     before = joining.remember(home, joined.url)
@@ -37,6 +37,15 @@ def cmd_join(args, _library) -> int:
         print(f"this computer's library was {_redact(before)} until now", file=sys.stderr)
     print("index a folder into it: trove index PATH   (trove join --print-url: the URL for psql / pg_dump)")
     return EXIT_OK
+
+
+def _read_invite() -> str:
+    """The invite from standard input: asked for without echo on a terminal (it is a credential), else read."""
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass("Paste the invite (trove1:…): ")
+    return sys.stdin.read()
 
 
 def _print_url(home) -> int:

@@ -1,5 +1,5 @@
-"""`trove server start|stop|status|invite|users|revoke|rotate|migrate`: a team library's PostgreSQL server on
-this machine, without a DBA (docs/team-library.md)."""
+"""`trove server start|stop|status|invite|users|revoke|rotate|migrate|backup`: a team library's PostgreSQL
+server on this machine, without a DBA (docs/team-library.md)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ def add_server_commands(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("name")
     _add(sub, "users", cmd_users, "the people and whether they joined")
     q = _add(sub, "migrate", cmd_migrate, "bring a library's schema up to date (as the tables' owner)")
+    q.add_argument("--database", default="trove")
+    q = _add(sub, "backup", cmd_backup, "pg_dump a library to FILE (every row; pg_restore reads it)")
+    q.add_argument("file")
     q.add_argument("--database", default="trove")
 
 
@@ -77,7 +80,7 @@ def cmd_start(args, _library) -> int:
     if status.allow:
         print(f"if desktops cannot reach it, let TCP port {status.port} in through this machine's firewall "
               f"(e.g. `sudo ufw allow from {status.allow[0]} to any port {status.port} proto tcp`)")
-    print("add a person: trove server invite NAME   (they run `trove join INVITE`)")
+    print("add a person: trove server invite NAME   (they run `trove join` and paste it)")
     print(f"administrator URL (keep it private, it holds the password): {status.url}")
     return EXIT_OK
 
@@ -119,7 +122,7 @@ def _print_invite(args, text: str) -> int:
     print(f"One-time invite for {args.name} (valid {args.hours:g} hours; give it to them privately):",
           file=sys.stderr)
     print(text)
-    print("On their computer: trove join INVITE   (or Settings → Library server → Join with an invite)",
+    print("On their computer: `trove join` and paste it (or Settings → Library → Join with an invite)",
           file=sys.stderr)
     return EXIT_OK
 
@@ -144,6 +147,14 @@ def cmd_users(args, _library) -> int:
 def cmd_migrate(args, _library) -> int:
     _server(args).migrate(args.database)
     print(f"the schema of {args.database} is up to date")
+    return EXIT_OK
+
+
+def cmd_backup(args, _library) -> int:
+    from pathlib import Path
+
+    path = _server(args).backup(Path(args.file), args.database)
+    print(f"wrote {path} ({path.stat().st_size:,} bytes); restore with pg_restore")
     return EXIT_OK
 
 

@@ -208,7 +208,7 @@ def test_the_cli_invites_joins_and_prints_the_url_for_psql(pg_server, tmp_path, 
     assert main(["server", "invite", name, "--data", str(pg_server.data)]) == 0
     out = capsys.readouterr()
     invite = out.out.strip()
-    assert invite.startswith("trove1:") and "trove join" in out.err
+    assert invite.startswith("trove1:") and "trove join` and paste it" in out.err
     home = tmp_path / "home"
     assert main(["--home", str(home), "join", invite]) == 0
     assert f"as {name}" in capsys.readouterr().out
@@ -223,3 +223,30 @@ def test_the_cli_invites_joins_and_prints_the_url_for_psql(pg_server, tmp_path, 
     assert name in capsys.readouterr().out
     assert main(["--home", str(home), "join", invite]) == 1
     assert "already used" in capsys.readouterr().err
+
+
+def test_a_backup_holds_every_row_and_restores(pg_server, pg_url, tmp_path):
+    import subprocess
+
+    from desktop_app.core.store.postgres import PostgresStore
+    from desktop_app.core.store.postgres.process import bin_dir
+
+    name = urlsplit(pg_url).path.lstrip("/")
+    store = PostgresStore(pg_url, machine="m")
+    store.add_folder(str(tmp_path))
+    store.close()
+    dump = pg_server.backup(tmp_path / "library.dump", name)
+    assert dump.stat().st_size > 0
+    copy = f"restored{os.getpid()}"
+    pg_server.create_database(copy, extensions=())
+    try:
+        config = pg_server._config()
+        subprocess.run([str(bin_dir() / "pg_restore"), "-h", config["socket_dir"], "-p", str(config["port"]),
+                        "-U", "postgres", "-d", copy, str(dump)], check=True, capture_output=True, timeout=120)
+        with pg_server.admin(copy) as conn:
+            assert conn.execute("SELECT path FROM folders").fetchall() == [(str(tmp_path),)]
+            owners = conn.execute("SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'").fetchall()
+        assert owners == [(roles.OWNER_ROLE,)]
+    finally:
+        pg_server.drop_database(copy)
+

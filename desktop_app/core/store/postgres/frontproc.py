@@ -31,11 +31,18 @@ class FrontProcess:
         write_private(self.config, json.dumps(conf, indent=2).encode(), user)
 
     def pid(self) -> int | None:
+        """The running front's process id (None: not running; a recorded id reused by another program after a
+        reboot is not ours)."""
         try:
             pid = int(self.pid_file.read_text().strip())
             os.kill(pid, 0)
         except (OSError, ValueError):
             return None
+        try:
+            if str(self.config).encode() not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return None
+        except OSError:
+            pass  # no /proc (macOS): trust the pid file
         return pid
 
     def start(self, user: str | None, listen: str, port: int) -> None:

@@ -3,11 +3,16 @@ ownership, who may connect, the invite-acceptance function, and migrations run a
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+from typing import Any
+
 import psycopg
 from psycopg import sql
 
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.postgres import roles as roles_mod
+from desktop_app.core.store.postgres.process import ServerError, bin_dir, check_private, run_user
 from desktop_app.core.store.postgres.roles import ADMIN_ROLE, OWNER_ROLE, PEOPLE_GROUP, PERSON_PREFIX
 
 log = get_logger("server")
@@ -84,6 +89,23 @@ class ServerDatabases:
 
     def url(self, database: str = DATABASE, password: str | None = None) -> str:
         raise NotImplementedError
+
+    def _config(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def backup(self, path: Path, database: str = DATABASE) -> Path:
+        """A pg_dump of one library (custom format, every row: the superuser over the private socket), written
+        by the bundled pg_dump to `path`; `pg_restore` reads it back."""
+        config = self._config()
+        check_private(config.get("socket_dir", ""), run_user())
+        path = path.expanduser().absolute()
+        cmd = [str(bin_dir() / "pg_dump"), "--format=custom", f"--file={path}", "-h", config["socket_dir"],
+               "-p", str(config["port"]), "-U", "postgres", database]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            tail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+            raise ServerError(f"pg_dump failed: {tail[0]}")
+        return path
 
     def _provision(self, password: str) -> None:
         """The roles (the trove role's password reset to ours), the trove database, every library handed to
