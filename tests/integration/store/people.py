@@ -1,6 +1,6 @@
 """People on the test server: a login role per person in trove_people, as `trove server invite` makes them.
 
-Made with the server's superuser connection (pg_server.admin()) under the names the role contract fixes
+Made with the server's superuser connection (pg_server.admin()) by roles.py, the code `trove server invite` uses
 (trove_people, trove_p_<name>); roles are the cluster's, so they are made once and reused by every test.
 """
 
@@ -9,21 +9,19 @@ from __future__ import annotations
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import psycopg
-from psycopg import sql
 
-GROUP = "trove_people"
+from desktop_app.core.store.postgres import roles
+
 PASSWORD = "pw-for-tests-only"
 
 
 def ensure_person(pg_server, name: str) -> str:
     """The role `trove_p_<name>` (LOGIN, in trove_people), made if missing. Returns the role name."""
-    role = f"trove_p_{name}"
+    role = roles.role_name(name)
     with pg_server.admin() as conn:
-        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (GROUP,)).fetchone():
-            conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(GROUP)))
+        roles.ensure_group_roles(conn)
         if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
-            conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
-                sql.Identifier(role), sql.Literal(PASSWORD), sql.Identifier(GROUP)))
+            roles.create_person(conn, name, PASSWORD)
     return role
 
 
