@@ -26,6 +26,8 @@ import sys
 import time
 from typing import Any
 
+import psycopg  # imported at start, not at the first sign-in (that takes a second)
+
 if __package__:
     from desktop_app.core.store.postgres.scram import MECHANISM, ScramError, ScramExchange, end_point_hash
 else:  # run as a script: no Trove imports
@@ -152,8 +154,6 @@ class Front:
 
     def lookup(self, user: str) -> tuple[str | None, bool]:
         """The role's stored verifier and whether its VALID UNTIL has passed (superuser, private socket)."""
-        import psycopg
-
         with psycopg.connect(host=self.conf["socket_dir"], port=int(self.conf["port"]), user="postgres",
                              dbname="postgres", connect_timeout=10) as conn:
             row = conn.execute("SELECT rolpassword, COALESCE(rolvaliduntil < now(), false) FROM pg_authid "
