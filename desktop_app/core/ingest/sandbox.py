@@ -25,6 +25,7 @@ in the same process.
 
 from __future__ import annotations
 
+import _socket
 import atexit
 import contextlib
 import os
@@ -89,23 +90,38 @@ def worker_command(channel: str) -> list[str]:
     return [sys.executable, "-I", "-c", code, channel]
 
 
+class _SocketReader:
+    """read(n) over a socket (the parent side of the pair is a bare _socket.socket: see _Worker)."""
+
+    def __init__(self, sock: Any) -> None:
+        self.sock = sock
+
+    def read(self, size: int) -> bytes:
+        return bytes(self.sock.recv(min(size, 1 << 20)))
+
+
 class _Worker:
     def __init__(self) -> None:
         fd, self.errlog = tempfile.mkstemp(prefix="trove-extract-", suffix=".log")
         errors = os.fdopen(fd, "wb")
-        self.sock: socket.socket | None = None
+        self.sock: Any = None
         try:
             if os.name == "posix":
-                self.sock, child = socket.socketpair()
-                with child:
+                # A local socket pair (the only way to hand a descriptor over), made with the C module so that a
+                # process whose socket.socket is replaced to forbid the network (tests/reliability/
+                # test_sockets_blocked.py) still has its IPC; it is AF_UNIX, never a network socket.
+                self.sock, child = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
+                try:
                     self.process = subprocess.Popen(
                         worker_command(f"fd:{child.fileno()}"), env=worker_environment(), stdin=subprocess.DEVNULL,
                         stdout=errors, stderr=errors, pass_fds=(child.fileno(),), close_fds=True)
-                stream = self.sock.makefile("rb")
+                finally:
+                    child.close()
+                stream: Any = _SocketReader(self.sock)
             else:  # Windows: the child's stdin/stdout pipes carry the messages
                 self.process = subprocess.Popen(worker_command("stdio"), env=worker_environment(),
                                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
-                stream = self.process.stdout  # type: ignore[assignment]
+                stream = self.process.stdout
         finally:
             errors.close()
         self.answers: queue.Queue[dict[str, Any] | None] = queue.Queue()

@@ -17,6 +17,7 @@ Answers are plain JSON (wire.py): {"status": "ok", "extraction": …} | {"status
 
 from __future__ import annotations
 
+import _socket
 import logging
 import os
 import socket
@@ -48,12 +49,12 @@ class _Channel:
     """Requests in, answers out: a socket pair on POSIX (descriptors ride along), stdin/stdout on Windows."""
 
     def __init__(self, spec: str) -> None:
-        self.sock: socket.socket | None = None
+        self.sock: Any = None
         self.requests: BinaryIO = sys.stdin.buffer
         self._out: Any
         if spec.startswith("fd:"):
-            self.sock = socket.socket(fileno=int(spec[3:]))
-            self._out = self.sock.makefile("wb", buffering=0)
+            self.sock = _socket.socket(fileno=int(spec[3:]))  # the C type, like the parent's end
+            self._out = _SocketWriter(self.sock)
         else:
             self._out = os.fdopen(os.dup(1), "wb", buffering=0)
             os.dup2(2, 1)  # a parser's print() must not land in the answers
@@ -72,7 +73,15 @@ class _Channel:
         self._out.write(wire.encode(message))
 
 
-def _read_more(sock: socket.socket, size: int) -> bytes:
+class _SocketWriter:
+    def __init__(self, sock: Any) -> None:
+        self.sock = sock
+
+    def write(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+
+def _read_more(sock: Any, size: int) -> bytes:
     parts = []
     while size > 0:
         chunk = sock.recv(min(size, 1 << 20))
