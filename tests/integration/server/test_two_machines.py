@@ -6,8 +6,9 @@ them -- no address is ever put on this machine's own interfaces -- and deletes t
     desk 10.231.N.2 ──veth── 10.231.N.1 server (trove server start --listen 10.231.N.1 --allow 10.231.N.2/32)
                                  10.231.N.5 ──veth── 10.231.N.6 outside (routed to .1, not in --allow)
 
-In the server's namespace: `trove server start`, `trove server invite alice`; on the desk: `trove join` (the
-invite on stdin), `trove index`, `trove search`, over TLS with the pinned certificate. The same desktop with
+In the server's namespace: `trove server start` (without --allow the desk is refused; `start --allow` on the
+running server admits it), `trove server invite alice`; on the desk: `trove join` (the invite on stdin),
+`trove index`, `trove search`, over TLS with the pinned certificate. The same desktop with
 sslmode=disable, with another CA, and from the outside address: refused, one line each.
 
 Creating namespaces needs root (CAP_NET_ADMIN) and iproute2: without them the test is skipped and says so
@@ -120,15 +121,21 @@ def test_a_desktop_on_another_machine_joins_indexes_and_searches_over_tls(net):
     (home / "settings.json").write_text('{"embedder": "hash"}')
     try:
         started = trove(net.server, "server", "start", "--data", str(data), "--listen", net.server_addr,
-                        "--port", "5432", "--allow", f"{net.desk_addr}/32")
+                        "--port", "5432")
         assert started.returncode == 0, started.stderr
-        assert f"admits: this machine, {net.desk_addr}/32" in started.stdout
+        assert "other machines will be refused until you allow their network" in started.stderr
         invited = trove(net.server, "server", "invite", "alice", "--data", str(data))
         assert invited.returncode == 0, invited.stderr
         invite = invited.stdout.strip()
         assert invite.startswith("trove1:")
+        refused(trove(net.desk, "--home", str(home), "join", "-", stdin=invite),
+                f"run `trove server start --allow {net.desk_addr}/32`")
 
-        joined = trove(net.desk, "--home", str(home), "join", "-", stdin=invite)
+        allowed = trove(net.server, "server", "start", "--data", str(data), "--listen", net.server_addr,
+                        "--port", "5432", "--allow", f"{net.desk_addr}/32")  # the running server takes it as is
+        assert allowed.returncode == 0, allowed.stderr
+        assert f"admits: this machine, {net.desk_addr}/32" in allowed.stdout
+        joined = trove(net.desk, "--home", str(home), "join", "-", stdin=invite)  # the invite was not used up
         assert joined.returncode == 0, joined.stderr
         assert f"on {net.server_addr}:5432 as alice" in joined.stdout
         assert (home / "team" / "pgpass").stat().st_mode & 0o777 == 0o600
