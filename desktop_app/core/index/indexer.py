@@ -315,12 +315,24 @@ class Indexer:
 
     def _fail(self, folder_id: int, item: Found | Skipped, title: str, type_: str, digest: str, reason: str,
               report: SyncReport) -> None:
+        if not os.path.lexists(item.path):
+            self._vanished(item.path, report)
+            return
         log.info("failed to index %s: %s", item.path, reason)
         self.store.record_failure(NewDocument(folder_id, str(item.path), title, type_, item.size, item.mtime_ns,
                                               digest),
                                   reason)
         report.failed += 1
         report.errors.append((str(item.path), reason))
+
+
+    def _vanished(self, path: Path, report: SyncReport) -> None:
+        """A file that was listed and is gone by the time it is read is not a failure: it is gone. Its old entry
+        is forgotten when its folder is still there (the file was deleted); when the folder went too (deleted or
+        unmounted mid-run), the folder's own check (offline) decides, on the next sync, what is kept."""
+        log.info("%s disappeared while it was being indexed", path)
+        if os.path.isdir(path.parent):
+            report.removed += self.remove_path(path)
 
 
 def _unchanged(old: DocRow | None, found: Found | Skipped) -> bool:
