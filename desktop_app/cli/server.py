@@ -99,6 +99,9 @@ def cmd_status(args, _library) -> int:
         print(f"running: PostgreSQL {status.version} on {status.listen}:{status.port} (data: {status.data})")
         print("admits: this machine" + "".join(f", {n}" for n in status.allow))
         print(f"CA fingerprint: {status.ca_fingerprint}")
+        if not status.front:
+            print("the TLS front is not running, so no network connection is served: `trove server start`",
+                  file=sys.stderr)
         print(f"administrator URL: {_redacted(status.url)}  (`trove server start` prints it in full)")
     else:
         print(f"not running (data: {status.data})")

@@ -223,6 +223,11 @@ def test_the_cli_invites_joins_and_prints_the_url_for_psql(pg_server, tmp_path, 
     assert name in capsys.readouterr().out
     assert main(["--home", str(home), "join", invite]) == 1
     assert "already used" in capsys.readouterr().err
+    assert pg_server.status().front
+    assert main(["server", "status", "--data", str(pg_server.data)]) == 0
+    out = capsys.readouterr()
+    assert "admits: this machine" in out.out and "CA fingerprint" in out.out and "front is not running" not in out.err
+    assert ":***@" in out.out  # the administrator URL, without its password
 
 
 def test_a_backup_holds_every_row_and_restores(pg_server, pg_url, tmp_path):

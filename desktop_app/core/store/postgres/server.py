@@ -66,6 +66,7 @@ class ServerStatus:
     version: str = ""
     allow: list[str] = field(default_factory=list)
     ca_fingerprint: str = ""
+    front: bool = False  # the TLS front that serves the network (front.py) is running
 
 
 def default_data_dir() -> Path:
@@ -119,7 +120,8 @@ class TroveServer(ServerDatabases, ServerPeople):
                 version = ""
         ca = fingerprint(self.tls.ca_pem()) if self.tls.ca_cert.exists() else ""
         return ServerStatus(str(self.data), running, config.get("url", ""), config.get("listen", ""),
-                            int(config.get("port", 0)), version, list(config.get("allow", [])), ca)
+                            int(config.get("port", 0)), version, list(config.get("allow", [])), ca,
+                            self.front.pid() is not None)
 
     # ---- lifecycle -----------------------------------------------------------------------------
 
