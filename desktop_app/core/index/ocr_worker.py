@@ -25,19 +25,27 @@ OcrRead = Callable[[bytes, str, int], tuple[str, float, str]]  # (file bytes, ty
 
 
 def rapidocr_reader(settings: Settings) -> OcrRead:
-    """Read a page with the bundled RapidOCR models (loaded on first use, `settings.ocr_threads` threads)."""
+    """Read a page with the bundled RapidOCR models (loaded on first use, `settings.ocr_threads` threads). The page
+    is rendered (PDFium, Pillow) in the extraction worker under the settings' budget; only the recogniser runs here."""
     engine = None
 
     def read(data: bytes, doc_type: str, page: int) -> tuple[str, float, str]:
         nonlocal engine
-        from desktop_app.core.ingest.extracted import Extracted, Page
-        from desktop_app.core.ocr.engine import OcrEngine
-        from desktop_app.core.ocr.pages import ocr_page
+        from desktop_app.core.ingest.reader import budget_of
+        from desktop_app.core.ingest.sandbox import shared_sandbox
+        from desktop_app.core.ocr.engine import OcrEngine, ocr_image
+        from desktop_app.core.ocr.pages import NO_TEXT_REASON
 
         if engine is None:
             engine = OcrEngine(threads=settings.ocr_threads, languages=tuple(settings.ocr_languages))
-        result = ocr_page(data, Extracted("", "", doc_type), Page(page, 0, 0, needs_ocr=True), engine)
-        return result.text, result.confidence, result.reason
+        try:
+            image = shared_sandbox().render_page(data, doc_type, page, budget_of(settings))
+        except ExtractionError as exc:
+            return "", 0.0, str(exc)
+        result = ocr_image(image, engine)
+        if not result.text.strip():
+            return "", 0.0, NO_TEXT_REASON
+        return result.text, result.confidence, ""
     return read
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import _socket
 import atexit
+import base64
 import contextlib
 import os
 import queue
@@ -234,6 +235,38 @@ class ExtractionSandbox:
             self.close()
             raise ExtractionError(over_memory(budget))
         return self._failed(answer)
+
+    def render_page(self, data: bytes, doc_type: str, page: int, budget: Budget) -> Any:
+        """Page `page` of a PDF or image file (its bytes) as an RGB PIL image, rendered in the worker under
+        `budget`. Raises ExtractionError with the reason. The parent only checks sizes and copies pixels."""
+        from PIL import Image
+
+        from desktop_app.core.ocr.images import MAX_IMAGE_PIXELS, MAX_RENDER_PIXELS
+
+        if os.name != "posix":  # no descriptor passing over Windows pipes yet: rendered here, as before
+            from desktop_app.core.ingest.extracted import Page
+            from desktop_app.core.ocr.pages import page_image
+
+            return page_image(data, doc_type, Page(page, 0, 0, needs_ocr=True))
+        memory = budget.memory_mb * 2**20
+        request = {"op": "render", "type": doc_type, "page": page, "memory": memory,
+                   "cap_address_space": self._cap_address_space}
+        with tempfile.TemporaryFile() as copy, self._lock:  # the very bytes the caller hashed, not the path again
+            copy.write(data)
+            copy.flush()
+            answer = self._ask(request, copy.fileno(), budget, memory)
+        if answer.get("status") == "memory":
+            self.close()
+            raise ExtractionError(over_memory(budget))
+        if answer.get("status") != "ok":
+            return self._failed(answer)
+        width, height, pixels = answer.get("width"), answer.get("height"), answer.get("pixels")
+        limit = max(MAX_IMAGE_PIXELS, MAX_RENDER_PIXELS)
+        if not (isinstance(width, int) and isinstance(height, int) and isinstance(pixels, str)
+                and 0 < width * height <= limit and len(pixels) == 4 * ((3 * width * height + 2) // 3)):
+            self.close()
+            raise ExtractionError("the document reader sent back a page image of the wrong size")
+        return Image.frombytes("RGB", (width, height), base64.b64decode(pixels))
 
     def probe(self) -> dict[str, Any]:
         """What the worker can see and do (its environment's names, whether it could open a socket)."""

@@ -8,6 +8,8 @@ sockets (confine.forbid_network, Linux), then imports the parsers and serves req
   opened it (no symlink followed, regular files only), so the worker never resolves a path that could have
   been swapped since discovery. Windows has no descriptor passing over pipes: there the path is sent and the
   worker opens it the same careful way;
+* ("render", type, page) with the same descriptor: a PDF page (PDFium) or image frame (Pillow) as raw RGB
+  pixels for OCR, so the renderers run on hostile bytes here, under the same budget, not in the parent;
 * ("probe"): what the worker can see (its environment, whether a socket can be made), for the tests and
   `trove doctor`.
 
@@ -18,6 +20,7 @@ Answers are plain JSON (wire.py): {"status": "ok", "extraction": …} | {"status
 from __future__ import annotations
 
 import _socket
+import base64
 import logging
 import os
 import socket
@@ -125,6 +128,8 @@ def _answer(request: dict[str, Any], fd: int | None, base: int) -> dict[str, Any
         if fd is None:
             with open_regular(Path(str(request["path"]))) as fh:
                 fd = os.dup(fh.fileno())
+        if request.get("op") == "render":
+            return _render(fd, str(request.get("type", "")), int(request.get("page", 0)))
         return _serve_one(str(request.get("name", "")), fd, memory_bytes)
     except ExtractionError as exc:
         return {"status": "failed", "reason": str(exc)}
@@ -184,6 +189,24 @@ def _serve_one(name: str, fd: int, memory_bytes: int) -> dict[str, Any]:
         return {"status": "memory"} if _caused_by(exc, MemoryError) else {"status": "failed", "reason": str(exc)}
     except Exception as exc:  # a bug in a parser: the file fails with the reason, the worker goes on
         return {"status": "failed", "reason": f"could not be read ({type(exc).__name__}: {str(exc)[:200]})"}
+
+
+def _render(fd: int, doc_type: str, number: int) -> dict[str, Any]:
+    """Page `number` of a PDF or image as raw RGB pixels (base64): PDFium and Pillow run here, not in the parent."""
+    from desktop_app.core.ingest.extracted import Page
+    from desktop_app.core.ocr.pages import page_image
+
+    try:
+        image = page_image(_read_all(fd), doc_type, Page(number, 0, 0, needs_ocr=True))
+        pixels = image.tobytes()
+    except MemoryError:
+        return {"status": "memory"}
+    except ExtractionError as exc:
+        return {"status": "memory"} if _caused_by(exc, MemoryError) else {"status": "failed", "reason": str(exc)}
+    except Exception as exc:
+        return {"status": "failed", "reason": f"could not render the page ({type(exc).__name__}: {str(exc)[:200]})"}
+    return {"status": "ok", "width": image.width, "height": image.height,
+            "pixels": base64.b64encode(pixels).decode("ascii")}
 
 
 def _read_all(fd: int) -> bytes:
