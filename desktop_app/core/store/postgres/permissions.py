@@ -178,7 +178,8 @@ CREATE POLICY see ON {t} FOR SELECT USING (folder_id = ANY((SELECT trove_visible
 CREATE POLICY add ON {t} FOR INSERT WITH CHECK (machine_id = ANY((SELECT trove_my_machines())::text[])
     AND folder_id = ANY((SELECT trove_my_folders())::bigint[]));
 CREATE POLICY change ON {t} FOR UPDATE USING (folder_id = ANY((SELECT trove_my_folders())::bigint[]))
-    WITH CHECK (machine_id = ANY((SELECT trove_my_machines())::text[]) AND folder_id = ANY((SELECT trove_my_folders())::bigint[]));
+    WITH CHECK (machine_id = ANY((SELECT trove_my_machines())::text[])
+        AND folder_id = ANY((SELECT trove_my_folders())::bigint[]));
 CREATE POLICY remove ON {t} FOR DELETE USING (machine_id = ANY((SELECT trove_my_machines())::text[]));
 """
 
