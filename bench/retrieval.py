@@ -1,7 +1,8 @@
-"""Retrieval quality and speed on a BEIR-layout dataset, through the real Library pipeline.
+"""Retrieval quality and speed on a BEIR-layout dataset, through the real Library pipeline, beside plain baselines.
 
-    python bench/retrieval.py --dataset ../shared/eval/scifact [--split test|train] [--json OUT]
+    python bench/retrieval.py --dataset ../shared/eval/scifact [--split test|train] [--json OUT] [--tag NAME]
         [--embedder use-multilingual|e5-small|minilm|minilm-torch] [--query-embedder NAME]
+    python bench/retrieval.py --dataset ~/.cache/trove-bench/nfcorpus-all      # sets made by bench/fetch_beir.py
     python bench/retrieval.py --dataset bench/data/multilingual-qa [--embedder NAME]
 
 A folder with a manifest.json (bench/data/multilingual-qa) holds several tasks, one per language: each is
@@ -9,19 +10,22 @@ indexed as its own library and reported per language and mode (bench/retrieval_l
 
 Writes each document as a file (title on the first line), indexes the folder with Library (extract →
 chunk → FTS5 → MiniLM vectors), runs every query through Library.search in each mode, maps chunk hits
-to documents (first occurrence counts) and prints nDCG@10 / Recall@100 next to a rank-bm25 baseline
-computed in the same process. Also: embedding throughput against a bare SentenceTransformer.encode of
-the same chunk texts (the bare call of the embedder's own library: bench/_bare.py), and search latency
-p50/p95 per mode. --query-embedder embeds the queries with another model than the index (e.g. MiniLM's
-ONNX twin over vectors made by sentence-transformers).
+to documents (first occurrence counts) and reports nDCG@10 / Recall@100 next to plain baselines computed in the
+same process over the same chunks (bench/_baselines.py): plain FTS5 BM25 (raw query words OR'ed), plain dense
+(the embedder's plain query vector, exact cosine) and plain RRF (k=60) of the two. Keyword is compared with plain
+BM25, semantic with plain dense, hybrid with plain RRF: the mean per-query difference with a 95% bootstrap
+interval, over all queries and over a fixed-seed split into a "tune" half (where choices are made) and a
+"report" half (the figures to quote). Also: embedding throughput against a bare encode of the same chunk
+texts (bench/_bare.py), and search latency p50/p95 per mode. --query-embedder embeds the queries with another
+model than the index (e.g. MiniLM's ONNX twin over vectors made by sentence-transformers).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
-import math
 import random
 import re
 import shutil
@@ -30,9 +34,20 @@ import time
 from pathlib import Path
 
 from _bare import bare_encoder
+from _baselines import (
+    bootstrap_diff,
+    halves,
+    ndcg_at,
+    per_query,
+    plain_bm25,
+    plain_dense,
+    plain_rrf,
+    recall_at,
+    stored_vectors,
+)
 from _common import RESULTS, percentile, save
 
-from desktop_app.core.embed.base import EMBEDDERS, make_embedder
+from desktop_app.core.embed.base import EMBEDDERS, embed_query, make_embedder
 from desktop_app.core.embed.base import MAX_WINDOWS as VECTORS_PER_CHUNK
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
@@ -48,6 +63,8 @@ def load_dataset(root: Path, split: str) -> tuple[dict, dict, dict]:
             d = json.loads(line)
             corpus[str(d["_id"])] = (d.get("title", "").strip(), d.get("text", ""))
     qrels_file = root / ("qrels.tsv" if split == "test" else "qrels_train.tsv")
+    if not qrels_file.exists():  # BEIR's own layout
+        qrels_file = root / "qrels" / f"{split}.tsv"
     qrels: dict[str, dict[str, int]] = {}
     with open(qrels_file, encoding="utf-8") as fh:
         reader = csv.reader(fh, delimiter="\t")
@@ -73,17 +90,6 @@ def smaller_corpus(corpus: dict, qrels: dict, size: int) -> dict:
     others = sorted(set(corpus) - judged)
     keep = judged | set(random.Random(0).sample(others, max(0, min(len(others), size - len(judged)))))
     return {d: corpus[d] for d in corpus if d in keep}
-
-
-def ndcg_at(ranked: list[str], relevant: dict[str, int], k: int = 10) -> float:
-    dcg = sum(relevant.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
-    ideal = sorted(relevant.values(), reverse=True)[:k]
-    idcg = sum(r / math.log2(i + 2) for i, r in enumerate(ideal))
-    return dcg / idcg if idcg else 0.0
-
-
-def recall_at(ranked: list[str], relevant: dict[str, int], k: int = 100) -> float:
-    return len(set(ranked[:k]) & set(relevant)) / len(relevant) if relevant else 0.0
 
 
 def evaluate(run: dict[str, list[str]], qrels: dict) -> dict:
@@ -116,25 +122,6 @@ def bm25_baseline(corpus: dict, queries: dict) -> dict[str, list[str]]:
         scores = bm25.get_scores(tok(text))
         top = sorted(range(len(ids)), key=lambda i: -scores[i])[:100]
         run[qid] = [ids[i] for i in top]
-    return run
-
-
-def fts5_baseline(corpus: dict, queries: dict) -> dict[str, list[str]]:
-    """A plain FTS5 table (default tokenizer, title + text in one column), OR of the query's words, bm25 order."""
-    from desktop_app.core.store.sqlite.connect import connect
-
-    conn = connect(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE plain USING fts5(doc_id UNINDEXED, body)")
-    conn.executemany(
-        "INSERT INTO plain (doc_id, body) VALUES (?, ?)", ((d, f"{t} {x}") for d, (t, x) in corpus.items())
-    )
-    run = {}
-    for qid, text in queries.items():
-        words = sorted(set(re.findall(r"\w+", text.lower())))
-        match = " OR ".join(f'"{w}"' for w in words)
-        rows = conn.execute("SELECT doc_id FROM plain WHERE plain MATCH ? ORDER BY bm25(plain) LIMIT 100", (match,))
-        run[qid] = [r[0] for r in rows]
-    conn.close()
     return run
 
 
@@ -195,6 +182,109 @@ def embedding_figures(lib: Library, semantic_s: float, semantic_cpu_s: float, sa
     return figures
 
 
+def chunk_table(lib: Library) -> tuple[list[tuple[int, str]], dict[int, str]]:
+    """(chunk id, text) of every chunk the library made, and each chunk's document id."""
+    rows = query_db(lib.db_path, "SELECT c.id, c.text, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")
+    return [(int(r[0]), r[1]) for r in rows], {int(r[0]): doc_id_of(r[2]) for r in rows}
+
+
+def plain_runs(lib: Library, queries: dict, dense: bool = True) -> dict[str, dict[str, list[str]]]:
+    """The plain baselines over the library's own chunks and vectors (bench/_baselines.py)."""
+    chunks, chunk_doc = chunk_table(lib)
+    embedder = lib.searcher.embedder
+    runs = {"plain BM25": plain_bm25(chunks, chunk_doc, queries)}
+    if dense and lib.stats()["chunks_embedded"]:
+        window_chunks, matrix = stored_vectors(str(lib.db_path))
+        runs["plain dense"] = plain_dense(lambda t: embed_query(embedder, t), window_chunks, matrix, chunk_doc, queries)
+        runs["plain RRF"] = plain_rrf(runs["plain BM25"], runs["plain dense"])
+    return runs
+
+
+def trove_runs(lib: Library, queries: dict, modes: tuple[str, ...] = MODES
+               ) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict]]:
+    """Library.search in each mode (hybrid with the settings' fusion and with plain RRF), and latencies.
+
+    The search service holds its own SearchParams (made from the settings when the library opened): the RRF run
+    changes those, not lib.settings, which the service does not read again."""
+    runs, latency = {}, {}
+    params = lib.searcher.params
+    for mode in modes:
+        name = f"hybrid ({params.fusion})" if mode == "hybrid" else mode
+        runs[name], lat = run_mode(lib, queries, mode)
+        latency[name] = {"p50_ms": percentile(lat, 50) * 1000, "p95_ms": percentile(lat, 95) * 1000}
+    if params.fusion != "rrf" and "hybrid" in modes:
+        lib.searcher.params = dataclasses.replace(params, fusion="rrf")  # the seed's fusion, for comparison
+        name = f"hybrid (rrf k={params.rrf_k})"
+        runs[name], lat = run_mode(lib, queries, "hybrid")
+        latency[name] = {"p50_ms": percentile(lat, 50) * 1000, "p95_ms": percentile(lat, 95) * 1000}
+        lib.searcher.params = params
+    return runs, latency
+
+
+def baseline_of(name: str) -> str:
+    """The plain baseline a run is compared with."""
+    if name == "keyword":
+        return "plain BM25"
+    return "plain dense" if name == "semantic" else "plain RRF"
+
+
+def figures(runs: dict, qrels: dict, qids: list[str]) -> dict:
+    """Mean nDCG@10 / Recall@100 of every run over `qids`, and each Trove run's difference from its baseline with a
+    95% bootstrap interval."""
+    scores = {name: per_query(run, qrels, qids) for name, run in runs.items()}
+    out: dict = {"queries": len(qids), "modes": {}, "vs_plain": {}}
+    for name, s in scores.items():
+        out["modes"][name] = {m: sum(v) / len(v) if v else 0.0 for m, v in s.items()}
+        base = baseline_of(name)
+        if name.startswith("plain") or base not in scores:
+            continue
+        out["vs_plain"][name] = {"baseline": base, **{m: bootstrap_diff(s[m], scores[base][m]) for m in s}}
+    return out
+
+
+def print_figures(label: str, fig: dict) -> None:
+    print(f"\n[{label}: {fig['queries']} queries]")
+    print(f"{'mode':<22} {'nDCG@10':>8} {'R@100':>8}   vs plain: nDCG@10 diff [95% CI]     R@100 diff [95% CI]")
+    for name, m in fig["modes"].items():
+        line = f"{name:<22} {m['ndcg@10']:>8.4f} {m['recall@100']:>8.4f}"
+        v = fig["vs_plain"].get(name)
+        if v:
+            line += "   " + "   ".join(f"{v[k]['diff']:+.4f} [{v[k]['lo']:+.4f}, {v[k]['hi']:+.4f}]"
+                                      for k in ("ndcg@10", "recall@100")) + f"  ({v['baseline']})"
+        print(line)
+
+
+def index_library(args: argparse.Namespace, corpus: dict, wait_vectors: bool = True) -> tuple[Library, dict, Path]:
+    """The Library over the corpus (written as files, synced with vectors) and its indexing figures."""
+    work = Path(tempfile.mkdtemp(prefix="trove-bench-"))
+    home = args.home or work / "home"
+    folder = (args.home / "corpus") if args.home else work / "corpus"
+    if not folder.exists():
+        write_corpus(corpus, folder)
+    lib = Library(home, settings=Settings(embedder=args.embedder))
+    lib.add_folder(folder)
+    t0 = time.perf_counter()
+    report = lib.sync(wait=False)
+    keyword_s = time.perf_counter() - t0
+    t1, cpu1 = time.perf_counter(), time.process_time()
+    if wait_vectors:
+        lib.wait_for_embeddings()
+    else:
+        lib.embed_worker.stop()  # keyword only: no vectors wanted (nor the CPU they take)
+    semantic_s, semantic_cpu_s = time.perf_counter() - t1, time.process_time() - cpu1
+    stats = lib.stats()
+    print(f"keyword phase {keyword_s:.1f}s ({report.indexed} files, {report.chunks} chunks); "
+          f"semantic phase {semantic_s:.1f}s ({stats['chunks_embedded']} vectors)")
+    info = {"embedder": lib.embedder.model_id, "chunks": stats["chunks"], "keyword_phase_s": keyword_s,
+            "semantic_phase_s": semantic_s, "indexed": report.indexed}
+    if report.indexed and not args.skip_bare:
+        info["embedding"] = embedding_figures(lib, semantic_s, semantic_cpu_s, args.bare_sample)
+    if args.query_embedder:
+        lib.searcher.embedder = make_embedder(args.query_embedder)  # the index keeps its vectors; queries use it
+        info["query_embedder"] = lib.searcher.embedder.model_id
+    return lib, info, work
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", required=True, type=Path)
@@ -213,6 +303,10 @@ def main() -> None:
     ap.add_argument("--bare-sample", type=int, default=0, help="bare encode of this many random windows (0: all)")
     ap.add_argument("--embedder", choices=EMBEDDERS, default=Settings().embedder)
     ap.add_argument("--query-embedder", choices=EMBEDDERS, help="embed queries with this model instead")
+    ap.add_argument("--rank-bm25", action="store_true", help="also the rank-bm25 Okapi baseline over documents")
+    ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES),
+                    help="only these modes (keyword alone needs no vectors: no dense baselines then)")
+    ap.add_argument("--tag", default="", help="a suffix for the results file name (e.g. before/after a change)")
     args = ap.parse_args()
     if (args.dataset / "manifest.json").exists():
         from retrieval_languages import run_tasks
@@ -225,95 +319,55 @@ def main() -> None:
         queries = dict(list(queries.items())[: args.limit_queries])
     if args.max_docs:
         corpus = smaller_corpus(corpus, qrels, args.max_docs)
-    work = Path(tempfile.mkdtemp(prefix="trove-bench-"))
-    home = args.home or work / "home"
-    folder = (args.home / "corpus") if args.home else work / "corpus"
-    if not folder.exists():
-        write_corpus(corpus, folder)
     print(f"{args.dataset.name} ({args.split}): {len(corpus)} documents, {len(queries)} queries")
-
-    lib = Library(home, settings=Settings(embedder=args.embedder))
-    lib.add_folder(folder)
+    lib, info, work = index_library(args, corpus, wait_vectors=args.modes != ["keyword"])
+    results: dict = {"dataset": args.dataset.name, "split": args.split, "documents": len(corpus),
+                     "queries": len(queries), **{k: v for k, v in info.items() if k != "indexed"}}
     t0 = time.perf_counter()
-    report = lib.sync(wait=False)
-    keyword_s = time.perf_counter() - t0
-    t1, cpu1 = time.perf_counter(), time.process_time()
-    lib.wait_for_embeddings()
-    semantic_s, semantic_cpu_s = time.perf_counter() - t1, time.process_time() - cpu1
-    stats = lib.stats()
-    print(
-        f"keyword phase {keyword_s:.1f}s ({report.indexed} files, {report.chunks} chunks); "
-        f"semantic phase {semantic_s:.1f}s ({stats['chunks_embedded']} vectors)"
-    )
-
-    results: dict = {
-        "dataset": args.dataset.name,
-        "split": args.split,
-        "embedder": lib.embedder.model_id,
-        "documents": len(corpus),
-        "queries": len(queries),
-        "chunks": stats["chunks"],
-        "keyword_phase_s": keyword_s,
-        "semantic_phase_s": semantic_s,
-        "modes": {},
-    }
-    if report.indexed and not args.skip_bare:
-        results["embedding"] = embedding_figures(lib, semantic_s, semantic_cpu_s, args.bare_sample)
-    if args.query_embedder:
-        lib.searcher.embedder = make_embedder(args.query_embedder)  # the index keeps its vectors; queries use it
-        results["query_embedder"] = lib.searcher.embedder.model_id
-
-    t0 = time.perf_counter()
-    baseline = evaluate(bm25_baseline(corpus, queries), qrels)
-    results["modes"]["rank-bm25 baseline"] = {
-        **baseline,
-        "p50_ms": None,
-        "p95_ms": None,
-        "total_s": time.perf_counter() - t0,
-    }
-    results["modes"]["plain FTS5 baseline"] = {
-        **evaluate(fts5_baseline(corpus, queries), qrels),
-        "p50_ms": None,
-        "p95_ms": None,
-    }
-    for mode in MODES:
-        run, lat = run_mode(lib, queries, mode)
-        results["modes"][f"{mode} ({lib.settings.fusion})" if mode == "hybrid" else mode] = {
-            **evaluate(run, qrels),
-            "p50_ms": percentile(lat, 50) * 1000,
-            "p95_ms": percentile(lat, 95) * 1000,
-        }
-    lib.settings = lib.settings.with_changes(fusion="rrf")  # the seed's fusion, untuned, for comparison
-    run, lat = run_mode(lib, queries, "hybrid")
-    results["modes"][f"hybrid (rrf k={lib.settings.rrf_k})"] = {
-        **evaluate(run, qrels),
-        "p50_ms": percentile(lat, 50) * 1000,
-        "p95_ms": percentile(lat, 95) * 1000,
-    }
+    runs = plain_runs(lib, queries, dense=args.modes != ["keyword"])
+    plain_s = time.perf_counter() - t0
+    trove, latency = trove_runs(lib, queries, tuple(args.modes))
+    runs.update(trove)
+    if args.rank_bm25:
+        runs["rank-bm25 (documents)"] = bm25_baseline(corpus, queries)
     lib.close()
 
-    print(f"\n{'mode':<22} {'nDCG@10':>8} {'R@100':>8} {'p50 ms':>8} {'p95 ms':>8}")
-    for mode, m in results["modes"].items():
-        p50 = f"{m['p50_ms']:.1f}" if m["p50_ms"] is not None else "-"
-        p95 = f"{m['p95_ms']:.1f}" if m["p95_ms"] is not None else "-"
-        print(f"{mode:<22} {m['ndcg@10']:>8.4f} {m['recall@100']:>8.4f} {p50:>8} {p95:>8}")
+    split_ids = {"all": sorted(queries), **halves(list(queries))}
+    results["halves"] = {label: figures(runs, qrels, qids) for label, qids in split_ids.items()}
+    results["modes"] = {name: {**m, **latency.get(name, {"p50_ms": None, "p95_ms": None})}
+                        for name, m in results["halves"]["all"]["modes"].items()}
+    results["plain_baselines_s"] = plain_s
+    results["half_seed"] = 0
+    for label, fig in results["halves"].items():
+        print_figures(label, fig)
+    print("\nlatency (all queries): " + ", ".join(f"{n} p50 {v['p50_ms']:.1f} ms" for n, v in latency.items()))
     if "embedding" in results:
         print_embedding(results["embedding"])
+    save(result_name(args), keep_index_figures(results, info, args), args.json)
+    if not args.home:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def result_name(args: argparse.Namespace) -> str:
     name = f"retrieval_{args.dataset.name}_{args.split}_{args.embedder}"
     if args.max_docs:
         name += f"_docs{args.max_docs}"
-        results["max_docs"] = args.max_docs
     if args.query_embedder:
         name += f"_queries-{args.query_embedder}"
-    previous = RESULTS / f"{name}.json"
-    if not report.indexed and semantic_s < 1.0 and previous.exists() and not args.json:
-        old = json.loads(previous.read_text(encoding="utf-8"))  # an index reused: keep the indexing figures
+    return name + (f"_{args.tag}" if args.tag else "")
+
+
+def keep_index_figures(results: dict, info: dict, args: argparse.Namespace) -> dict:
+    """An index reused from --home has no indexing figures of its own: keep the previous run's."""
+    if args.max_docs:
+        results["max_docs"] = args.max_docs
+    previous = RESULTS / f"{result_name(args)}.json"
+    if not info["indexed"] and info["semantic_phase_s"] < 1.0 and previous.exists() and not args.json:
+        old = json.loads(previous.read_text(encoding="utf-8"))
         for key in ("keyword_phase_s", "semantic_phase_s", "embedding"):
             if key in old:
                 results[key] = old[key]
-    save(name, results, args.json)
-    if not args.home:
-        shutil.rmtree(work, ignore_errors=True)
+    return results
 
 
 def print_embedding(e: dict) -> None:

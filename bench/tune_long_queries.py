@@ -1,0 +1,145 @@
+"""Query analysis and fusion choices for long natural-language queries, measured on TUNE halves only.
+
+    python bench/retrieval.py --dataset DIR --home /tmp/lib-DIR      # builds (and keeps) the library once
+    python bench/tune_long_queries.py --dataset DIR --home /tmp/lib-DIR [--half tune]
+
+For each variant of the keyword query (how often a repeated word counts, how many distinct terms, how much of
+the text, stopwords, the title weight) the library's own FTS5 index is searched with that variant's MATCH
+string and ranking; each fusion variant fuses the same keyword and dense candidate lists the search service
+would. nDCG@10 over the chosen half of the queries (bench/_baselines.halves, seed 0), beside plain BM25 over the
+same chunks. Choices are made here; bench/retrieval.py reports the other half.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from pathlib import Path
+
+import numpy as np
+from _baselines import documents_of, halves, per_query, plain_bm25
+from _common import save
+from retrieval import doc_id_of, load_dataset
+
+from desktop_app.core import text as tp
+from desktop_app.core.embed.base import MAX_WINDOWS, embed_query, make_embedder
+from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
+from desktop_app.core.store.sqlite.connect import connect
+from desktop_app.core.text import query as tq
+from tests.helpers import query_db
+
+DEPTH = 150
+
+
+def keyword_lists(db: Path, queries: dict, title_weight: float) -> dict[str, list[tuple[int, float]]]:
+    """The keyword candidates of each query as the current build_query/to_fts5 make them."""
+    conn = connect(db, readonly=True)
+    rank = tp.fts5_rank("chunks_fts", {"title": title_weight})
+    out = {}
+    try:
+        for qid, text in queries.items():
+            match = tp.to_fts5(tp.build_query(text))
+            rows = conn.execute(f"SELECT rowid, {rank} AS r FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY r "
+                                "LIMIT ?", (match, DEPTH)).fetchall() if match else []
+            out[qid] = [(int(c), -float(r)) for c, r in rows]
+    finally:
+        conn.close()
+    return out
+
+
+def score(lists: dict[str, list[tuple[int, float]]], chunk_doc: dict, qrels: dict, qids: list[str]) -> float:
+    run = {q: documents_of([c for c, _ in lists[q]], chunk_doc) for q in qids}
+    v = per_query(run, qrels, qids)["ndcg@10"]
+    return sum(v) / len(v)
+
+
+def keyword_variants(db: Path, queries: dict, chunk_doc: dict, qrels: dict, qids: list[str]) -> dict[str, float]:
+    """nDCG@10 of each keyword variant (module constants of core/text/query.py set for the run): every
+    (repeat cap, term cap, characters read), then stopwords and title weight around the shipped setting."""
+    saved = (tq.MAX_REPEAT, tq.MAX_TERMS, tq.MAX_QUERY_CHARS, tq.STOPWORDS)
+    caps = itertools.product((1, 2, 4, 1000), (64, 256), (2000, 8000))
+    grid = [(r, t, c, "list", 2.0) for r, t, c in caps]
+    grid += [(r, saved[1], saved[2], stop, title) for r in (1, saved[0]) for stop, title in
+             (("none", 2.0), ("list", 1.0))]
+    out = {}
+    for repeat, terms, chars, stop, title in grid:
+        tq.MAX_REPEAT, tq.MAX_TERMS, tq.MAX_QUERY_CHARS = repeat, terms, chars
+        tq.STOPWORDS = saved[3] if stop == "list" else frozenset()
+        key = f"repeat={repeat} terms={terms} chars={chars} stopwords={stop} title={title}"
+        out[key] = score(keyword_lists(db, {q: queries[q] for q in qids}, title), chunk_doc, qrels, qids)
+    tq.MAX_REPEAT, tq.MAX_TERMS, tq.MAX_QUERY_CHARS, tq.STOPWORDS = saved
+    return out
+
+
+def dense_lists(db: Path, vectors: dict[str, np.ndarray]) -> dict[str, list[tuple[int, float]]]:
+    """Nearest chunks of each query vector by the same vec0 KNN the store runs (a chunk's best window)."""
+    conn = connect(db, readonly=True)
+    out = {}
+    try:
+        for qid, vec in vectors.items():
+            rows = conn.execute("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? "
+                                "ORDER BY distance", (np.asarray(vec, dtype=np.float32).tobytes(), 2 * DEPTH))
+            best: dict[int, float] = {}
+            for rowid, dist in rows:
+                best.setdefault(int(rowid) // MAX_WINDOWS, 1.0 - float(dist) ** 2 / 2.0)
+            out[qid] = list(best.items())[:DEPTH]
+    finally:
+        conn.close()
+    return out
+
+
+def fusion_variants(db: Path, queries: dict, chunk_doc: dict, qrels: dict, qids: list[str]) -> dict[str, float]:
+    """nDCG@10 of convex fusion at several keyword weights and of RRF, over the service's candidate lists; and of
+    the dense side with the query embedded whole (cut at 256 pieces) or as the mean of its windows."""
+    embedder = make_embedder("minilm")
+    keyword = keyword_lists(db, {q: queries[q] for q in qids}, 2.0)
+    dense_raw = dense_lists(db, {q: embed_query(embedder, queries[q]) for q in qids})
+    dense = {q: [h for h in dense_raw[q] if h[1] >= 0.2] for q in qids}
+    means = {}
+    for q in qids:
+        mean = np.mean([embed_query(embedder, w) for w in embedder.windows(queries[q])[:MAX_WINDOWS]], axis=0)
+        means[q] = mean / np.linalg.norm(mean)
+    out = {"dense": score(dense, chunk_doc, qrels, qids), "dense, no similarity floor": score(dense_raw, chunk_doc,
+           qrels, qids), "dense windows-mean": score(dense_lists(db, means), chunk_doc, qrels, qids),
+           "keyword": score(keyword, chunk_doc, qrels, qids)}
+    for w in (0.3, 0.5, 0.7, 1.0, 1.5, 2.0):
+        fused = {q: convex_fuse([keyword[q], dense[q]], [w, 1.0]) for q in qids}
+        out[f"convex keyword_weight={w}"] = score(fused, chunk_doc, qrels, qids)
+    for k in (10, 30, 60, 100):
+        fused = {q: rrf_fuse([[c for c, _ in keyword[q]], [c for c, _ in dense[q]]], k=k) for q in qids}
+        out[f"rrf k={k}"] = score(fused, chunk_doc, qrels, qids)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", required=True, type=Path)
+    ap.add_argument("--split", choices=("test", "train"), default="test")
+    ap.add_argument("--home", required=True, type=Path, help="a library bench/retrieval.py built with --home")
+    ap.add_argument("--half", choices=("tune", "all"), default="tune")
+    ap.add_argument("--skip-keyword", action="store_true")
+    ap.add_argument("--skip-fusion", action="store_true")
+    args = ap.parse_args()
+    _, queries, qrels = load_dataset(args.dataset, args.split)
+    qids = sorted(queries) if args.half == "all" else halves(list(queries))["tune"]  # SciFact train: --half all
+    db = args.home / "library.db"
+    rows = query_db(db, "SELECT c.id, c.text, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")
+    chunks, chunk_doc = [(int(r[0]), r[1]) for r in rows], {int(r[0]): doc_id_of(r[2]) for r in rows}
+    plain = plain_bm25(chunks, chunk_doc, {q: queries[q] for q in qids})
+    v = per_query(plain, qrels, qids)["ndcg@10"]
+    results: dict = {"dataset": args.dataset.name, "split": args.split, "half": args.half, "queries": len(qids),
+                     "plain BM25": sum(v) / len(v)}
+    print(f"{args.dataset.name} {args.split} {args.half}: {len(qids)} queries; plain BM25 {results['plain BM25']:.4f}")
+    if not args.skip_keyword:
+        results["keyword"] = keyword_variants(db, queries, chunk_doc, qrels, qids)
+        for key, value in sorted(results["keyword"].items(), key=lambda kv: -kv[1]):
+            print(f"  {value:.4f}  {key}")
+    if not args.skip_fusion:
+        results["fusion"] = fusion_variants(db, queries, chunk_doc, qrels, qids)
+        for key, value in results["fusion"].items():
+            print(f"  {value:.4f}  {key}")
+    save(f"tune_long_queries_{args.dataset.name}_{args.split}_{args.half}", results)
+
+
+if __name__ == "__main__":
+    main()
