@@ -315,7 +315,7 @@ class Indexer:
 
     def _fail(self, folder_id: int, item: Found | Skipped, title: str, type_: str, digest: str, reason: str,
               report: SyncReport) -> None:
-        if not os.path.lexists(item.path):
+        if _gone(item.path):
             self._vanished(item.path, report)
             return
         log.info("failed to index %s: %s", item.path, reason)
@@ -337,6 +337,17 @@ class Indexer:
 
 def _unchanged(old: DocRow | None, found: Found | Skipped) -> bool:
     return old is not None and old.size == found.size and old.mtime_ns == found.mtime_ns
+
+
+def _gone(path: Path) -> bool:
+    """The path names nothing any more (a too-long path or a permission problem is not "gone")."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _exists(path: Path) -> bool:
