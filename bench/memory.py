@@ -1,7 +1,7 @@
 """Conversation memory on LoCoMo: does memory search surface a turn that holds the answer?
 
     python bench/memory.py --data PATH/locomo10.json [--split tune|report|all] [--embedder minilm|hash]
-        [--target-chars N] [--json bench/results/memory.json]
+        [--target-chars N] [--only 5,6] [--json bench/results/memory.json]
 
 The data: LoCoMo (snap-research/LoCoMo on GitHub, file `data/locomo10.json`: 10 long two-person conversations,
 about 2,000 questions, each with the dialogue ids of the turns that hold its answer). Its licence is CC BY-NC 4.0
@@ -20,8 +20,9 @@ question as a new chat's first message (facts within 200 tokens + up to two exce
 excerpt holds the evidence; search latency p50/p95.
 
 Baselines in the same run: the whole transcript as one document, chunked by the library's own chunker to about
-the same size as memory's chunks and searched by the same hybrid search (Library's search_store), scored the same
-way; and the full transcript's token count (what putting all history in the prompt would cost). Tokens are
+the same size as memory's chunks and ranked by the library's hybrid search (search_store's candidates and convex
+fusion; its snippet highlights left out, they only cost time), scored the same way; and the full transcript's
+token count (what putting all history in the prompt would cost). Tokens are
 counted as characters / 4 throughout (one rule for memory, baseline and transcript).
 """
 
@@ -46,12 +47,13 @@ from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans  # noqa: E
 from desktop_app.core.memory.raw import RAW_TARGET_CHARS, TurnText, turn_block  # noqa: E402
 from desktop_app.core.memory.recall import approx_tokens  # noqa: E402
 from desktop_app.core.memory.service import MemoryService  # noqa: E402
-from desktop_app.core.search.service import search_store  # noqa: E402
+from desktop_app.core.search.service import SearchParams, candidate_count, fuse  # noqa: E402
 from desktop_app.core.store.rows import ChunkVectors, NewChunk, NewDocument  # noqa: E402
 from desktop_app.core.store.sqlite import SQLiteStore  # noqa: E402
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 N_CTX, COMPACT_AT, COMPACT_TO = 4096, 0.8, 0.6
+PARAMS = SearchParams()  # the library's defaults (convex fusion)
 SPLITS = {"tune": range(0, 5), "report": range(5, 10), "all": range(0, 10)}
 
 
@@ -129,12 +131,20 @@ class TranscriptBaseline:
         self.store.store_vectors(ChunkVectors(r.id, r.text_hash, v) for r, v in zip(rows, vectors, strict=True))
         self.chars = sum(len(s.text) for s in spans) / max(len(spans), 1)
 
-    def hit_dias(self, result) -> set[str]:
-        start, end = result.metadata["start"], result.metadata["end"]
+    def hit_dias(self, span: tuple[int, int]) -> set[str]:
+        start, end = span
         return {dia for s, e, dia in self.spans if s < end and e > start}
 
-    def search(self, question: str, k: int):
-        return search_store(self.store, question, embedder=self.embedder, mode="hybrid", top_k=k)
+    def search(self, question: str, k: int) -> list[tuple[int, int]]:
+        """(start, end) of the top k chunks by the library's hybrid ranking (search_store's candidates and fusion,
+        without its snippet highlights, which only cost time here)."""
+        n = candidate_count(k, PARAMS)
+        keyword = self.store.keyword_candidates(question, n, title_weight=PARAMS.title_weight)
+        dense = [h for h in self.store.dense_candidates(embed_query(self.embedder, question), n)
+                 if h[1] >= PARAMS.min_similarity]
+        ranked = fuse(keyword, dense, PARAMS)[:k]
+        rows = self.store.chunk_rows([cid for cid, _ in ranked])
+        return [(rows[cid].start, rows[cid].end) for cid, _ in ranked if cid in rows]
 
 
 def run_conversation(sample: dict, embedder: Embedder, target_chars: int, baseline_words: int) -> dict:
@@ -227,13 +237,16 @@ def main() -> None:
     parser.add_argument("--split", choices=tuple(SPLITS), default="report")
     parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
     parser.add_argument("--target-chars", type=int, default=RAW_TARGET_CHARS)
+    parser.add_argument("--only", type=lambda t: [int(x) for x in t.split(",")], metavar="I,J",
+                        help="only these conversations of the split (a slow machine: fewer of the held-out ones)")
     parser.add_argument("--json", type=Path, help="write the results here (e.g. bench/results/memory.json)")
     args = parser.parse_args()
+    chosen = [i for i in SPLITS[args.split] if args.only is None or i in args.only]
     data = json.loads(args.data.read_text(encoding="utf-8"))
     embedder = make_embedder(args.embedder)
     baseline_words = max(20, args.target_chars // 6)  # LoCoMo's English: about 6 characters a word
     per_conv, rows, latencies = [], [], []
-    for index in SPLITS[args.split]:
+    for index in chosen:
         result = run_conversation(data[index], embedder, args.target_chars, baseline_words)
         conv_rows = result.pop("questions")
         rows += conv_rows
@@ -246,7 +259,7 @@ def main() -> None:
         by_cat[r["category"]].append(r)
     answerable = [r for r in rows if r["category"] != "adversarial"]
     report = {
-        "split": args.split, "conversations": list(SPLITS[args.split]), "embedder": embedder.model_id,
+        "split": args.split, "conversations": chosen, "embedder": embedder.model_id,
         "target_chars": args.target_chars, "baseline_chunk_words": baseline_words,
         "overall_categories_1_4": summarise(answerable), "overall_all": summarise(rows),
         "per_category": {c: summarise(v) for c, v in sorted(by_cat.items())},

@@ -16,8 +16,9 @@ from desktop_app.core.memory.breadcrumbs import MAX_CRUMBS, breadcrumbs
 from desktop_app.core.memory.rows import NewMemoryChunk
 
 RAW_MAX_CHARS = 4000
-# Chunks stop growing at about this size (measured on LoCoMo's tuning conversations, bench/memory.py): smaller
-# excerpts cost fewer prompt tokens and point at the turns that matter.
+# Chunks stop growing at about this size. bench/memory.py on LoCoMo's tuning conversations 0-4 (hash embedder):
+# evidence recall@10 0.815 at 600 characters, 0.884 at 1,000, 0.901 at 1,500, while a recalled excerpt's prompt cost
+# grows with it (299, 449, 645 tokens per question): 1,000 is the trade.
 RAW_TARGET_CHARS = 1000
 
 

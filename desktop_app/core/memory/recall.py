@@ -22,9 +22,10 @@ CountTokens = Callable[[str], int]
 MAX_EXCERPTS = 2
 RECENT_MESSAGES = 3
 CANDIDATES = 10
-# Thresholds (bench/memory.py, tuned on LoCoMo conversations 0-4): an excerpt is recalled when its best window's
-# MiniLM cosine to the recent messages reaches RECALL_MIN_SIMILARITY, or when it holds at least RECALL_MIN_COVERAGE
-# of the newest message's search terms (and two of them): the keyword path is what works in every script.
+# Thresholds: an excerpt is recalled when its best window's MiniLM cosine to the recent messages reaches
+# RECALL_MIN_SIMILARITY, or when it holds at least RECALL_MIN_COVERAGE of the newest message's search terms (and two
+# of them): the keyword path is what works in every script. Set by hand, not tuned yet; bench/memory.py reports how
+# often recall's excerpts hold the answer on LoCoMo (auto_recall_hit) and what they cost in tokens.
 RECALL_MIN_SIMILARITY = 0.5
 RECALL_MIN_COVERAGE = 0.6
 FACTS_HEADER = "What you remember about the person (from memory):"

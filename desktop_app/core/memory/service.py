@@ -16,6 +16,7 @@ How a chat uses it (ChatService's wiring):
 from __future__ import annotations
 
 import builtins
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -71,6 +72,7 @@ class MemoryService:
         self.searcher = MemorySearch(self.facts, self.chunk_sql, self._query_vector, documents, clock)
         self.recaller = Recaller(self.searcher, clock)
         self._vectors: dict[tuple[str, str], np.ndarray] = {}  # recent query vectors: recall searches a text twice
+        self._vectors_lock = threading.Lock()
 
     @classmethod
     def for_store(cls, store: object, home: Path, embedder: EmbedderSource = None, *,
@@ -245,11 +247,15 @@ class MemoryService:
             if self.chunk_sql.ensure_model(embedder.model_id, embedder.dim):
                 self.embed_pending()
             key = (embedder.model_id, query)
-            if key not in self._vectors:
-                if len(self._vectors) >= QUERY_CACHE:
-                    self._vectors.pop(next(iter(self._vectors)))
-                self._vectors[key] = np.asarray(embed_query(embedder, query), dtype=np.float32)
-            return self._vectors[key]
+            with self._vectors_lock:
+                cached = self._vectors.get(key)
+            if cached is None:
+                cached = np.asarray(embed_query(embedder, query), dtype=np.float32)
+                with self._vectors_lock:
+                    if len(self._vectors) >= QUERY_CACHE:
+                        self._vectors.pop(next(iter(self._vectors)))
+                    self._vectors[key] = cached
+            return cached
         except UnavailableError as exc:
             log.warning("memory search without vectors: %s", exc)
             return None

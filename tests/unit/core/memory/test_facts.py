@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from desktop_app.core.memory.facts import key_core, same_key
 from desktop_app.core.memory.recall import fact_line
+from desktop_app.core.memory.rows import FactSource
 
 
 def test_near_duplicate_keys_are_one_fact():
@@ -96,3 +99,10 @@ def test_extracted_facts_carry_their_chat_and_turn(memory, store, clock):
         "conversation", 0.9, chat, 3)
     [explicit] = memory.remember("remember that my shell is fish")
     assert (explicit.fact.source, explicit.fact.confidence) == ("user_explicit", 1.0)
+
+
+def test_the_source_and_confidence_are_kept(memory):
+    fact = memory.add("thesis_topic", "coral bleaching", source=FactSource.DOCUMENT, confidence=1.7).fact
+    assert (fact.source, fact.confidence) == ("document", 1.0)
+    with pytest.raises(ValueError):
+        memory.add("  ", "x")
