@@ -10,8 +10,8 @@ sockets (confine.forbid_network, Linux), then imports the parsers and serves req
   worker opens it the same careful way;
 * ("render", type, page) with the same descriptor: a PDF page (PDFium) or image frame (Pillow) as raw RGB
   pixels for OCR, so the renderers run on hostile bytes here, under the same budget, not in the parent;
-* ("probe"): what the worker can see (its environment, whether a socket can be made), for the tests and
-  `trove doctor`.
+* ("probe"): what the worker can see (its environment, whether a socket can be made), so a test (or a
+  diagnostic) can check the boundary from inside.
 
 Answers are plain JSON (wire.py): {"status": "ok", "extraction": …} | {"status": "failed", "reason": …} |
 {"status": "memory"}. Its stdout and stderr go to a file the parent reads.
