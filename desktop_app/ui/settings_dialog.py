@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.errors import KnownError
 from desktop_app.core.settings import Settings
+from desktop_app.ui.safe_document import make_plain
 
 CHUNKING_FIELDS = ("chunk_size", "chunk_overlap")
 # The semantic model: what each choice is for (core/embed/auto.py chooses for "auto").
@@ -77,6 +78,7 @@ class SettingsDialog(QDialog):
         self.test_button = QPushButton("Test connection")
         self.test_button.clicked.connect(self.on_test_clicked)
         self.probe_result = QLabel("Takes effect the next time Trove starts.", wordWrap=True)
+        make_plain(self.probe_result)  # server URLs and error text, never rendered as HTML
         self.probed.connect(self.on_probed)
         server_row = QHBoxLayout()
         server_row.addWidget(self.server_url, 1)
