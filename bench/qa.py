@@ -37,6 +37,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -390,6 +391,17 @@ def plan_only(
     return out
 
 
+def pool(paths: Sequence[str]) -> list[dict]:
+    """Shards of one split (--offset runs): each model's rows from every file, summarised together."""
+    runs = [r for p in paths for r in json.loads(Path(p).read_text(encoding="utf-8"))["results"]]
+    out: dict[tuple[str, str], dict] = {}
+    for r in runs:
+        key = (r["model"], r["style"])
+        merged = out.setdefault(key, {**r, "rows": []})
+        merged["rows"] += [row for row in r["rows"] if row["id"] not in {x["id"] for x in merged["rows"]}]
+    return [{**r, "summary": summarise(r["rows"])} for r in out.values()]
+
+
 def compare(paths: Sequence[str]) -> list[dict]:
     """Runs from several result files, summarised over the questions they all answered (a fair table)."""
     runs = [(Path(p).name, r) for p in paths for r in json.loads(Path(p).read_text(encoding="utf-8"))["results"]]
@@ -402,6 +414,19 @@ def compare(paths: Sequence[str]) -> list[dict]:
     return out
 
 
+def git_head() -> str:
+    """The commit the run measured (and whether chat or search files differed from it), for the results file."""
+    root = BENCH_DATA.parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--short", "desktop_app/core/chat", "desktop_app/core/search"],
+                               cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+    return head + (" + uncommitted chat/search changes" if dirty else "")
+
+
 def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--table", nargs="+", metavar="JSON",
@@ -409,6 +434,9 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--split", choices=sorted(SPLITS), default="dev",
                     help="dev (tune on this), heldout or xquad (never tune on those)")
     ap.add_argument("--limit", type=int, help="ask only the first N questions (a quick run)")
+    ap.add_argument("--offset", type=int, default=0, help="skip the first N questions (run a split in shards)")
+    ap.add_argument("--union", action="store_true",
+                    help="with --table: pool the rows of shards of one split (per model) instead of intersecting")
     ap.add_argument("--model", action="append", default=[], metavar="GGUF|bundled|ID",
                     help="a model to measure (repeat for several; default: bundled)")
     ap.add_argument("--models-dir", default=str(MODELS_DIR), help="where a local-install id is assembled")
@@ -466,13 +494,13 @@ def run_models(args, lib: Library, retrieve, settings: Settings, questions: list
 def main() -> int:
     args = parse_args()
     if args.table:
-        print_table(compare(args.table))
+        print_table(pool(args.table) if args.union else compare(args.table))
         return 0
     args.out = args.out or str(RESULTS / f"qa_{args.split}.json")
     data = SPLITS[args.split]
     settings = Settings(embedder="minilm", n_ctx=args.n_ctx, n_threads=args.threads, context_top_k=args.top_k,
                         max_context_tokens=args.max_context_tokens)
-    questions = load_questions(args.limit, data)
+    questions = load_questions(None, data)[args.offset :][: args.limit or None]
     home = Path(args.index) if args.index else Path(tempfile.mkdtemp(prefix="trove-qa-"))
     lib, index_s = build_library(home, settings, data)
     print(f"split {args.split}: indexed {data / 'articles'} in {index_s:.1f}s; {len(questions)} questions")
@@ -482,6 +510,7 @@ def main() -> int:
     retrieve = cached_retriever(lib)
     meta = {"label": args.label, "split": args.split, "data": str(data.relative_to(BENCH_DATA.parent.parent)),
             "questions": len(questions), "index_seconds": index_s, "command": " ".join(sys.argv),
+            "commit": git_head(),
             "settings": {"n_ctx": settings.n_ctx, "top_k": settings.context_top_k, "max_tokens": args.max_tokens,
                          "max_context_tokens": settings.max_context_tokens, "physical_cores": physical_cores()}}
     try:
