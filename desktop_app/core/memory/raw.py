@@ -86,3 +86,15 @@ def _pieces(text: str, max_chars: int) -> list[str]:
     if rest.strip():
         pieces.append(rest)
     return pieces
+
+
+def turn_windows(text: str, max_windows: int) -> list[str]:
+    """The texts a chunk's vectors are made from: one per turn block, so a chunk's best vector is its best turn
+    (the closest turn decides, not a 256-token window across several); neighbours are joined when a chunk holds more
+    turns than `max_windows`."""
+    blocks = [b for b in text.split("\n\n[turn ") if b.strip()]
+    blocks = [b if i == 0 else "[turn " + b for i, b in enumerate(blocks)] or [text]
+    while len(blocks) > max(1, max_windows):
+        shortest = min(range(len(blocks) - 1), key=lambda i: len(blocks[i]) + len(blocks[i + 1]))
+        blocks[shortest:shortest + 2] = [blocks[shortest] + "\n\n" + blocks[shortest + 1]]
+    return blocks

@@ -13,10 +13,8 @@ from collections.abc import Callable, Sequence
 
 from desktop_app.core.memory.facts import age_text
 from desktop_app.core.memory.rows import Fact, MemoryHit
-from desktop_app.core.memory.search import MemorySearch
+from desktop_app.core.memory.search import MemorySearch, coverage
 from desktop_app.core.store.sqlite.memory import fact_title
-from desktop_app.core.text import build_query
-from desktop_app.core.text.fields import analyze
 
 CountTokens = Callable[[str], int]
 MAX_EXCERPTS = 2
@@ -62,17 +60,6 @@ def excerpt_text(hit: MemoryHit) -> str:
 def recall_query(recent: Sequence[str]) -> str:
     """The search text for the last few messages, newest first (a long one is searched by its beginning)."""
     return "\n".join(m for m in reversed(list(recent)[-RECENT_MESSAGES:]) if m and m.strip())
-
-
-def coverage(text: str, message: str) -> tuple[float, int]:
-    """Share (and number) of the message's search terms that `text` holds."""
-    terms = build_query(message, prefix_last=False).terms
-    if not terms:
-        return 0.0, 0
-    fields = analyze(text)
-    have = {f: set(tokens) for f, tokens in fields.items()}
-    matched = sum(1 for t in terms if t.token in have.get(t.field, ()))
-    return matched / len(terms), matched
 
 
 class Recaller:

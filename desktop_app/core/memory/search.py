@@ -20,7 +20,10 @@ import regex
 from desktop_app.core.memory.facts import FactBook, age_text, fact_text
 from desktop_app.core.memory.rows import Fact, MemoryChunk, MemoryHit
 from desktop_app.core.search.fusion import convex_fuse
+from desktop_app.core.store.sqlite.memory import fact_title
 from desktop_app.core.store.sqlite.memory_chunks import MemoryChunkSQL
+from desktop_app.core.text import build_query
+from desktop_app.core.text.fields import analyze
 from desktop_app.core.text.query import STOPWORDS
 from desktop_app.core.types import RetrievalResult
 
@@ -28,6 +31,7 @@ SCOPES = ("memory", "documents", "all")
 FACT_TIER, HISTORY_TIER, DOCUMENT_TIER = 0, 1, 2
 FACT_SLOTS = 3  # at most this many facts lead a result list
 FACT_MIN_SIMILARITY = 0.45  # a fact found only by its vector must be at least this close (MiniLM cosine)
+FACT_MIN_COVERAGE = 0.5  # ... or hold this share of the query's terms (or the query names its key)
 MIN_SIMILARITY = 0.2  # dense candidates below this are noise (as in document search)
 MIN_CANDIDATES = 50
 
@@ -79,8 +83,9 @@ class MemorySearch:
         fused = convex_fuse([keyword, dense])
         known = self.facts.sql.facts_by_id(fid for fid, _ in fused)
         now = self.clock()
+        cosines = dict(dense)
         hits = [self.fact_hit(known[fid], score, now, known) for fid, score in fused
-                if fid in known and not known[fid].expired(now)]
+                if fid in known and not known[fid].expired(now) and about(known[fid], query, cosines.get(fid))]
         hits.sort(key=lambda h: (h.outdated, -h.score))
         return hits[:limit]
 
@@ -153,6 +158,25 @@ class MemorySearch:
                           {"source": r.source, "page": r.metadata.get("page"), "label": r.metadata.get("label", "")},
                           False, f"chunk:{r.metadata.get('chunk_id', '')}")
                 for r in self.documents(query, limit)]
+
+
+def coverage(text: str, message: str) -> tuple[float, int]:
+    """Share (and number) of the message's search terms that `text` holds (core/text's tokens: every script)."""
+    terms = build_query(message, prefix_last=False).terms
+    if not terms:
+        return 0.0, 0
+    have = {f: set(tokens) for f, tokens in analyze(text).items()}
+    matched = sum(1 for t in terms if t.token in have.get(t.field, ()))
+    return matched / len(terms), matched
+
+
+def about(fact: Fact, query: str, cosine: float | None) -> bool:
+    """Whether a fact answers the query: close by vector, or the query names its key (every word of it), or it
+    holds at least half of the query's terms. One shared word ("Caroline") is not enough to take a fact slot."""
+    if cosine is not None and cosine >= FACT_MIN_SIMILARITY:
+        return True
+    key_share, _ = coverage(query, fact_title(fact.key))
+    return key_share == 1.0 or coverage(fact_text(fact.key, fact.value), query)[0] >= FACT_MIN_COVERAGE
 
 
 def mentions(text: str, value: str) -> bool:

@@ -24,12 +24,19 @@ from pathlib import Path
 import numpy as np
 
 from desktop_app.core.chat.budget import Turn
-from desktop_app.core.embed.base import Embedder, embed_passages, embed_query
+from desktop_app.core.embed.base import MAX_WINDOWS, Embedder, embed_passages, embed_query
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
 from desktop_app.core.memory.extract import extract_statements
 from desktop_app.core.memory.facts import FactBook, FactChange
-from desktop_app.core.memory.raw import RAW_MAX_CHARS, RAW_TARGET_CHARS, TurnText, chat_turns, pack_turns
+from desktop_app.core.memory.raw import (
+    RAW_MAX_CHARS,
+    RAW_TARGET_CHARS,
+    TurnText,
+    chat_turns,
+    pack_turns,
+    turn_windows,
+)
 from desktop_app.core.memory.recall import (
     MAX_EXCERPTS,
     CountTokens,
@@ -173,7 +180,12 @@ class MemoryService:
         done = 0
         try:
             while rows := self.chunk_sql.pending(batch):
-                matrices = embed_passages(embedder, [r.text for r in rows])
+                windows = [turn_windows(r.text, MAX_WINDOWS) for r in rows]
+                flat = embed_passages(embedder, [t for ws in windows for t in ws])
+                matrices, at = [], 0
+                for ws in windows:  # each turn's own windows (one for most turns), at most MAX_WINDOWS a chunk
+                    matrices.append(np.concatenate(flat[at:at + len(ws)])[:MAX_WINDOWS])
+                    at += len(ws)
                 stored = self.chunk_sql.store_vectors((r.id, m) for r, m in zip(rows, matrices, strict=True))
                 done += stored
                 if not stored:

@@ -79,3 +79,12 @@ def test_a_server_library_keeps_memory_in_a_local_file(tmp_path):
         assert memory.forget_chat(42) == 1 and memory.search("staging port") == []
     finally:
         memory.close()
+
+
+def test_a_chunk_gets_one_vector_text_per_turn_at_most_eight():
+    from desktop_app.core.memory.raw import turn_windows
+
+    [chunk] = pack_turns(1, "t", [TurnText(i, f"Caroline: turn text {i}") for i in range(1, 12)])
+    windows = turn_windows(chunk.text, 8)
+    assert len(windows) == 8 and "\n\n".join(windows) == chunk.text
+    assert turn_windows(pack_turns(1, "t", [TurnText(3, "one")])[0].text, 8) == ["[turn 3] one"]

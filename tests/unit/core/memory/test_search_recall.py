@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from desktop_app.core.chat.budget import Turn
-from desktop_app.core.memory.recall import Recaller, coverage
+from desktop_app.core.memory.recall import Recaller
+from desktop_app.core.memory.search import coverage
 from desktop_app.core.memory.service import MemoryService, memory_results
 from desktop_app.core.types import RetrievalResult
 
@@ -116,3 +117,10 @@ def test_memory_results_for_citations(memory, store, clock):
     assert results[0].source == "memory:fact/staging_port"
     assert any(r.source.startswith("memory:chat/") for r in results)
     assert results[0].metadata["memory"]["kind"] == "fact" and results[0].metadata["label"]
+
+
+def test_one_shared_word_does_not_take_a_fact_slot(memory):
+    memory.add("hometown", "Malmo, where Caroline grew up")
+    assert [h.kind for h in memory.search("What did Caroline paint last week?")] == []
+    assert [h.kind for h in memory.search("hometown")] == ["fact"]
+    assert [h.kind for h in memory.search("where did Caroline grow up")] == ["fact"]
