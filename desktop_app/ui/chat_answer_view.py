@@ -7,9 +7,10 @@ passage text is escaped, so a quote is always shown literally). No Qt here, so i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from desktop_app.core.chat.conversation import Ending, Exchange
 from desktop_app.core.chat.prompt import NOT_COVERED
+from desktop_app.ui.chat_markdown import Exchange as ShownExchange
 from desktop_app.ui.chat_markdown import escape_markdown
 
 TOGGLE_SCHEME = "toggle"
@@ -68,26 +69,13 @@ def streaming_body(quote, streamed: str) -> str:
                        [quote_markdown(quote), f"*{WRITING}*"])
 
 
-@dataclass
-class AnswerViews:
-    """The answers of a conversation (index → ChatAnswer) and which hidden generations are shown."""
-
-    answers: dict[int, object] = field(default_factory=dict)
-    expanded: set[int] = field(default_factory=set)
-
-    def clear(self) -> None:
-        self.answers.clear()
-        self.expanded.clear()
-
-    def add(self, index: int, answer) -> str:
-        """Remember a finished answer; its Markdown."""
-        self.answers[index] = answer
-        return answer_body(index, answer, index in self.expanded)
-
-    def toggle(self, index: int) -> str | None:
-        """Show or hide answer `index`'s model answer; its new Markdown (None when it has nothing to toggle)."""
-        answer = self.answers.get(index)
-        if answer is None or not getattr(answer, "generation", "") or answer.generation_shown:
-            return None
-        self.expanded ^= {index}
-        return answer_body(index, answer, index in self.expanded)
+def shown_exchange(index: int, exchange: Exchange) -> ShownExchange:
+    """What the transcript shows of a Conversation's exchange `index`: a finished answer's quote and answer, or
+    what streamed so far (also when asking failed), or a finished text (a summary, a past chat's answer)."""
+    if exchange.answer is not None:
+        body = answer_body(index, exchange.answer, exchange.expanded)
+    elif exchange.ending in (Ending.STREAMING, Ending.FAILED):
+        body = streaming_body(exchange.quote, exchange.streamed)
+    else:
+        body = exchange.text
+    return ShownExchange(exchange.question, body, exchange.note)

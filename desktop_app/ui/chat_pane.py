@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
-from dataclasses import replace
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -22,26 +20,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.chat.citations import drop_dangling_markers
+from desktop_app.core.chat.conversation import Conversation, Request
 from desktop_app.core.log import get_logger
-from desktop_app.ui.chat_answer_view import AnswerViews, streaming_body
-from desktop_app.ui.chat_markdown import Exchange
+from desktop_app.ui.chat_answer_view import shown_exchange
 from desktop_app.ui.chat_transcript import ChatTranscript
-from desktop_app.ui.safe_document import plain_tooltip
+from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.sources_panel import SourcesPanel
 from desktop_app.ui.tasks import TaskRunner
+from desktop_app.ui.units import format_bytes
 
 log = get_logger("ui")
 
 RENDER_MS = 50  # re-render a streaming answer at most 20 times a second, however fast tokens come
-
-
-def human_size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
 
 
 class _TokenRelay(QObject):
@@ -60,7 +50,8 @@ def scope_text(paths) -> str:
 
 
 class ChatPane(QWidget):
-    """Chats with the library: past chats, the transcript, the passages of the current answer, the input.
+    """Chats with the library: past chats, the transcript, the passages of the current answer, the input. A view
+    of `conversation` (core/chat/conversation.py), which holds the exchanges and the request in flight.
 
     Signals:
         answer_started(str): a question was sent.
@@ -83,19 +74,12 @@ class ChatPane(QWidget):
         self.library = library
         self.chat = library.chat  # created here, on the UI thread, so two workers never race to make it
         self.tasks = tasks
-        self.chat_id: int | None = None
-        self._exchanges: list[Exchange] = []
-        self._passages: list[tuple] = []  # per exchange: (passages, cited numbers, quote)
-        self.views = AnswerViews()  # finished answers: quote first, the model's answer shown or behind a toggle
-        self._quote = None  # the streaming answer's quote, once chosen
-        self._request = 0
-        self._cancel: threading.Event | None = None
-        self._streamed = ""
-        self.tokens_received = 0
+        self.conversation = Conversation()
         self.scope: tuple[str, ...] = ()
 
         self.model_label = QLabel("Model: …")
         self.model_label.setObjectName("modelLabel")
+        make_plain(self.model_label)  # it shows a GGUF file's model name
         self.model_button = QPushButton("Model…")
         self.model_button.setToolTip("Use another GGUF model file")
         self.model_button.clicked.connect(self.on_model_button_clicked)
@@ -177,7 +161,15 @@ class ChatPane(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self._cancel is not None
+        return self.conversation.busy
+
+    @property
+    def chat_id(self) -> int | None:
+        return self.conversation.chat_id
+
+    @property
+    def tokens_received(self) -> int:
+        return self.conversation.tokens_received
 
     def _set_busy(self, busy: bool) -> None:
         self.stop_button.setEnabled(busy)
@@ -189,7 +181,7 @@ class ChatPane(QWidget):
         self.tasks.run(chat.model_info, self.on_model_info, self.on_model_info_error)
 
     def on_model_info(self, info) -> None:
-        size = f" · {human_size(info.size_bytes)}" if info.size_bytes else ""
+        size = f" · {format_bytes(info.size_bytes)}" if info.size_bytes else ""
         self.model_label.setText(f"Model: {info.name}{size}")
         self.model_label.setToolTip(plain_tooltip(info.path, path=True))
 
@@ -215,16 +207,10 @@ class ChatPane(QWidget):
     def ask(self, question: str) -> bool:
         """Send a question (as if typed). False when empty or an answer is still streaming."""
         question = question.strip()
-        if not question or self.busy:
+        started = self._begin(question) if question else None
+        if started is None:
             return False
-        self._request += 1
-        request, cancel = self._request, threading.Event()
-        self._cancel = cancel
-        self._streamed, self._quote = "", None
-        self._exchanges.append(Exchange(question))
-        self._passages.append(((), (), None))
-        self._render()
-        self._set_busy(True)
+        request, cancel = started.id, started.cancel
         relay, chat, chat_id, use_context = self._relay, self.chat, self.chat_id, self.use_context.isChecked()
         scope = self.scope
 
@@ -253,15 +239,10 @@ class ChatPane(QWidget):
 
     def summarize(self, path: str) -> bool:
         """Summarise one document in the transcript, with progress; Stop ends it. False while an answer streams."""
-        if self.busy:
+        started = self._begin(f"Summarise {os.path.basename(path)}", note="starting…")
+        if started is None:
             return False
-        self._request += 1
-        request, cancel = self._request, threading.Event()
-        self._cancel = cancel
-        self._exchanges.append(Exchange(f"Summarise {os.path.basename(path)}", "", "starting…"))
-        self._passages.append(((), (), None))
-        self._render()
-        self._set_busy(True)
+        request, cancel = started.id, started.cancel
         library, relay = self.library, self._relay
         self.tasks.run(lambda: library.summarize(path, cancel=cancel,
                                                  on_progress=lambda p: relay.progress.emit(request, p.done, p.total)),
@@ -269,105 +250,83 @@ class ChatPane(QWidget):
                        lambda exc: self.on_answer_error(request, exc), lane="chat")
         return True
 
+    def _begin(self, question: str, note: str = "") -> Request | None:
+        """The one prologue of a question or summary: the conversation's new request (None while busy), shown."""
+        started = self.conversation.begin(question, note)
+        if started is not None:
+            self._render()
+            self._set_busy(True)
+        return started
+
     def on_summary_progress(self, request: int, done: int, total: int) -> None:
-        if request == self._request and self._exchanges:
-            self._exchanges[-1] = replace(self._exchanges[-1], note=f"step {done} of {total}…")
+        if self.conversation.progress(request, done, total):
             self._render()
 
     def on_summary(self, request: int, summary) -> None:
-        if request != self._request:
-            return
-        self._cancel = None
-        self._set_busy(False)
-        note = "stopped" if summary.cancelled else f"{summary.chunks} chunks, {summary.calls} model calls"
-        self._exchanges[-1] = replace(self._exchanges[-1], answer=summary.text, note=note)
-        self._render()
-        self.summary_finished.emit(summary)
+        if self.conversation.summarized(request, summary):
+            self._set_busy(False)
+            self._render()
+            self.summary_finished.emit(summary)
 
     def stop(self) -> None:
         """Ask the streaming answer to stop (the worker checks the event between tokens)."""
-        if self._cancel is not None:
-            self._cancel.set()
+        self.conversation.stop()
 
     def on_token(self, request: int, text: str) -> None:
-        if request != self._request:
-            return  # from an answer the user already left behind
-        self.tokens_received += 1
-        self._streamed += text
-        if not self._render_timer.isActive():
+        if self.conversation.token(request, text) and not self._render_timer.isActive():
             self._render_timer.start()
 
     def on_quote(self, request: int, quote) -> None:
-        if request == self._request and self._exchanges:
-            self._quote = quote
-            self.on_render_timeout()
+        if self.conversation.quote(request, quote):
+            self._render()
 
     def on_render_timeout(self) -> None:
-        if self._exchanges and self.busy:
-            self._exchanges[-1] = replace(self._exchanges[-1], answer=streaming_body(self._quote, self._streamed))
+        if self.busy:
             self._render()
 
     def on_answer(self, request: int, answer) -> None:
-        if request != self._request:
+        if not self.conversation.answered(request, answer):
             return
-        self._cancel = None
         self._set_busy(False)
         self._render_timer.stop()
-        self.chat_id = answer.chat_id
-        note = "stopped" if answer.cancelled else ""
-        index = len(self._exchanges) - 1
-        self._exchanges[-1] = replace(self._exchanges[-1], answer=self.views.add(index, answer), note=note)
-        cited = tuple(c.n for c in answer.citations)
-        self._passages[-1] = (tuple(answer.passages), cited, answer.quote)
-        self.sources.set_passages(answer.passages, cited, answer.quote)
+        self.sources.set_passages(answer.passages, tuple(c.n for c in answer.citations), answer.quote)
         if answer.quote is not None and not answer.abstained:
             self.sources.select(answer.quote.n)  # the quote, highlighted in its passage
         self._render()
-        self.transcript.scroll_to_exchange(len(self._exchanges) - 1)
+        self.transcript.scroll_to_exchange(len(self.conversation.exchanges) - 1)
         self.refresh_chats()
         self.answer_finished.emit(answer)
 
     def on_answer_error(self, request: int, exc: BaseException) -> None:
-        if request != self._request:
+        if not self.conversation.failed(request, exc):
             return
-        self._cancel = None
         self._set_busy(False)
         log.warning("chat failed: %s", exc)
-        if self._exchanges:
-            self._exchanges[-1] = replace(self._exchanges[-1], answer=streaming_body(self._quote, self._streamed),
-                                          note=f"Failed: {exc}")
-            self._render()
+        self._render()
         self.answer_failed.emit(str(exc))
 
     def _render(self) -> None:
-        self.transcript.set_exchanges(self._exchanges)
+        self.transcript.set_exchanges([shown_exchange(i, e) for i, e in enumerate(self.conversation.exchanges)])
 
     # ---- citations -----------------------------------------------------------------------------
 
     def on_citation_clicked(self, answer: int, n: int) -> None:
         """Show that answer's passages and select passage n."""
-        if not 0 <= answer < len(self._passages):
-            return
-        self.sources.set_passages(*self._passages[answer])
-        self.sources.select(n)
+        sources = self.conversation.sources(answer)
+        if sources is not None:
+            self.sources.set_passages(*sources)
+            self.sources.select(n)
 
     def on_generation_toggled(self, answer: int) -> None:
         """Show or hide a hidden model answer under its quote."""
-        body = self.views.toggle(answer)
-        if body is not None and 0 <= answer < len(self._exchanges):
-            self._exchanges[answer] = replace(self._exchanges[answer], answer=body)
+        if self.conversation.toggle(answer):
             self._render()
 
     # ---- chats ---------------------------------------------------------------------------------
 
     def new_chat(self) -> None:
-        self.stop()
-        self._request += 1  # tokens still in flight from the old answer are ignored
-        self._cancel = None
+        self.conversation.clear()  # tokens still in flight from the old answer are ignored
         self._set_busy(False)
-        self.chat_id = None
-        self._exchanges, self._passages = [], []
-        self.views.clear()
         self.sources.set_passages(())
         self._render()
         self.chats.clearSelection()
@@ -383,18 +342,10 @@ class ChatPane(QWidget):
 
     def on_messages(self, chat_id: int, messages) -> None:
         self.new_chat()
-        self.chat_id = chat_id
-        question = None
-        for m in messages:
-            if m.role == "user":
-                question = m.content
-            elif m.role == "assistant" and question is not None:
-                text = drop_dangling_markers(m.content.strip(), {p.n for p in m.passages})
-                self._exchanges.append(Exchange(question, text))
-                self._passages.append((tuple(m.passages), tuple(c.n for c in m.citations), None))
-                question = None
-        if self._passages:
-            self.sources.set_passages(*self._passages[-1])
+        self.conversation.load(chat_id, messages)
+        last = self.conversation.sources(len(self.conversation.exchanges) - 1)
+        if last is not None:
+            self.sources.set_passages(*last)
         self._render()
 
     def set_model_path(self, path: str) -> None:

@@ -20,11 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.chat.catalog import CATALOG, format_bytes, recommend
+from desktop_app.core.chat.catalog import CATALOG, recommend
 from desktop_app.core.chat.download import DownloadCancelled, DownloadProgress
 from desktop_app.core.pathnames import display_path
 from desktop_app.ui.model_tables import COLUMNS, catalog_row, fill_table, make_table, model_row
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
+from desktop_app.ui.units import format_bytes
 
 
 class _DownloadRelay(QObject):
