@@ -10,8 +10,7 @@ PostgreSQL's Unix socket, in the folder only the server's user can reach, and pa
 itself listens on no TCP port. A terminated backend (`trove server revoke`) closes the client's connection.
 
 Run as `python front.py CONFIG` (standard library and psycopg only); CONFIG (front.json, written by
-TroveServer) is re-read when it changes, so a new `--allow` list or socket folder needs no restart. Started by
-root, it binds its port and then becomes the server's own user (`run_as`) before serving anyone.
+TroveServer) is re-read when it changes, so a new `--allow` list or socket folder needs no restart.
 """
 
 from __future__ import annotations
@@ -199,13 +198,6 @@ async def serve(config: str) -> None:
     hosts = [h.strip() for h in str(front.conf["listen"]).split(",") if h.strip()]
     server = await asyncio.start_server(front.handle, host=hosts, port=int(front.conf["port"]),
                                         reuse_address=True)
-    run_as = front.conf.get("run_as")
-    if run_as and os.geteuid() == 0:  # started by root: serve as the server's own user from here on
-        await asyncio.to_thread(front.lookup, "postgres")  # load what a sign-in imports while we still can
-        os.setgroups([])
-        os.setgid(int(run_as[1]))
-        os.setuid(int(run_as[0]))
-        await asyncio.to_thread(front.lookup, "postgres")  # everything a sign-in needs still works
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         asyncio.get_running_loop().add_signal_handler(sig, stop.set)

@@ -49,8 +49,8 @@ class FrontProcess:
         """Start the front (when it is not running) and wait until it accepts connections."""
         if self.pid() is not None:
             return
-        # Started as whoever runs `trove server start` (the interpreter may live where the server's system user
-        # cannot read); started by root, it becomes the server's user once its imports and port are done.
+        # It runs as whoever runs `trove server start` (as root: root, because the interpreter may live where the
+        # server's system user cannot read); it only needs the certificate and the private socket.
         with open(self.log, "ab") as log:
             script = Path(__file__).with_name("front.py")
             proc = subprocess.Popen([sys.executable, "-E", "-s", str(script), str(self.config)],

@@ -189,8 +189,7 @@ class TroveServer(ServerDatabases, ServerPeople):
         config = self._config()
         self.front.configure({"listen": config["listen"], "port": int(config["port"]),
                               "socket_dir": config["socket_dir"], "allow": list(config.get("allow", [])),
-                              "cert": str(self.tls.cert), "key": str(self.tls.key),
-                              "run_as": list(user_ids(user)) if user else None}, user)
+                              "cert": str(self.tls.cert), "key": str(self.tls.key)}, user)
 
     def _initdb(self, user: str | None) -> None:
         self.cluster.mkdir(parents=True, exist_ok=True)
