@@ -13,11 +13,11 @@ same chunks. Choices are made here; bench/retrieval.py reports the other half.
 from __future__ import annotations
 
 import argparse
-import itertools
+import json
 from pathlib import Path
 
 import numpy as np
-from _baselines import documents_of, halves, per_query, plain_bm25
+from _baselines import bootstrap_diff, documents_of, halves, per_query, plain_bm25
 from _common import save
 from retrieval import doc_id_of, load_dataset
 
@@ -53,20 +53,22 @@ def score(lists: dict[str, list[tuple[int, float]]], chunk_doc: dict, qrels: dic
     return sum(v) / len(v)
 
 
-def keyword_variants(db: Path, queries: dict, chunk_doc: dict, qrels: dict, qids: list[str]) -> dict[str, float]:
-    """nDCG@10 of each keyword variant (module constants of core/text/query.py set for the run): every
-    (repeat cap, term cap, characters read), then stopwords and title weight around the shipped setting."""
+VARIANTS = [(1, 64, 2000, "list", 2.0), (4, 64, 2000, "list", 2.0), (1000, 64, 2000, "list", 2.0),
+            (4, 256, 8000, "list", 2.0), (4, 64, 2000, "none", 2.0), (4, 64, 2000, "list", 1.0)]
+
+
+def keyword_variants(db: Path, queries: dict, chunk_doc: dict, qrels: dict, qids: list[str],
+                     grid: list[tuple] | None = None) -> dict[str, float]:
+    """nDCG@10 of each keyword variant (repeat cap, term cap, characters read, stopwords, title weight), set as the
+    module constants of core/text/query.py for the run; printed as each finishes."""
     saved = (tq.MAX_REPEAT, tq.MAX_TERMS, tq.MAX_QUERY_CHARS, tq.STOPWORDS)
-    caps = itertools.product((1, 2, 4, 1000), (64, 256), (2000, 8000))
-    grid = [(r, t, c, "list", 2.0) for r, t, c in caps]
-    grid += [(r, saved[1], saved[2], stop, title) for r in (1, saved[0]) for stop, title in
-             (("none", 2.0), ("list", 1.0))]
     out = {}
-    for repeat, terms, chars, stop, title in grid:
+    for repeat, terms, chars, stop, title in grid or VARIANTS:
         tq.MAX_REPEAT, tq.MAX_TERMS, tq.MAX_QUERY_CHARS = repeat, terms, chars
         tq.STOPWORDS = saved[3] if stop == "list" else frozenset()
         key = f"repeat={repeat} terms={terms} chars={chars} stopwords={stop} title={title}"
         out[key] = score(keyword_lists(db, {q: queries[q] for q in qids}, title), chunk_doc, qrels, qids)
+        print(f"  {out[key]:.4f}  {key}", flush=True)
     tq.MAX_REPEAT, tq.MAX_TERMS, tq.MAX_QUERY_CHARS, tq.STOPWORDS = saved
     return out
 
@@ -111,29 +113,57 @@ def fusion_variants(db: Path, queries: dict, chunk_doc: dict, qrels: dict, qids:
     return out
 
 
+def keyword_report(db: Path, chunks: list, chunk_doc: dict, queries: dict, qrels: dict, qids: list[str]) -> dict:
+    """The keyword mode before (every word once: MAX_REPEAT = 1) and as shipped, against plain BM25 over the same
+    chunks, on `qids`: means and per-query differences with 95% bootstrap intervals."""
+    asked = {q: queries[q] for q in qids}
+    saved = tq.MAX_REPEAT
+    tq.MAX_REPEAT = 1
+    before = keyword_lists(db, asked, 2.0)
+    tq.MAX_REPEAT = saved
+    shipped = keyword_lists(db, asked, 2.0)
+    runs = {"plain BM25": plain_bm25(chunks, chunk_doc, asked),
+            "keyword before (each word once)": {q: documents_of([c for c, _ in before[q]], chunk_doc) for q in qids},
+            "keyword": {q: documents_of([c for c, _ in shipped[q]], chunk_doc) for q in qids}}
+    scores = {name: per_query(run, qrels, qids) for name, run in runs.items()}
+    out: dict = {"queries": len(qids), "max_repeat": saved,
+                 "modes": {n: {m: sum(v) / len(v) for m, v in s.items()} for n, s in scores.items()}, "diff": {}}
+    for a, b in (("keyword", "plain BM25"), ("keyword before (each word once)", "plain BM25"),
+                 ("keyword", "keyword before (each word once)")):
+        out["diff"][f"{a} - {b}"] = {m: bootstrap_diff(scores[a][m], scores[b][m]) for m in scores[a]}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", required=True, type=Path)
     ap.add_argument("--split", choices=("test", "train"), default="test")
     ap.add_argument("--home", required=True, type=Path, help="a library bench/retrieval.py built with --home")
     ap.add_argument("--half", choices=("tune", "all"), default="tune")
+    ap.add_argument("--report", action="store_true",
+                    help="instead: keyword before/as shipped vs plain BM25 on the REPORT half, with intervals")
     ap.add_argument("--skip-keyword", action="store_true")
     ap.add_argument("--skip-fusion", action="store_true")
+    ap.add_argument("--skip-plain", action="store_true", help="plain BM25 of long queries is slow; skip it")
     args = ap.parse_args()
     _, queries, qrels = load_dataset(args.dataset, args.split)
     qids = sorted(queries) if args.half == "all" else halves(list(queries))["tune"]  # SciFact train: --half all
     db = args.home / "library.db"
     rows = query_db(db, "SELECT c.id, c.text, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")
     chunks, chunk_doc = [(int(r[0]), r[1]) for r in rows], {int(r[0]): doc_id_of(r[2]) for r in rows}
-    plain = plain_bm25(chunks, chunk_doc, {q: queries[q] for q in qids})
-    v = per_query(plain, qrels, qids)["ndcg@10"]
-    results: dict = {"dataset": args.dataset.name, "split": args.split, "half": args.half, "queries": len(qids),
-                     "plain BM25": sum(v) / len(v)}
-    print(f"{args.dataset.name} {args.split} {args.half}: {len(qids)} queries; plain BM25 {results['plain BM25']:.4f}")
+    if args.report:
+        fig = keyword_report(db, chunks, chunk_doc, queries, qrels, halves(list(queries))["report"])
+        print(json.dumps(fig, indent=1))
+        save(f"retrieval_{args.dataset.name}_report_keyword", {"dataset": args.dataset.name, "half": "report",
+                                                                "half_seed": 0, **fig})
+        return
+    results: dict = {"dataset": args.dataset.name, "split": args.split, "half": args.half, "queries": len(qids)}
+    if not args.skip_plain:
+        v = per_query(plain_bm25(chunks, chunk_doc, {q: queries[q] for q in qids}), qrels, qids)["ndcg@10"]
+        results["plain BM25"] = sum(v) / len(v)
+        print(f"{args.dataset.name} {args.split} {args.half}: {len(qids)} queries; plain BM25 {sum(v) / len(v):.4f}")
     if not args.skip_keyword:
         results["keyword"] = keyword_variants(db, queries, chunk_doc, qrels, qids)
-        for key, value in sorted(results["keyword"].items(), key=lambda kv: -kv[1]):
-            print(f"  {value:.4f}  {key}")
     if not args.skip_fusion:
         results["fusion"] = fusion_variants(db, queries, chunk_doc, qrels, qids)
         for key, value in results["fusion"].items():

@@ -4,9 +4,13 @@
 lone surrogates, 5 MB of one letter) becomes at most `MAX_TERMS` plain tokens, each searched in one field.
 Renderers (`render.py`) turn the Query into FTS5 MATCH or PostgreSQL tsquery text.
 
-Each query word is ONE term — its stem, or the folded word where its script has no stemmer — so BM25 counts
-every word once. The word being typed (the last one, when the text does not end in a space or punctuation)
-matches as a prefix of that token: `cells` → `cell`*, `retrie` → `retri`* (finds `retriev`). Searching it
+Each distinct query word is ONE term — its stem, or the folded word where its script has no stemmer — with a
+`weight`: how many times the query says it, up to `MAX_REPEAT`. Renderers that can weight a term do (FTS5
+repeats the phrase, so bm25() counts a word said three times three times, as BM25's query side does); a long
+pasted paragraph is then ranked by what it is about, not by every word it mentions once.
+
+The word being typed (the last one, when the text does not end in a space or punctuation) matches as a
+prefix of that token: `cells` → `cell`*, `retrie` → `retri`* (finds `retriev`). Searching it
 both exactly and as several prefixes, as fts_query did, counted the last word up to three times and cost
 0.05 nDCG@10 on SciFact queries typed without a final full stop (bench/text_pipeline.py).
 English function words are left out when anything else is left (they barely move BM25 but cost time).
@@ -22,6 +26,7 @@ from desktop_app.core.text.fields import units
 from desktop_app.core.text.normalize import fold_word, normalize
 
 MAX_TERMS = 64
+MAX_REPEAT = 32  # a word's weight stops growing here: within MAX_QUERY_CHARS, all but never reached
 MAX_QUERY_CHARS = 2000  # a pasted page is searched by its beginning; work stays bounded
 MIN_PREFIX = 2  # a one-letter Latin/Arabic/Thai prefix matches most of the vocabulary; a Han character does not
 _WORD_CHAR = regex.compile(r"[\p{L}\p{M}\p{N}]")
@@ -41,6 +46,7 @@ class Term:
     field: str
     token: str
     prefix: bool = False
+    weight: int = 1  # how many times the query says it (1..MAX_REPEAT)
 
 
 @dataclass(frozen=True)
@@ -64,12 +70,14 @@ def build_query(text: str, *, prefix_last: bool = True, drop_stopwords: bool = T
     if drop_stopwords:
         found = _without_stopwords(norm, found)
     typing_end = len(norm) if prefix_last and norm and _WORD_CHAR.match(norm[-1]) else -1
-    terms: dict[Term, None] = {}
+    counts: dict[Term, int] = {}
     for field, token, _, end in found:
-        terms.setdefault(Term(field, token, _is_prefix(field, token, end == typing_end)), None)
-        if len(terms) >= MAX_TERMS:
-            break
-    return Query(tuple(terms))
+        term = Term(field, token, _is_prefix(field, token, end == typing_end))
+        if term in counts:
+            counts[term] += 1
+        elif len(counts) < MAX_TERMS:
+            counts[term] = 1
+    return Query(tuple(Term(t.field, t.token, t.prefix, min(n, MAX_REPEAT)) for t, n in counts.items()))
 
 
 def _is_prefix(field: str, token: str, typing: bool) -> bool:

@@ -33,17 +33,20 @@ def fts5_rank(table: str = "chunks_fts", weights: dict[str, float] | None = None
 
 
 def to_fts5(query: Query) -> str | None:
-    """An FTS5 MATCH expression OR-ing the query's terms, each limited to its column; None for no terms."""
+    """An FTS5 MATCH expression OR-ing the query's terms, each limited to its column; None for no terms.
+
+    A term of weight n is written n times: bm25() sums over the query's phrases, so it counts n times."""
     parts = []
     for term in query.terms:
         phrase = '"' + term.token.replace('"', '""') + '"'
-        parts.append(f"{{title {term.field}}} : {phrase}{'*' if term.prefix else ''}")
+        parts.extend([f"{{title {term.field}}} : {phrase}{'*' if term.prefix else ''}"] * max(1, term.weight))
     return " OR ".join(parts) or None
 
 
 def to_tsquery(query: Query) -> str | None:
     """A PostgreSQL tsquery literal (cast it: `%s::tsquery`) OR-ing the terms, each restricted to its
-    field's weight label; prefixes as `:*`. None for no terms."""
+    field's weight label; prefixes as `:*`. None for no terms. Each term is written once whatever its weight:
+    ts_rank folds repeated query lexemes into one, so repeating would change nothing but the query's size."""
     parts = []
     for term in query.terms:
         lexeme = "'" + term.token.replace("\\", "\\\\").replace("'", "''") + "'"
