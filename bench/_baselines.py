@@ -21,6 +21,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 
+import _common  # noqa: F401 -- puts this checkout first on sys.path before desktop_app is imported
 import numpy as np
 
 from desktop_app.core.embed.base import MAX_WINDOWS

@@ -152,10 +152,12 @@ def main() -> None:
     rows = query_db(db, "SELECT c.id, c.text, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")
     chunks, chunk_doc = [(int(r[0]), r[1]) for r in rows], {int(r[0]): doc_id_of(r[2]) for r in rows}
     if args.report:
-        fig = keyword_report(db, chunks, chunk_doc, queries, qrels, halves(list(queries))["report"])
+        half = "all" if args.half == "all" else "report"
+        asked = sorted(queries) if half == "all" else halves(list(queries))["report"]
+        fig = keyword_report(db, chunks, chunk_doc, queries, qrels, asked)
         print(json.dumps(fig, indent=1))
-        save(f"retrieval_{args.dataset.name}_report_keyword", {"dataset": args.dataset.name, "half": "report",
-                                                                "half_seed": 0, **fig})
+        save(f"retrieval_{args.dataset.name}_{args.split}_{half}_keyword", {"dataset": args.dataset.name,
+                                                                           "half": half, "half_seed": 0, **fig})
         return
     results: dict = {"dataset": args.dataset.name, "split": args.split, "half": args.half, "queries": len(qids)}
     if not args.skip_plain:
