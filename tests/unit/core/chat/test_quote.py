@@ -73,3 +73,15 @@ def test_any_quote_is_verbatim_text_of_a_passage_sent(texts, question):
     passage = passages[quote.n - 1]
     assert passage.content[quote.start:quote.end] == quote.text and quote.text.strip()
     assert quote.source == passage.source
+
+
+def test_the_floor_is_the_one_measured_for_the_library_s_embedder():
+    from desktop_app.core.chat.quote_default import FLOORS, LibraryQuoteSelector, floor_for
+
+    assert floor_for("sentence-transformers/all-MiniLM-L6-v2+windows256") == FLOORS["all-MiniLM-L6-v2"] > 0
+    assert floor_for(HASH.model_id) == 0.0  # never measured: the selector does not abstain on its own
+    current = [HASH]
+    selector = LibraryQuoteSelector(lambda: current[0], HASH.embed, lambda q: embed_query(HASH, q))
+    assert selector.floor == 0.0
+    current[0] = None
+    assert selector.floor == 0.0 and selector.select("Who invented it?", [REACTOR]) is not None
