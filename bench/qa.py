@@ -80,18 +80,28 @@ def normalize(text: str) -> str:
 
 
 def contains_any(text: str, golds: Sequence[str]) -> bool:
-    """Whether the normalised `text` contains a normalised gold answer: as whole words, or as a substring (spaces
-    ignored) when the gold is written in a script without spaces between words."""
-    hay = f" {normalize(text)} "
-    for gold in (normalize(g) for g in golds):
-        if not gold:
-            continue
-        if _UNSPACED.search(gold):
-            if gold.replace(" ", "") in hay.replace(" ", ""):
-                return True
-        elif f" {gold} " in hay:
+    """Whether the normalised `text` contains a normalised gold answer: as whole words where both are written with
+    spaces between words; where either is Thai, Chinese or Japanese, as a substring (spaces ignored) that does not
+    cut into a longer run of letters or digits of a spaced script (so "1900" is not found in "19000")."""
+    hay = normalize(text)
+    return any(_found(gold, hay) for gold in (normalize(g) for g in golds) if gold)
+
+
+def _found(gold: str, hay: str) -> bool:
+    if not _UNSPACED.search(gold) and not _UNSPACED.search(hay):
+        return f" {gold} " in f" {hay} "
+    g, h = gold.replace(" ", ""), hay.replace(" ", "")
+    for m in re.finditer(re.escape(g), h):
+        before = h[m.start() - 1] if m.start() else ""
+        after = h[m.end()] if m.end() < len(h) else ""
+        if not (_spaced_word(before) and _spaced_word(g[0])) and not (_spaced_word(after) and _spaced_word(g[-1])):
             return True
     return False
+
+
+def _spaced_word(ch: str) -> bool:
+    """A letter or digit of a script that separates words with spaces (Latin, Arabic, digits…)."""
+    return bool(ch) and ch.isalnum() and not _UNSPACED.match(ch)
 
 
 def equals_any(text: str, golds: Sequence[str]) -> bool:
@@ -123,7 +133,18 @@ def load_questions(limit: int | None, data: Path = DATA) -> list[Question]:
     rows = [json.loads(line) for line in (data / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
     qs = [Question(r["id"], r["article"], r["question"], tuple(r["answers"]), r["is_impossible"], r.get("lang", "en"))
           for r in rows]
+    qs = interleave_languages(qs)
     return qs[:limit] if limit else qs
+
+
+def interleave_languages(qs: list[Question]) -> list[Question]:
+    """Languages taken in turn (th, zh, ar, en, th, …), so the first N questions of a multilingual split cover every
+    language; a one-language split is unchanged."""
+    by_lang: dict[str, list[Question]] = {}
+    for q in qs:
+        by_lang.setdefault(q.lang, []).append(q)
+    lanes = list(by_lang.values())
+    return [lane[i] for i in range(max(map(len, lanes), default=0)) for lane in lanes if i < len(lane)]
 
 
 @dataclass

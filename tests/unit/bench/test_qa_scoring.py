@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
 from _qa_stats import proportion, quantile, ratio_of_sums, wilson  # noqa: E402
-from qa import contains_any, equals_any, normalize  # noqa: E402
+from qa import Question, contains_any, equals_any, interleave_languages, normalize  # noqa: E402
 
 
 def test_squad_normalisation_drops_case_punctuation_and_articles():
@@ -26,6 +26,9 @@ def test_squad_normalisation_drops_case_punctuation_and_articles():
     ("该专利于一九〇〇年获得。", ["一九〇〇年"], True),
     ("该专利于一九〇一年获得。", ["一九〇〇年"], False),
     ("anything", [""], False),
+    ("ในปี1900เทสลาได้รับสิทธิบัตร", ["1900"], True),  # digits inside Thai text, no spaces around them
+    ("ในปี19000เทสลา", ["1900"], False),  # but not cut out of a longer number
+    ("在1900年获得专利", ["1900年"], True),
 ])
 def test_contains_any(text, golds, expected):
     assert contains_any(text, golds) is expected
@@ -56,3 +59,9 @@ def test_citation_precision_resamples_questions():
     stat = ratio_of_sums(pairs)
     assert stat["value"] == pytest.approx(18 / 22) and stat["lo"] < stat["value"] < stat["hi"] <= 1.0
     assert ratio_of_sums([(0, 0)])["n"] == 0
+
+
+def test_a_multilingual_split_takes_languages_in_turn():
+    qs = [Question(f"{lang}{i}", "a", "q", ("x",), False, lang) for lang in ("th", "zh", "en") for i in range(2)]
+    assert [q.id for q in interleave_languages(qs)] == ["th0", "zh0", "en0", "th1", "zh1", "en1"]
+    assert interleave_languages(qs[:2]) == qs[:2]
