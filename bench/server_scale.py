@@ -13,7 +13,7 @@ Measured per engine, in one process, through the Store protocol (the code Trove 
   - together: 3 "desktops" (processes, own machine ids and folders) indexing while 8 processes search hybrid.
 Ratios: PostgreSQL against SQLite, and the store's query against a bare psycopg run of the same SQL (the floor).
 
-    nice -n 5 python bench/server_scale.py --permissions [--chunks 100000]
+    nice -n 5 python bench/server_scale.py --permissions [--chunks 100000] [--hash-vectors]
 
 The permissions run (bench/results/server_permissions.json): the same library on the server in 20 folders of 10
 people (19 private, one shared with the team; one shared by name), searched as a person who sees 10 % of it
@@ -188,6 +188,21 @@ def replica_language(text: str) -> str:
     from desktop_app.core.text import detect_language
 
     return detect_language(_split_replica(text)[0])
+
+
+def hash_vectors(dataset: Path, out: Path) -> str:
+    """SciFact's abstracts and its 300 queries embedded with HashEmbedder, saved as bench/scifact_vectors.py saves
+    MiniLM's (the permissions run measured 2026-12-01 used these: MiniLM needed over an hour on the loaded machine)."""
+    from desktop_app.core.embed.base import HashEmbedder
+
+    docs = [json.loads(line) for line in open(dataset / "corpus.jsonl", encoding="utf-8")]
+    queries = [json.loads(line) for line in open(dataset / "queries.jsonl", encoding="utf-8")]
+    model = HashEmbedder(DIM)
+    np.savez_compressed(out, doc_ids=np.array([d["_id"] for d in docs]),
+                        doc_vecs=model.embed([f"{d.get('title', '')}\n\n{d.get('text', '')}" for d in docs]),
+                        query_ids=np.array([q["_id"] for q in queries]),
+                        query_vecs=model.embed([q["text"] for q in queries]))
+    return str(out)
 
 
 # ---- queries -------------------------------------------------------------------------------------------------
@@ -442,7 +457,8 @@ def permissions_run(args, docs, vecs, texts, qvecs) -> dict:
                   "folders": {"private": sum(v == "private" for _, _, v in folders),
                               "team": sum(v == "team" for _, _, v in folders),
                               "named_people": sum(v == "people" for _, _, v in folders)},
-                  "fill_seconds": round(fill_seconds, 1), "k": K, "queries_reported": len(held[0])}
+                  "fill_seconds": round(fill_seconds, 1), "k": K, "queries_reported": len(held[0]),
+                  "vectors": args.vectors, "vector_note": args.vector_note}
         for round_ in range(2):  # interleaved, twice: the shared machine's load falls on both sides alike
             result[f"person_rls_{round_}"] = timed_queries(person, *held, visible)
             result[f"admin_no_rls_{round_}"] = timed_queries(admin, *held, None)
@@ -537,11 +553,18 @@ def main() -> None:
     ap.add_argument("--together-seconds", type=float, default=30.0)
     ap.add_argument("--work", default=str(Path.home() / ".cache" / "trove-bench"), help="where the libraries go")
     ap.add_argument("--json", help="results file (default bench/results/server_scale.json)")
+    ap.add_argument("--vector-note", default=f"SciFact embedded with {MODEL}",
+                    help="what the saved vectors are (recorded with the permissions run)")
     ap.add_argument("--permissions", action="store_true",
                     help="only the permissions run (bench/results/server_permissions.json)")
+    ap.add_argument("--hash-vectors", action="store_true",
+                    help="embed SciFact here with Trove's HashEmbedder (seconds) instead of reading --vectors")
     args = ap.parse_args()
     if not Path(args.dataset).exists():
         args.dataset = "/work/shared/eval/scifact"
+    if args.hash_vectors:
+        args.vectors = hash_vectors(Path(args.dataset), Path(tempfile.mkdtemp()) / "scifact_hash384.npz")
+        args.vector_note = "SciFact embedded with Trove's HashEmbedder (384-d bag of hashed words)"
     docs, vecs, texts, qvecs = load_library(Path(args.vectors), Path(args.dataset))
     if args.permissions:
         result = permissions_run(args, docs, vecs, texts, qvecs)
