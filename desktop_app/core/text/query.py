@@ -7,7 +7,8 @@ Renderers (`render.py`) turn the Query into FTS5 MATCH or PostgreSQL tsquery tex
 Each distinct query word is ONE term — its stem, or the folded word where its script has no stemmer — with a
 `weight`: how many times the query says it, up to `MAX_REPEAT`. Renderers that can weight a term do (FTS5
 repeats the phrase, so bm25() counts a word said three times three times, as BM25's query side does); a long
-pasted paragraph is then ranked by what it is about, not by every word it mentions once.
+pasted paragraph is then ranked by what it is about, not by every word it mentions once. A query of fewer
+than `WEIGHTED_FROM` distinct terms (a typed question, a one-line claim) counts every word once.
 
 The word being typed (the last one, when the text does not end in a space or punctuation) matches as a
 prefix of that token: `cells` → `cell`*, `retrie` → `retri`* (finds `retriev`). Searching it
@@ -27,6 +28,7 @@ from desktop_app.core.text.normalize import fold_word, normalize
 
 MAX_TERMS = 64
 MAX_REPEAT = 32  # a word's weight stops growing here: within MAX_QUERY_CHARS, all but never reached
+WEIGHTED_FROM = 16  # distinct terms: a shorter query counts every word once (short claims lost 0.005 on SciFact train)
 MAX_QUERY_CHARS = 2000  # a pasted page is searched by its beginning; work stays bounded
 MIN_PREFIX = 2  # a one-letter Latin/Arabic/Thai prefix matches most of the vocabulary; a Han character does not
 _WORD_CHAR = regex.compile(r"[\p{L}\p{M}\p{N}]")
@@ -77,6 +79,8 @@ def build_query(text: str, *, prefix_last: bool = True, drop_stopwords: bool = T
             counts[term] += 1
         elif len(counts) < MAX_TERMS:
             counts[term] = 1
+    if len(counts) < WEIGHTED_FROM:
+        return Query(tuple(counts))
     return Query(tuple(Term(t.field, t.token, t.prefix, min(n, MAX_REPEAT)) for t, n in counts.items()))
 
 

@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from desktop_app.core.store.sqlite.connect import connect
 from desktop_app.core.text import Query, Term, build_query, fts5_rank, fts5_schema, index_fields, to_fts5, to_tsquery
-from desktop_app.core.text.query import MAX_QUERY_CHARS, MAX_REPEAT, MAX_TERMS
+from desktop_app.core.text.query import MAX_QUERY_CHARS, MAX_REPEAT, MAX_TERMS, WEIGHTED_FROM
+
+LONG = " ".join(f"topic{i}" for i in range(WEIGHTED_FROM)) + " "  # enough distinct words for weights to count
 
 DOCS = [("one", "cell biology of the cell: a cell divides, cell walls and the membrane"),
         ("two", "membrane transport across a membrane; membrane proteins and the membrane potential of a cell")]
@@ -34,12 +36,16 @@ def ranked(conn, text: str) -> list[int]:
 
 
 def weights(text: str) -> dict[str, int]:
-    return {t.token: t.weight for t in build_query(text).terms}
+    return {t.token: t.weight for t in build_query(LONG + text).terms if not t.token.startswith("topic")}
 
 
 def test_a_repeated_word_is_one_term_with_its_count():
     assert weights("cell cells membrane Cell. ") == {"cell": 3, "membran": 1}
-    assert build_query("stem cells stem ") == Query((Term("stems", "stem", weight=2), Term("stems", "cell")))
+    assert build_query(LONG + "stem cells stem ").terms[-2:] == (Term("stems", "stem", weight=2), Term("stems", "cell"))
+
+
+def test_a_short_query_counts_every_word_once():
+    assert build_query("stem cells stem ") == Query((Term("stems", "stem"), Term("stems", "cell")))
 
 
 def test_the_weight_stops_at_max_repeat():
@@ -52,8 +58,8 @@ def test_the_word_being_typed_counts_apart_from_the_same_finished_word():
 
 
 def test_repeats_decide_the_bm25_order(conn):
-    assert ranked(conn, "cell membrane cell cell ") == [1, 2]
-    assert ranked(conn, "membrane cell membrane membrane ") == [2, 1]
+    assert ranked(conn, LONG + "cell membrane cell cell ") == [1, 2]
+    assert ranked(conn, LONG + "membrane cell membrane membrane ") == [2, 1]
 
 
 def test_fts5_writes_a_term_once_per_weight_and_tsquery_once():
