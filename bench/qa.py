@@ -52,7 +52,7 @@ from _qa_stats import fmt, proportion, quantile, ratio_of_sums
 from desktop_app.core.chat.catalog import local_model
 from desktop_app.core.chat.model_files import bundled_model_path, resolve_model_path
 from desktop_app.core.chat.model_install import install_local
-from desktop_app.core.chat.runtime import LlamaCppRuntime, physical_cores
+from desktop_app.core.chat.runtime import Generation, LlamaCppRuntime, physical_cores
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
@@ -299,13 +299,23 @@ def ask(lib: Library, q: Question, max_tokens: int, model_path: str | None = Non
 
 
 class Kept:
-    """A loaded runtime that stays open when the service switches to another model (it closes the one it had)."""
+    """A loaded runtime that stays open when the service switches to another model (it closes the one it had).
 
-    def __init__(self, runtime: LlamaCppRuntime) -> None:
+    With `skip_generation` it never generates: the answer is whatever the service shows without the model's text
+    (for a model under the small-model size that is exactly what the person sees: the quote, or the abstention)."""
+
+    def __init__(self, runtime: LlamaCppRuntime, skip_generation: bool = False) -> None:
         self.runtime = runtime
+        self.skip_generation = skip_generation
 
     def __getattr__(self, name: str):
         return getattr(self.runtime, name)
+
+    def generate(self, messages, **kwargs) -> Generation:
+        if not self.skip_generation:
+            return self.runtime.generate(messages, **kwargs)
+        return Generation(text="", tokens=0, prompt_tokens=self.runtime.prompt_tokens(messages),
+                          reused_prefix_tokens=0, ttft_s=None, total_s=0.0, cancelled=False, finish_reason="skipped")
 
     def close(self) -> None:
         """Kept for the next question; bench code closes the real runtime at the end."""
@@ -319,12 +329,13 @@ def run(
     questions: list[Question],
     max_tokens: int,
     checkpoint=None,
+    skip_generation: bool = False,
 ) -> dict[str, list[dict]]:
     """Ask every question (each in a new chat) through Library.ask, every model in turn before the next question
     (a run stopped early has the same questions for every model); scored rows per model path.
 
     `checkpoint(rows_by_model)` is called after every question."""
-    kept = {path: Kept(r) for path, r in runtimes.items()}
+    kept = {path: Kept(r, skip_generation) for path, r in runtimes.items()}
     lib._chat = chat_service(lib, retrieve, kept, style)
     rows: dict[str, list[dict]] = {path: [] for path in runtimes}
     for i, q in enumerate(questions, 1):
@@ -471,6 +482,9 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--plan-only", type=int, nargs="*", metavar="K",
                     help="no generation: retrieval ceiling and prompt tokens per style for each top-k given")
     ap.add_argument("--max-context-tokens", type=int, default=Settings.max_context_tokens)
+    ap.add_argument("--skip-generation", action="store_true",
+                    help="never call the model: measures what a person is shown for a model whose answer is hidden "
+                         "(under the small-model size: the quote or the abstention), for every question, quickly")
     ap.add_argument("--label", default="", help="a note saved with the results (e.g. before/after)")
     ap.add_argument("--out", help="results file (default: bench/results/qa_<split>.json)")
     return ap.parse_args()
@@ -494,7 +508,8 @@ def run_models(args, lib: Library, retrieve, settings: Settings, questions: list
         for style in args.style:
             print(f"style {style or 'default'}: {', '.join(p.name for p in paths)}", flush=True)
             heads = {str(p): {"model": p.stem, "model_bytes": p.stat().st_size, "style": style or "default",
-                              "threads": runtimes[str(p)].n_threads, "loadavg_1m_at_start": os.getloadavg()[0]}
+                              "threads": runtimes[str(p)].n_threads, "loadavg_1m_at_start": os.getloadavg()[0],
+                              "skip_generation": args.skip_generation}
                      for p in paths}
 
             def entries(rows: dict[str, list[dict]], heads: dict = heads, partial: bool = False) -> list[dict]:
@@ -503,7 +518,7 @@ def run_models(args, lib: Library, retrieve, settings: Settings, questions: list
             def checkpoint(rows: dict[str, list[dict]], entries=entries) -> None:
                 save("qa", {**meta, "results": [*results, *entries(rows, partial=True)]}, args.out)
 
-            rows = run(lib, retrieve, runtimes, style, questions, args.max_tokens, checkpoint)
+            rows = run(lib, retrieve, runtimes, style, questions, args.max_tokens, checkpoint, args.skip_generation)
             results.extend(entries(rows))
             save("qa", {**meta, "results": results}, args.out)
     finally:
