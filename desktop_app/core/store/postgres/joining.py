@@ -21,6 +21,7 @@ import psycopg
 import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.errors import KnownError
 from desktop_app.core.store.postgres.invite import Invite, InviteError, decode, expired_message, refused_message
+from desktop_app.core.store.postgres.process import write_private
 from desktop_app.core.store.postgres.roles import role_name, verifier
 from desktop_app.core.store.postgres.tls import der_to_pem
 
@@ -46,14 +47,7 @@ def _team_dir(home: Path) -> Path:
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".new")
-    tmp.unlink(missing_ok=True)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    write_private(path, data, None)  # this user's file, 0600, replaced whole
 
 
 def _pgpass_field(text: str) -> str:
