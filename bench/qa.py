@@ -482,6 +482,8 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--plan-only", type=int, nargs="*", metavar="K",
                     help="no generation: retrieval ceiling and prompt tokens per style for each top-k given")
     ap.add_argument("--max-context-tokens", type=int, default=Settings.max_context_tokens)
+    ap.add_argument("--embedder", default="minilm",
+                    help="the library's embedder (minilm, the English default; auto or use-multilingual for xquad)")
     ap.add_argument("--skip-generation", action="store_true",
                     help="never call the model: measures what a person is shown for a model whose answer is hidden "
                          "(under the small-model size: the quote or the abstention), for every question, quickly")
@@ -534,7 +536,7 @@ def main() -> int:
         return 0
     args.out = args.out or str(RESULTS / f"qa_{args.split}.json")
     data = SPLITS[args.split]
-    settings = Settings(embedder="minilm", n_ctx=args.n_ctx, n_threads=args.threads, context_top_k=args.top_k,
+    settings = Settings(embedder=args.embedder, n_ctx=args.n_ctx, n_threads=args.threads, context_top_k=args.top_k,
                         max_context_tokens=args.max_context_tokens)
     questions = load_questions(None, data)[args.offset :][: args.limit or None]
     home = Path(args.index) if args.index else Path(tempfile.mkdtemp(prefix="trove-qa-"))
