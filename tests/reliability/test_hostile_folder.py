@@ -1,6 +1,6 @@
 """`trove index` over the whole hostile folder finishes, lists every bad file with its reason, and stays in memory.
 
-The bound checked here is for this test's settings (hash embedder, a 160 MB per-file budget): the indexing
+The bound checked here is for this test's settings (hash embedder, a 240 MB per-file budget): the indexing
 process plus its parser worker stay under RSS_BOUND_MB while a 200 MB text file streams through and PDF/DOCX
 bombs are refused. bench/hostile_index.py measures the same with the default settings and the real model.
 """
@@ -16,8 +16,10 @@ from tests.helpers import assert_consistent, query_db
 from tests.reliability.hostile import Case, build_hostile_folder
 from tests.reliability.runner import run_trove, write_settings
 
-BUDGET = {"extract_timeout_seconds": 20, "extract_memory_mb": 160}
-RSS_BOUND_MB = 500  # this process (~150 MB) + the worker (~100 MB idle + the 160 MB budget)
+# 240 MB: the worker's memory is now also polled (resident size, every 0.1 s), and the 10 MB PDF bomb that must be
+# read peaked just over 160 MB above idle once in a full run; the 300 MB bomb needs far more than either budget.
+BUDGET = {"extract_timeout_seconds": 20, "extract_memory_mb": 240}
+RSS_BOUND_MB = 550  # this process (~150 MB) + the worker (~100 MB idle + the 240 MB budget) + margin
 
 
 def recorded(failures: list[dict], case: Case) -> str | None:
