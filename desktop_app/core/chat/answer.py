@@ -44,3 +44,4 @@ class ChatAnswer:
     generation_citations: tuple[Citation, ...] = ()
     abstained: bool = False  # the quote selector (and the reranker, when loaded) said no passage answers
     quote_s: float | None = None  # seconds from the question to the quote being handed out
+    memory: tuple[dict, ...] = ()  # what conversation memory put in the prompt (the fact list, recalled items)

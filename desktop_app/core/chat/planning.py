@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Protocol
 
 from desktop_app.core.chat.budget import BudgetConfig, PromptPlan, Turn, plan_prompt
 from desktop_app.core.chat.compaction import compact
@@ -41,6 +42,17 @@ def anchor_quote(results: Sequence[RetrievalResult], quote: Quote | None, style:
     return out
 
 
+class HistoryMemory(Protocol):
+    """Conversation memory as compaction uses it (core/chat/memory_step.ChatMemory): the fact list for the system
+    prompt, turns saved before they are summarised, and what is recalled once they are."""
+
+    facts_text: str
+
+    def save(self, turns: Sequence[Turn], first_turn: int) -> None: ...
+
+    def recall_after(self, results: Sequence[RetrievalResult], visible_from: int) -> list[RetrievalResult]: ...
+
+
 class Planner:
     """Fits system prompt, example, history, passages and question into the runtime's window."""
 
@@ -58,18 +70,24 @@ class Planner:
         reserve: int,
         *,
         summary: str = "",
+        facts: str = "",
     ) -> PromptPlan:
-        """Budget the prompt, then check it with the runtime's exact count and tighten if the estimate was short."""
+        """Budget the prompt, then check it with the runtime's exact count and tighten if the estimate was short.
+        `facts` (memory's fact list) ride in the system prompt."""
         per_message, generation = runtime.overheads()
         n_ctx = runtime.n_ctx
         system = None if grounded else PLAIN_SYSTEM_PROMPT
+        style = self.style
+        if facts:
+            style = replace(style, system=f"{style.system}\n\n{facts}")
+            system = f"{system}\n\n{facts}" if system else None
         exact = 0
         for _ in range(PLAN_ATTEMPTS):
             cfg = BudgetConfig(n_ctx=n_ctx, answer_reserve=reserve, max_context_tokens=settings.max_context_tokens,
                                min_score=settings.context_min_score, message_overhead=per_message,
                                prompt_overhead=generation)
             plan = plan_prompt(question, results, turns, cfg, runtime.count_tokens, system_prompt=system,
-                               style=self.style, summary=summary)
+                               style=style, summary=summary)
             exact = runtime.prompt_tokens(plan.messages)
             over = exact + reserve - runtime.n_ctx
             if over <= 0:
@@ -89,17 +107,26 @@ class Planner:
         runtime: ChatRuntime,
         grounded: bool,
         reserve: int,
+        memory: HistoryMemory | None = None,
     ) -> PromptPlan:
-        """Plan with the turns since the last compaction; when they outgrow the window, summarise the oldest
-        of them into the chat's summary (stored) instead of dropping them, and plan again."""
+        """Plan with the turns since the last compaction; when they outgrow the window, save the oldest of them to
+        `memory` (verbatim), summarise them into the chat's summary (stored) instead of dropping them, recall, and
+        plan again."""
         covered, summary = store.summary(chat_id)
         covered = min(covered, len(turns))
-        plan = self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary)
+        facts = memory.facts_text if memory is not None else ""
+        plan = self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary,
+                         facts=facts)
         if plan.history_start == 0:
             return plan
+        if memory is not None:
+            memory.save(turns[covered : covered + plan.history_start], covered + 1)
         limit = max(32, min(SUMMARY_MAX_TOKENS, runtime.n_ctx // 8))
         summary = compact(turns[covered : covered + plan.history_start], summary, runtime, limit)
         covered += plan.history_start
         store.add_summary(chat_id, covered, summary)
         log.info("chat %d: compacted %d turns into a %d-token summary", chat_id, covered, runtime.count_tokens(summary))
-        return self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary)
+        if memory is not None:
+            results = memory.recall_after(results, covered + 1)
+        return self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary,
+                         facts=facts)
