@@ -318,7 +318,7 @@ class Library:
             from desktop_app.core.chat.service import ChatService
 
             self._chat = ChatService(self.store, self._retrieve_for_chat, lambda: self.settings,
-                                     embedder=lambda: self.embedder)
+                                     embedder=lambda: self.embedder, memory=lambda: self.memory)
         return self._chat
 
     @property
@@ -337,6 +337,12 @@ class Library:
     def ask(self, question: str, **kwargs: Any) -> Any:
         """Answer a question from the library's documents (see ChatService.ask; `scope=` paths narrows them)."""
         return self.chat.ask(clean_text(question), **kwargs)
+
+    def suggested_questions(self, n: int = 3) -> list[Any]:
+        """Questions to start a chat with, from the titles and key terms of what was indexed last (no model)."""
+        from desktop_app.core.chat.suggest import sample_documents, suggest_questions
+
+        return suggest_questions(sample_documents(self.store), n)
 
     def document_chunks(self, path: str | os.PathLike[str]) -> list[tuple[int | None, str]]:
         """(page, text) of an indexed document's chunks, in document order; empty when it is not indexed."""
