@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from desktop_app.core.ingest.chunking import MAX_GAP, MAX_WORD_CHARS, ChunkConfig, chunk_spans, chunk_stream
 from desktop_app.core.ingest.extract import html_to_text
-from desktop_app.core.ingest.readtext import decode_text, looks_binary, sniff_encoding
 from desktop_app.core.text import build_query, highlight_spans
+from desktop_app.core.text.decode import decode_text, looks_binary, sniff_encoding
 
 MIB = 1 << 20
 

@@ -12,7 +12,6 @@ from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extracted import Extracted, Extraction, FailedPart, Page, flatten
 from desktop_app.core.ingest.filetypes import file_type
 from desktop_app.core.ingest.plaintext import (
-    decode_bytes,
     first_line_title,
     html_to_text,
     index_title,
@@ -20,10 +19,11 @@ from desktop_app.core.ingest.plaintext import (
     title_from_path,
 )
 from desktop_app.core.log import get_logger
+from desktop_app.core.text.decode import decode_text, looks_binary
 
 log = get_logger("ingest")
 
-__all__ = ["Extracted", "Extraction", "FailedPart", "Page", "decode_bytes", "extract", "extract_many",
+__all__ = ["Extracted", "Extraction", "FailedPart", "Page", "extract", "extract_many",
            "extract_part", "html_to_text", "index_title", "title_from_path"]
 
 _ZIP_KINDS = {"docx": "DOCX", "pptx": "PPTX", "xlsx": "XLSX", "odt": "ODT", "ods": "ODS", "odp": "ODP",
@@ -113,7 +113,7 @@ def _extract_bytes(name: str, raw: bytes, kind: str) -> Extracted:
         return readers[kind](raw, fallback)
     if kind in ("odt", "ods", "odp"):
         return odf.extract_odf(raw, fallback, kind)
-    text = decode_bytes(_refuse_binary(raw))
+    text = decode_text(_refuse_binary(raw))
     if kind == "csv":
         return sheets.extract_csv(text, fallback, PurePath(name).suffix.lower())
     if kind == "html":
@@ -127,8 +127,8 @@ def _extract_bytes(name: str, raw: bytes, kind: str) -> Extracted:
 
 
 def _refuse_binary(raw: bytes) -> bytes:
-    """`raw` itself, unless it is binary (NUL bytes near the start, and no UTF-16 byte order mark)."""
-    if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+    """`raw` itself, unless it is binary (NUL bytes near the start of what is not UTF-16/32)."""
+    if looks_binary(raw):
         what = _looks_like(raw)
         raise ExtractionError(f"binary file (contains NUL bytes{'; it looks like ' + what if what else ''})")
     return raw

@@ -1,4 +1,7 @@
-"""Text helpers every format shares: decoding bytes, titles (file name, first line, Markdown, HTML), HTML text."""
+"""Text helpers every format shares: titles (file name, first line, Markdown, HTML), HTML text.
+
+Bytes become text in one place only: `core/text/decode.py`.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,6 @@ import re
 from pathlib import PurePath
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.log import get_logger
-
-log = get_logger("ingest")
 
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?(---|\+\+\+)[ \t]*\r?\n(.*?)\r?\n\1[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FRONT_MATTER_TITLE = re.compile(r"""^title[ \t]*[:=][ \t]*(?P<q>["']?)(?P<title>.+?)(?P=q)[ \t]*$""",
@@ -25,27 +25,6 @@ def index_title(title: str, path: PurePath) -> str:
     """What the FTS title column holds: the title, plus the file name's words when the title is not from it."""
     from_name = title_from_path(path)
     return title if title == from_name else f"{title} {from_name}"
-
-
-def decode_bytes(raw: bytes) -> str:
-    """UTF-8 (with or without BOM), UTF-16 with BOM, else detected; undecodable bytes become U+FFFD."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        return raw[3:].decode("utf-8", errors="replace")
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return raw.decode("utf-16", errors="replace")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    try:
-        from charset_normalizer import from_bytes
-
-        best = from_bytes(raw[:200_000]).best()
-        if best is not None and best.encoding:
-            return raw.decode(best.encoding, errors="replace")
-    except Exception as exc:  # noqa: BLE001 -- detection is best effort; replacement decoding below never fails
-        log.debug("charset detection failed: %s", exc)
-    return raw.decode("utf-8", errors="replace")
 
 
 def first_line_title(text: str) -> str:

@@ -37,7 +37,7 @@ from desktop_app.core.ingest import confine, wire, xmlguard
 from desktop_app.core.ingest.extract import extract_with_parts
 from desktop_app.core.ingest.extracted import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import file_type
-from desktop_app.core.ingest.readtext import as_utf8, looks_binary, open_regular
+from desktop_app.core.ingest.readtext import open_regular
 from desktop_app.core.log import get_logger
 from desktop_app.core.pathnames import clean_text
 
@@ -174,7 +174,7 @@ def _serve_one(name: str, fd: int, memory_bytes: int) -> dict[str, Any]:
         else:
             data = _read_all(fd)
             check_archive(data, memory_bytes)
-            doc, inner = extract_with_parts(path, _markup_as_utf8(path, data) or data)
+            doc, inner = extract_with_parts(path, data)
         chars = len(doc.text) + sum(len(d.text) for d in inner.documents)
         if chars > MAX_TEXT_CHARS:
             raise ExtractionError(f"too much text ({chars / 1e6:.0f} million characters; "
@@ -218,13 +218,6 @@ def _read_all(fd: int) -> bytes:
 def _clean(doc: Extracted) -> Extracted:
     """Text that is valid Unicode (a broken PDF font map can yield lone surrogates)."""
     return replace(doc, text=clean_text(doc.text), title=clean_text(doc.title))
-
-
-def _markup_as_utf8(path: Path, raw: bytes) -> bytes | None:
-    """HTML's bytes re-encoded as UTF-8 with readtext's encoding guess (UTF-16 without BOM, Windows-1252)."""
-    if file_type(path) != "html":
-        return None
-    return raw if looks_binary(raw) else as_utf8(raw)
 
 
 def _caused_by(exc: BaseException, kind: type) -> bool:

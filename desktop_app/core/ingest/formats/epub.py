@@ -8,9 +8,10 @@ import warnings
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extracted import Extracted, PageBuilder
-from desktop_app.core.ingest.plaintext import decode_bytes, first_heading, html_to_text
+from desktop_app.core.ingest.plaintext import first_heading, html_to_text
 from desktop_app.core.ingest.safezip import open_checked_zip, read_member
 from desktop_app.core.ingest.xmlguard import harden_lxml
+from desktop_app.core.text.decode import decode_text
 
 _CONTENT_CIPHER = re.compile(rb"""URI=["'][^"']+\.(?:x?html?|xml|opf|ncx)["']""", re.IGNORECASE)
 
@@ -24,7 +25,7 @@ def extract_epub(data: bytes, fallback_title: str) -> Extracted:
         builder = PageBuilder()
         number = 0
         for item in _spine_documents(book):
-            markup = decode_bytes(item.get_content())
+            markup = decode_text(item.content or b"")  # the bytes as stored: get_content() re-renders through lxml
             _head_title, text = html_to_text(markup)
             if not text.strip():
                 continue  # a cover picture or a blank separator page

@@ -21,6 +21,7 @@ from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extracted import Extracted, Extraction, FailedPart
 from desktop_app.core.ingest.plaintext import html_to_text
 from desktop_app.core.log import get_logger
+from desktop_app.core.text.decode import decode_text
 
 log = get_logger("ingest")
 
@@ -133,7 +134,7 @@ def _body_text(message: EmailMessage) -> str:
     except (LookupError, ValueError, AssertionError) as exc:  # an unknown charset or broken encoding
         log.debug("unreadable message body: %s", exc)
         payload = body.get_payload(decode=True)
-        content = payload.decode("utf-8", errors="replace") if isinstance(payload, bytes) else ""
+        content = decode_text(payload) if isinstance(payload, bytes) else ""  # its label lied: guess
     if not isinstance(content, str):
         return ""
     return html_to_text(content)[1] if body.get_content_type() == "text/html" else content.strip()
@@ -191,7 +192,7 @@ def _msg_documents(message, fallback_title: str, part: str, label: str, extract_
     names = _unique_names([_msg_attachment_name(a, i) for i, a in enumerate(attachments, 1)])
     body = (getattr(message, "body", None) or "").strip()
     if not body and getattr(message, "htmlBody", None):
-        body = html_to_text(message.htmlBody.decode("utf-8", errors="replace"))[1]
+        body = html_to_text(decode_text(message.htmlBody))[1]
     title = meta.get("subject") or fallback_title
     documents = [Extracted(_message_text(meta, body, names), title, "email", meta=tuple(meta.items()), part=part,
                            label=label)]

@@ -6,7 +6,8 @@ import json
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extracted import Extracted, PageBuilder
-from desktop_app.core.ingest.plaintext import decode_bytes, markdown_title
+from desktop_app.core.ingest.plaintext import markdown_title
+from desktop_app.core.text.decode import decode_text
 
 BLOCK_WORDS = 300  # consecutive cells are grouped so a chunk holds a few cells, and is cited "cells 3-7"
 
@@ -14,7 +15,7 @@ BLOCK_WORDS = 300  # consecutive cells are grouped so a chunk holds a few cells,
 def extract_notebook(data: bytes, fallback_title: str) -> Extracted:
     """Markdown and code cells (raw cells too) in order, a page per group of cells; titled by the first heading."""
     try:
-        notebook = json.loads(decode_bytes(data))
+        notebook = json.loads(decode_text(data))
     except json.JSONDecodeError as exc:
         raise ExtractionError(f"corrupt notebook (not JSON: {exc.msg} at line {exc.lineno})") from exc
     cells = notebook.get("cells") if isinstance(notebook, dict) else None

@@ -24,7 +24,7 @@ from desktop_app.core.errors import (
 )
 from desktop_app.core.log import get_logger
 from desktop_app.core.paths import create_private
-from desktop_app.core.store.sqlite.textcodec import CodecConnection, decode_text
+from desktop_app.core.store.sqlite.textcodec import CodecConnection, text_from_db
 
 log = get_logger("db")
 
@@ -55,7 +55,7 @@ def connect(path: str | Path, *, readonly: bool = False, check_same_thread: bool
                 create_private(Path(target))  # 0600; SQLite gives the -wal and -shm files the same mode
             conn = sqlite3.connect(target, isolation_level=None, check_same_thread=check_same_thread,
                                    timeout=BUSY_TIMEOUT_MS / 1000, factory=CodecConnection)
-        conn.text_factory = decode_text  # file names with undecodable bytes: see textcodec.py
+        conn.text_factory = text_from_db  # file names with undecodable bytes: see textcodec.py
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.enable_load_extension(False)

@@ -26,14 +26,14 @@ def encode_params(params: Any) -> Any:
     return tuple(to_db(p) if isinstance(p, str) else p for p in params)
 
 
-def decode_text(raw: bytes) -> str:
+def text_from_db(raw: bytes) -> str:
     """A text value as read: UTF-8 (a damaged byte becomes U+FFFD instead of an error), then un-escaped."""
     text = raw.decode("utf-8", "replace")
     return from_db(text) if ESC in text else text
 
 
 class CodecConnection(sqlite3.Connection):
-    """A sqlean connection whose parameters pass through `encode_params` (pair it with `decode_text`)."""
+    """A sqlean connection whose parameters pass through `encode_params` (pair it with `text_from_db`)."""
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         return super().execute(sql, encode_params(parameters))
