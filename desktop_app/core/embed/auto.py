@@ -5,12 +5,15 @@ Universal Sentence Encoder's only 0.661 - below keyword search alone (0.693) - w
 Arabic MiniLM's vectors are noise (Thai semantic 0.09 against USE's 0.78). No one model is best for every library,
 so "auto" picks per library from the languages of its chunks (detected by core.text when they are written):
 MiniLM while at least 90 % of the library is English, the multilingual model once 10 % or more is another language
-(Latin-script languages other than English included; undetermined chunks - code, numbers - do not count). Back to
-MiniLM only below 5 %, so a library near the line does not flip.
+(Latin-script languages other than English included). A chunk's language is decided from its letters only
+(core.text.language): chunks with too few letters, and Latin letters that name no language - server logs, CSV
+exports, code, tables of numbers, short lines like "Backup completed" - are undetermined and left out of the
+share. Back to MiniLM only below 5 %, so a library near the line does not flip.
 
 The choice is made when the library opens and again before each embedding run, so a first folder of Thai files
 gets the multilingual model in the same session. A change drops the library's vectors (they are recomputed, like
-any model change) and is announced as a notice. The `embedder` setting names a model to fix the choice.
+any model change) and is announced as a notice. The `embedder` setting names a model to fix the choice. On a team
+library the choice is the server's: the model its vectors were made with (recorded_embedder), never one desktop's.
 """
 
 from __future__ import annotations
@@ -118,8 +121,11 @@ def embedder_for_model(model_id: str, batch_size: int) -> Embedder | None:
 
 def recorded_embedder(recorded: str | None, embedder: Embedder, batch_size: int) -> Embedder:
     """On a team library the model its vectors were made with is authoritative: a desktop whose setting names
-    another uses the library's (its own setting would drop everybody's vectors). A model this Trove does not have
-    is a KnownError saying so; nothing is changed on the server."""
+    another uses the library's (its own setting would drop everybody's vectors). An "auto" setting becomes the
+    model it chose when the library opened (the first desktop's choice is then recorded) and never chooses again.
+    A model this Trove does not have is a KnownError saying so; nothing is changed on the server."""
+    if isinstance(embedder, AutoEmbedder):  # fixed: a desktop's "auto" must not re-choose for everybody
+        embedder = embedder.current
     if not recorded or recorded == embedder.model_id:
         return embedder
     made = embedder_for_model(recorded, batch_size)

@@ -2,7 +2,14 @@
 
 Codes: 'th', 'zh', 'ja', 'ko', 'ar', 'he', 'el', 'en' for languages that their script (or, for English,
 its function words) gives away; ISO 15924 script codes where the script does not name one language:
-'latn' (Latin, not English), 'cyrl', 'deva'; 'other' for any other script; 'und' for no letters at all.
+'latn' (Latin, not English), 'cyrl', 'deva'; 'other' for any other script; 'und' (undetermined) for text with
+fewer than `MIN_LETTERS` letters, and for Latin letters that name no language.
+
+Only letters decide. Latin-script text is English when English function words are a tenth of its words, and
+another language ('latn') only on evidence of one: its function words (French, German, Spanish, ...) or letters
+with diacritics in a twentieth of its words. Server logs, CSV exports, code, tables of numbers and short lines
+like "Backup completed" have neither, so they are 'und' - not "another language" (which would move an English
+library onto the multilingual model, core/embed/auto.py).
 
 The main script is the one with the most letters, except that Latin gives way to another script holding
 at least a quarter of the letters: Thai, Chinese or Arabic technical writing is full of English
@@ -15,6 +22,7 @@ from __future__ import annotations
 import regex
 
 SAMPLE = 20_000
+MIN_LETTERS = 12  # fewer letters than this say nothing about a language
 # Latin words are counted in C (findall); only runs of other scripts - few in Latin text, long in the rest -
 # go through the Python loop.
 _LATIN = regex.compile(r"\p{Latin}+")
@@ -25,10 +33,23 @@ _SCRIPTS = regex.compile(
 _ENGLISH = frozenset(
     "the of and to in is that for it as was with be by on not he this are or his from at which but have an had "
     "they you were their one all we can her has there been if more when will would who so no".split())
+# Function words of common Latin-script languages (none of them English, none a one-letter loop variable).
+_OTHER_LATIN = frozenset(
+    "le la les des du une est et que qui dans pour pas sur au aux avec ce cette sont il elle nous vous ils "  # fr
+    "der die das und ist nicht ein eine zu den von mit sich auf für im dem werden auch es sind wird "  # de
+    "de los las del por con para una más pero sus como "  # es, fr, pt, nl
+    "di che è della gli sono nel alla questo "  # it
+    "os da dos das em não uma ao mais "  # pt
+    "het een van dat niet ik je zijn voor met dit ze wordt "  # nl
+    "och att det som är på för av inte till har jag ikke og af "  # sv, da, no
+    "się nie jest że jak ale "  # pl
+    "je na že jako "  # cs
+    "ve bir bu için ile çok "  # tr
+    "yang dan ini itu dengan untuk dari dalam tidak adalah".split()) - _ENGLISH  # id, ms
 LANGUAGES = ("th", "zh", "ja", "ko", "ar", "he", "el", "en", "latn", "cyrl", "deva", "other", "und")
 LANGUAGE_NAMES = {"th": "Thai", "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ar": "Arabic", "he": "Hebrew",
                   "el": "Greek", "en": "English", "latn": "Latin script", "cyrl": "Cyrillic", "deva": "Devanagari",
-                  "other": "Other scripts", "und": "No letters"}
+                  "other": "Other scripts", "und": "Undetermined"}
 RIGHT_TO_LEFT = frozenset({"ar", "he"})
 
 
@@ -37,14 +58,12 @@ def detect_language(text: str) -> str:
     sample = (text or "")[:SAMPLE]
     counts: dict[str, int] = {}
     latin = _LATIN.findall(sample)
-    latin_words = len(latin)
     if latin:
         counts["latn"] = sum(map(len, latin))
-    english = sum(map(_ENGLISH.__contains__, map(str.lower, latin)))
     for match in _SCRIPTS.finditer(sample):
         kind = match.lastgroup or "other"
         counts[kind] = counts.get(kind, 0) + len(match.group(0))
-    if not counts:
+    if sum(counts.values()) < MIN_LETTERS:
         return "und"
     if "han" in counts or "kana" in counts:  # one script family: kana (any real amount) makes it Japanese
         cjk = counts.pop("han", 0) + counts.get("kana", 0)
@@ -57,6 +76,17 @@ def detect_language(text: str) -> str:
         if others[runner_up] * 4 >= total:
             main = runner_up
     if main == "latn":
-        # English prose has 30-50 % of these words; code-heavy docs ~15 %; French/German ~5 %
-        return "en" if latin_words and english * 10 >= latin_words else "latn"
+        return _latin_language(latin)
     return main
+
+
+def _latin_language(words: list[str]) -> str:
+    """'en', 'latn' (another language, on evidence) or 'und' for the Latin words of a text."""
+    lowered = list(map(str.lower, words))
+    # English prose has 30-50 % of these words; code-heavy docs ~15 %; French/German ~5 %
+    english = sum(map(_ENGLISH.__contains__, lowered))
+    if english * 10 >= len(words):
+        return "en"
+    other = sum(map(_OTHER_LATIN.__contains__, lowered))
+    marked = len(words) - sum(map(str.isascii, words))
+    return "latn" if other * 10 >= len(words) or marked * 20 >= len(words) else "und"

@@ -12,6 +12,7 @@ from desktop_app.core.embed.auto import (
     choose_embedder,
     library_embedder,
     other_language_share,
+    recorded_embedder,
 )
 from desktop_app.core.embed.base import HashEmbedder, embed_passages, embed_query, make_embedder
 
@@ -60,3 +61,14 @@ def test_auto_needs_the_librarys_languages():
         make_embedder("auto")
     assert isinstance(library_embedder("auto", 64, lambda: []), AutoEmbedder)
     assert isinstance(library_embedder("hash", 64, lambda: []), HashEmbedder)
+
+
+def test_on_a_team_library_auto_is_fixed_to_the_recorded_model():
+    languages = [("en", 10)]
+    auto = AutoEmbedder(lambda: languages, lambda name: HashEmbedder(384 if name == ENGLISH else 512))
+    for recorded in (None, "hash-bow-384"):  # a library with no model yet, and one whose vectors are this model's
+        fixed = recorded_embedder(recorded, auto, 64)
+        assert fixed.model_id == "hash-bow-384"
+        assert getattr(fixed, "refresh", None) is None  # the semantic phase cannot re-choose for everybody
+    languages.append(("th", 50))
+    assert recorded_embedder("hash-bow-384", auto, 64).model_id == "hash-bow-384"

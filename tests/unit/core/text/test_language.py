@@ -40,3 +40,29 @@ def test_thai_technical_writing_full_of_english_identifiers_is_thai():
 @given(st.text())
 def test_any_text_gets_a_known_code(text):
     assert detect_language(text) in LANGUAGES
+
+
+LOG = "\n".join(f"2024-05-01T12:00:{i:02d}Z INFO [worker-3] request id=7f3a9c{i} GET /api/v2/items status=200"
+                for i in range(40))
+CSV = "id,name,email,amount,created_at\n" + "\n".join(
+    f"{i},Jane Smith,jane{i}@example.com,{i * 3.5},2024-01-{i % 28 + 1:02d}" for i in range(50))
+NUMBERS = "\n".join(f"| {i} | {i * 1.5:.2f} | {i * i} | Q{i % 4 + 1} |" for i in range(60))
+
+
+@pytest.mark.parametrize("text", [
+    LOG, CSV, NUMBERS, "Backup completed successfully\n" * 50, "OK\nDone\nPASS\n" * 40, "ID 42 OK",
+    "def f(x):\n    return x.items()  # noqa\n" * 20,
+])
+def test_letters_that_name_no_language_are_undetermined_not_another_language(text):
+    assert detect_language(text) in ("und", "en")  # never "latn": logs, CSV, code and numbers are not French
+
+
+@pytest.mark.parametrize("text", [
+    "Le chat dort sur le canapé pendant que nous préparons le dîner dans la cuisine.",
+    "Die Bibliothek speichert alle Dokumente der Gruppe an einem Ort und ist schnell.",
+    "La biblioteca guarda los documentos del equipo en un solo lugar para todos.",
+    "Perpustakaan ini menyimpan dokumen yang penting dengan aman untuk semua orang.",
+    "Thư viện lưu trữ tài liệu của nhóm ở một nơi duy nhất.",
+])
+def test_another_latin_language_is_still_named(text):
+    assert detect_language(text) == "latn"
