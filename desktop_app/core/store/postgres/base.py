@@ -3,6 +3,8 @@
 `_read(fn)` and `_write(fn)` run `fn(conn)` on a pooled connection (a write inside one transaction). When the
 connection or server goes away they retry with backoff for RETRY_SECONDS and then raise a one-line
 ServerGoneError: a write is always all or nothing, so an interrupted one is either retried whole or reported.
+The server's other environment failures (disk full, out of memory, a lock not granted, damaged data, a read-only
+server) become one-line KnownErrors here, for reads and writes alike, as the SQLite engine's do.
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ import psycopg_pool
 from pgvector.psycopg import register_vector
 
 import desktop_app.core.store.postgres.connect as pgc
-from desktop_app.core.errors import KnownError
+from desktop_app.core.errors import (
+    CorruptDatabaseError,
+    DatabaseLockedError,
+    DiskFullError,
+    KnownError,
+    ReadOnlyDatabaseError,
+)
 from desktop_app.core.log import get_logger
 from desktop_app.core.machine import machine_id as local_machine_id
 from desktop_app.core.store.postgres.connect import scalar
@@ -108,7 +116,10 @@ class PostgresBase:
                 reached_commit = False
             except (psycopg.Error, OSError) as exc:
                 if not pgc.is_connection_failure(exc):
-                    raise
+                    known = environment_error(exc, self.location)
+                    if known is None:
+                        raise
+                    raise known from exc
                 failure = exc
             if reached_commit and not idempotent:
                 raise pgc.gone(self.url, failure) from None  # it may have committed: retrying could double it
@@ -134,6 +145,26 @@ class PostgresBase:
                 log.info("could not release folder leases: %s", exc)
             self._closed = True
             self._pool.close()
+
+
+def environment_error(exc: BaseException, where: str) -> KnownError | None:
+    """The one-line KnownError for a server failure that is the environment's (by SQLSTATE), else None."""
+    state = getattr(exc, "sqlstate", None) or ""
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if state == "53100":
+        return DiskFullError(f"The disk of the library server ({where}) is full; free some space and try again.")
+    if state == "53200":
+        return KnownError(f"The library server ({where}) is out of memory; try again shortly.")
+    if state == "55P03":
+        return DatabaseLockedError(f"The library is locked by another session on the server ({where}); "
+                                   "try again shortly.")
+    if state in ("XX001", "XX002"):
+        return CorruptDatabaseError(f"The library server ({where}) reports damaged data: {detail}.")
+    if state == "58030":
+        return KnownError(f"The library server ({where}) cannot read or write its files: {detail}.")
+    if state == "25006":
+        return ReadOnlyDatabaseError(f"The library server ({where}) is read-only (a standby?): {detail}.")
+    return None
 
 
 def _configure(conn: psycopg.Connection) -> None:

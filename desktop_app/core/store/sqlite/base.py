@@ -1,4 +1,8 @@
-"""Connections of the SQLite engine: one write connection behind a lock, one read-only connection per thread."""
+"""Connections of the SQLite engine: one write connection behind a lock, one read-only connection per thread.
+
+Reads translate errors where they happen, as writes do (`transaction`): a locked, damaged or unreadable
+database becomes a one-line KnownError here, so no caller (CLI, UI) needs to know this engine's exceptions.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from desktop_app.core.store.sqlite.connect import Connection, connect, transaction
+from desktop_app.core.store.sqlite.connect import Connection, Error, connect, transaction, translate_error
 from desktop_app.core.store.sqlite.migrations import migrate
 
 
@@ -25,7 +29,7 @@ class SQLiteBase:
         self._readers: dict[int, Connection] = {}
         self._readers_lock = threading.Lock()
         self._closed = False
-        with self._lock:
+        with self._lock, _translated():
             migrate(self._conn)
 
     @contextlib.contextmanager
@@ -35,17 +39,23 @@ class SQLiteBase:
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Connection]:
-        if self.path is None:
-            with self._lock:
-                yield self._conn
-            return
+        """This thread's read connection (the writer's, under its lock, for an in-memory database)."""
+        with _translated():
+            if self.path is None:
+                with self._lock:
+                    yield self._conn
+                return
+            yield self._reader()
+
+    def _reader(self) -> Connection:
+        assert self.path is not None
         key = threading.get_ident()
         with self._readers_lock:
             conn = self._readers.get(key)
             if conn is None:
                 conn = connect(self.path, readonly=True, check_same_thread=False)
                 self._readers[key] = conn
-        yield conn
+        return conn
 
     def close(self) -> None:
         """Close every connection. Safe to call twice."""
@@ -61,3 +71,15 @@ class SQLiteBase:
             with contextlib.suppress(Exception):
                 self._conn.execute("PRAGMA optimize")
             self._conn.close()
+
+
+@contextlib.contextmanager
+def _translated() -> Iterator[None]:
+    """SQLite's environment failures raised inside become the KnownError `translate_error` names; others pass."""
+    try:
+        yield
+    except Error as exc:
+        known = translate_error(exc)
+        if known is exc:
+            raise
+        raise known from exc
