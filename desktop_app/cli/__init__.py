@@ -27,15 +27,6 @@ from desktop_app.cli.server import add_server_commands
 from desktop_app.cli.watch import add_watch_commands
 from desktop_app.core.errors import KnownError
 
-
-def database_error(exc: Exception) -> KnownError | None:
-    """The one-line KnownError a database failure stands for, or None when `exc` is not the environment's."""
-    from desktop_app.core.store.sqlite.connect import Error, translate_error
-
-    known = translate_error(exc) if isinstance(exc, Error) else None
-    return known if isinstance(known, KnownError) else None
-
-
 COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
                   add_repair_commands, add_server_commands, add_join_commands, add_migrate_commands,
                   add_memory_commands)
@@ -76,14 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for problem in library.settings_problems:
                 print(f"trove: {problem}", file=sys.stderr)
         return int(args.func(args, library))
-    except KnownError as exc:
+    except KnownError as exc:  # the store engines translate the environment's failures where they happen
         print(f"trove: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except Exception as exc:  # a damaged database can fail in any query, not only where it is translated
-        known = database_error(exc)
-        if known is None:
-            raise
-        print(f"trove: {known}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("trove: interrupted", file=sys.stderr)
