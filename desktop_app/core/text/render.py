@@ -11,7 +11,7 @@ term only matches lexemes of its field's label.
 
 from __future__ import annotations
 
-from desktop_app.core.text.query import Query
+from desktop_app.core.text.query import Query, Term
 
 FTS5_COLUMNS = ("title", "words", "stems", "grams")
 FTS5_TOKENIZE = "ascii"
@@ -46,9 +46,26 @@ def to_fts5(query: Query) -> str | None:
 def to_tsquery(query: Query) -> str | None:
     """A PostgreSQL tsquery literal (cast it: `%s::tsquery`) OR-ing the terms, each restricted to its
     field's weight label; prefixes as `:*`. None for no terms. Each term is written once whatever its weight:
-    ts_rank folds repeated query lexemes into one, so repeating would change nothing but the query's size."""
+    ts_rank folds repeated query lexemes into one, so repeating would change nothing but the query's size
+    (`tsquery_groups` weights them)."""
     parts = []
     for term in query.terms:
         lexeme = "'" + term.token.replace("\\", "\\\\").replace("'", "''") + "'"
         parts.append(f"{lexeme}:{'*' if term.prefix else ''}{PG_LABELS['title']}{PG_LABELS[term.field]}")
     return " | ".join(parts) or None
+
+
+def tsquery_groups(query: Query) -> list[tuple[float, str]]:
+    """The terms grouped by weight as (share, tsquery) pairs, for a rank of Σ share · ts_rank(group).
+
+    ts_rank of an OR'ed tsquery is the mean of its distinct lexemes' scores, so with share = weight × the
+    group's terms / all terms the sum counts a term the query says n times n times, as FTS5's repeated phrases
+    do in bm25(). A query whose terms all weigh the same is one group of share 1: plain ts_rank."""
+    groups: dict[int, list[Term]] = {}
+    for term in query.terms:
+        groups.setdefault(max(1, term.weight), []).append(term)
+    if len(groups) <= 1:
+        rendered = to_tsquery(query)
+        return [(1.0, rendered)] if rendered else []
+    n = len(query.terms)
+    return [(weight * len(terms) / n, str(to_tsquery(Query(tuple(terms))))) for weight, terms in sorted(groups.items())]

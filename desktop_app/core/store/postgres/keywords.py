@@ -31,6 +31,7 @@ from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.rows import Filters
+from desktop_app.core.text.render import tsquery_groups
 
 MAX_POSITION = 16383  # the largest position a tsvector stores
 MAX_POSITIONS_PER_TOKEN = 255
@@ -86,10 +87,13 @@ def rank_weights(title_weight: float) -> str:
     return "{" + ",".join("%g" % (by_label[label] / top) for label in "DCBA") + "}"
 
 
-def keyword_sql(extra: str = "") -> str:
-    """Chunks matching a tsquery (%(q)s), ranked by ts_rank with weights %(w)s, best %(n)s."""
+def keyword_sql(extra: str = "", groups: int = 1) -> str:
+    """Chunks matching a tsquery (%(q)s), ranked by ts_rank with weights %(w)s, best %(n)s. With several
+    weight groups (`text.tsquery_groups`: tsquery %(gK)s, share %(sK)s) the rank is Σ share · ts_rank(group)."""
     join = " JOIN documents d ON d.id = c.document_id" if extra else ""
-    return ("SELECT c.id, ts_rank(%(w)s::float4[], c.terms, q, 1) AS r FROM chunks c" + join +
+    rank = "ts_rank(%(w)s::float4[], c.terms, q, 1)" if groups <= 1 else " + ".join(
+        f"%(s{k})s * ts_rank(%(w)s::float4[], c.terms, CAST(%(g{k})s AS tsquery), 1)" for k in range(groups))
+    return (f"SELECT c.id, {rank} AS r FROM chunks c" + join +
             ", CAST(%(q)s AS tsquery) q WHERE c.terms @@ q" + extra + " ORDER BY r DESC, c.id LIMIT %(n)s")
 
 
@@ -131,14 +135,19 @@ class KeywordSQL(PostgresBase):
 
     def keyword_candidates(self, query: str, limit: int, *, title_weight: float = 2.0,
                            filters: Filters | None = None) -> list[tuple[int, float]]:
-        """Chunks matching the query's terms, by ts_rank over the pipeline's fields (higher is better)."""
-        parsed = tp.build_query(query)
-        tsquery = tp.to_tsquery(self._without_common(parsed))
+        """Chunks matching the query's terms, by ts_rank over the pipeline's fields (higher is better); a term
+        the query repeats weighs as often as it is said (`text.tsquery_groups`), as in FTS5's bm25()."""
+        kept = self._without_common(tp.build_query(query))
+        tsquery = tp.to_tsquery(kept)
         if tsquery is None or limit <= 0:
             return []
+        groups = tsquery_groups(kept)
         extra, args = filter_sql(filters)
         args.update(q=tsquery, w=rank_weights(title_weight), n=int(limit))
-        sql = keyword_sql(extra)
+        if len(groups) > 1:
+            for k, (share, group) in enumerate(groups):
+                args.update({f"s{k}": share, f"g{k}": group})
+        sql = keyword_sql(extra, len(groups))
 
         def work(conn: psycopg.Connection) -> list[tuple[int, float]]:
             hits = [(int(cid), float(r)) for cid, r in conn.execute(sql, args, prepare=True)]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from desktop_app.core.store.sqlite.connect import connect
 from desktop_app.core.text import Query, Term, build_query, fts5_rank, fts5_schema, index_fields, to_fts5, to_tsquery
 from desktop_app.core.text.query import MAX_QUERY_CHARS, MAX_REPEAT, MAX_TERMS, WEIGHTED_FROM
+from desktop_app.core.text.render import tsquery_groups
 
 LONG = " ".join(f"topic{i}" for i in range(WEIGHTED_FROM)) + " "  # enough distinct words for weights to count
 
@@ -66,6 +67,13 @@ def test_fts5_writes_a_term_once_per_weight_and_tsquery_once():
     query = Query((Term("stems", "cell", weight=3), Term("words", "日本", prefix=True)))
     assert to_fts5(query) == " OR ".join(['{title stems} : "cell"'] * 3 + ['{title words} : "日本"*'])
     assert to_tsquery(query) == "'cell':AC | '日本':*AB"
+
+
+def test_tsquery_groups_share_the_rank_by_weight():
+    query = Query((Term("stems", "cell", weight=3), Term("words", "日本", prefix=True), Term("stems", "wall")))
+    assert tsquery_groups(query) == [(2 / 3, "'日本':*AB | 'wall':AC"), (1.0, "'cell':AC")]
+    same = Query((Term("stems", "cell"), Term("stems", "wall")))
+    assert tsquery_groups(same) == [(1.0, to_tsquery(same))] and tsquery_groups(Query()) == []
 
 
 def test_a_pasted_page_is_capped_in_terms_and_phrases(conn):
