@@ -188,6 +188,7 @@ def answer_dict(answer) -> dict:
         "abstained": answer.abstained,
         "quote_s": answer.quote_s,
         "ttft_s": answer.ttft_s,
+        "memory": list(getattr(answer, "memory", ())),  # the fact list and recalled items memory injected
     }
 
 

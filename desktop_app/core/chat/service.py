@@ -15,12 +15,14 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from desktop_app.core.chat.answer import ChatAnswer, ChatToken
 from desktop_app.core.chat.assemble import Outcome, cite, shown_answer
 from desktop_app.core.chat.budget import PromptPlan, Turn, retrieval_query
 from desktop_app.core.chat.citations import Citation
 from desktop_app.core.chat.context import Passage
+from desktop_app.core.chat.memory_step import ChatMemory, GetMemory
 from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_model_path
 from desktop_app.core.chat.planning import Planner, anchor_quote
 from desktop_app.core.chat.prompt import NOT_COVERED, PromptStyle, get_style
@@ -77,6 +79,7 @@ class ChatService:
 
     `quote_selector` and `reranker` default to the best that loads ("auto"); None turns either off. `embedder`
     gives the library's embedder to the fallback quote selector (without it, the one the settings name).
+    `memory` gives the library's conversation memory (wired in by core/chat/memory_step.py).
     """
 
     def __init__(
@@ -90,6 +93,7 @@ class ChatService:
         quote_selector: QuoteSelector | str | None = AUTO,
         reranker: Reranker | str | None = AUTO,
         embedder: GetEmbedder | None = None,
+        memory: GetMemory | None = None,
     ) -> None:
         self.store = ChatStore(store)
         self.style = get_style(style)
@@ -100,6 +104,7 @@ class ChatService:
         self._runtime: ChatRuntime | None = None
         self._runtime_key: tuple | None = None
         self._selector, self._reranker, self._embedder = quote_selector, reranker, embedder
+        self._memory = memory
         self._lock = threading.RLock()  # one answer at a time: there is one model and one KV cache
 
     # ---- sessions ------------------------------------------------------------------------------
@@ -117,7 +122,9 @@ class ChatService:
         return self.store.messages(chat_id)
 
     def delete_chat(self, chat_id: int) -> bool:
-        """Delete a chat; False if it did not exist."""
+        """Delete a chat and what it left in memory; False if it did not exist."""
+        if self._memory is not None and (memory := self._memory()) is not None:
+            memory.forget_chat(chat_id)  # a server library keeps memory in a file of its own
         return self.store.delete_chat(chat_id)
 
     # ---- models --------------------------------------------------------------------------------
@@ -189,17 +196,19 @@ class ChatService:
             turns = self.store.turns(chat_id)
             grounded = use_context and settings.context_enabled
             runtime = self.runtime(model_path)
+            memory = ChatMemory.start(self._memory, self.store, chat_id, question, turns, runtime, settings)
             found = self._find(question, turns, top_k or settings.context_top_k, scope) if grounded else Reranked([])
+            found = Reranked(memory.results(found.results), found.best) if memory and grounded else found
             if grounded and settings.refuse_without_context and not relevant(found.results, settings.context_min_score):
-                return self._refuse(chat_id, question, len(turns), runtime, ())
+                return self._refuse(chat_id, question, len(turns), runtime, (), None, memory)
             found_passages = candidate_passages(found.results, settings.context_min_score) if grounded else []
             first = self._quote(question, found_passages) if found_passages else None
             if found_passages and not ask_model and self._abstains(first, found):
-                return self._refuse(chat_id, question, len(turns), runtime, found_passages[:CLOSEST], first)
+                return self._refuse(chat_id, question, len(turns), runtime, found_passages[:CLOSEST], first, memory)
             reserve = max(settings.answer_reserve_tokens, max_tokens or 0)
             results = anchor_quote(found.results, first, self.style, runtime.count_tokens)
             plan = self.planner.with_history(
-                self.store, chat_id, question, results, turns, settings, runtime, grounded, reserve
+                self.store, chat_id, question, results, turns, settings, runtime, grounded, reserve, memory
             )
             quote = place_quote(first, plan.passages) or self._quote(question, plan.passages)
             quote_s = time.perf_counter() - started if quote is not None else None
@@ -208,7 +217,7 @@ class ChatService:
             gen = self._generate(runtime, plan, chat_id, max_tokens or settings.answer_reserve_tokens,
                                  settings.temperature, on_token, cancel)
             outcome = Outcome(plan, gen, runtime.info(), quote, quote_s, show_generation)
-            return self._finish(chat_id, question, outcome)
+            return self._finish(chat_id, question, outcome, memory)
 
     def _find(self, question: str, turns: list[Turn], top_k: int, scope: Sequence[str]) -> Reranked:
         """The passages to plan with: the search's best `top_k`, or the reranker's best of a wider set."""
@@ -277,8 +286,10 @@ class ChatService:
                                 cancel=cancel, stop=self.style.stop if plan.passages else (),
                                 max_sentences=self.style.max_sentences if plan.passages else 0)
 
-    def _finish(self, chat_id: int, question: str, outcome: Outcome) -> ChatAnswer:
+    def _finish(self, chat_id: int, question: str, outcome: Outcome, memory: ChatMemory | None) -> ChatAnswer:
         answer = shown_answer(chat_id, outcome, self.style)
+        if memory is not None:
+            answer = replace(answer, memory=memory.injected(outcome.plan.passages))
         # stored unstripped: replayed verbatim, it matches the tokens already in the KV cache
         self.store.add_exchange(chat_id, question, answer.raw_text, answer.citations, answer.passages)
         gen = outcome.gen
@@ -294,14 +305,15 @@ class ChatService:
         return cite(raw, passages, self.style)
 
     def _refuse(self, chat_id: int, question: str, history_turns: int, runtime: ChatRuntime,
-                closest: Sequence[Passage], quote: Quote | None = None) -> ChatAnswer:
+                closest: Sequence[Passage], quote: Quote | None = None, memory: ChatMemory | None = None) -> ChatAnswer:
         text = not_covered(closest) if closest else NOT_COVERED
         self.store.add_exchange(chat_id, question, text, [], list(closest))
         log.info("chat %d: %s; answered without the model", chat_id,
                  "no passage answers" if closest else "no passage cleared min_score")
         return ChatAnswer(text=text, chat_id=chat_id, citations=(), passages=tuple(closest), refused=True,
                           raw_text=text, history_turns=history_turns, model=runtime.info().name, quote=quote,
-                          generation_shown=False, abstained=bool(closest))
+                          generation_shown=False, abstained=bool(closest),
+                          memory=memory.injected(closest) if memory is not None else ())
 
     def close(self) -> None:
         """Free the model (the store belongs to the library)."""

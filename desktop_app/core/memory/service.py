@@ -283,12 +283,25 @@ def _visible(hit: MemoryHit, chat_id: int | None, visible_from: int | None) -> b
             and hit.provenance["turns"][1] >= visible_from)
 
 
+MEMORY_SOURCE = "memory"  # the source of a memory passage; its place names the fact or the chat and turns
+
+
+def memory_place(hit: MemoryHit) -> str:
+    """Where a memory hit came from, as a passage's place ("fact editor, 34d ago", "chat 'Deploy' turns 3-5, …")."""
+    mark = f" (outdated: {hit.provenance['superseded_by']})" if hit.outdated and hit.provenance.get(
+        "superseded_by") else (" (outdated)" if hit.outdated else "")
+    return hit.label() + mark
+
+
 def memory_results(hits: Sequence[MemoryHit]) -> list[RetrievalResult]:
-    """Memory hits as RetrievalResults (for the Sources pane and citations): source "memory:…", the hit in metadata."""
+    """Memory hits as RetrievalResults (for the Sources pane and citations): a fact or an excerpt has the source
+    "memory" and its origin as the place; a document passage keeps its file. The hit itself is in metadata."""
     out = []
     for h in hits:
-        p = h.provenance
-        source = f"memory:fact/{p.get('key', '')}" if h.kind == "fact" else (
-            f"memory:chat/{p.get('chat_id', '')}" if h.kind == "history" else str(p.get("source", "")))
-        out.append(RetrievalResult(h.text, h.score, source, {"memory": h.to_dict(), "label": h.label()}))
+        source = str(h.provenance.get("source", "")) if h.kind == "document" else MEMORY_SOURCE
+        text = h.text
+        if h.kind == "fact":
+            text = f"{h.text} (confidence {round(float(h.provenance.get('confidence', 1.0)) * 100)}%, " \
+                   f"updated {h.provenance.get('age', '')})"
+        out.append(RetrievalResult(text, h.score, source, {"memory": h.to_dict(), "label": memory_place(h)}))
     return out

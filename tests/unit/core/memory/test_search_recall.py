@@ -114,9 +114,11 @@ def test_memory_results_for_citations(memory, store, clock):
     deploy_chat(memory, store, clock)
     memory.add("staging_port", "8099")
     results = memory_results(memory.search("staging port"))
-    assert results[0].source == "memory:fact/staging_port"
-    assert any(r.source.startswith("memory:chat/") for r in results)
-    assert results[0].metadata["memory"]["kind"] == "fact" and results[0].metadata["label"]
+    assert results[0].source == "memory" and results[0].metadata["label"].startswith("fact staging_port, ")
+    assert results[0].content.startswith("staging port: 8099 (confidence 100%, updated ")
+    assert any(r.metadata["memory"]["kind"] == "history" and r.metadata["label"].startswith("chat '")
+               for r in results)
+    assert results[0].metadata["memory"]["kind"] == "fact"
 
 
 def test_one_shared_word_does_not_take_a_fact_slot(memory):
