@@ -45,6 +45,7 @@ class Notice:
     message: str
     path: str = ""
     at: float = field(default_factory=time.time)
+    details: str = ""  # what "Copy details" puts on the clipboard (a crash's traceback and recent log lines)
 
 
 Event = IndexProgress | Notice

@@ -6,6 +6,7 @@ import time
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QDialogButtonBox,
     QListWidget,
@@ -41,6 +42,10 @@ class NoticesView(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         clear = buttons.addButton("Clear", QDialogButtonBox.ButtonRole.ResetRole)
         clear.clicked.connect(self.on_clear_clicked)
+        self.copy_details = buttons.addButton("Copy details", QDialogButtonBox.ButtonRole.ActionRole)
+        self.copy_details.setEnabled(False)  # only a notice with details (a crash report) has some to copy
+        self.copy_details.clicked.connect(self.on_copy_details_clicked)
+        self.list.currentItemChanged.connect(self.on_current_item_changed)
         buttons.rejected.connect(self.hide)
         layout = QVBoxLayout(self)
         layout.addWidget(self.list)
@@ -53,11 +58,22 @@ class NoticesView(QDialog):
         item.setData(Qt.ItemDataRole.UserRole, notice)
         item.setToolTip(plain_tooltip(notice.path, path=True) if notice.path else plain_tooltip(notice.message))
         self.list.insertItem(0, item)
+        if notice.details:
+            self.list.setCurrentItem(item)  # "Copy details" is one click away
         while self.list.count() > MAX_NOTICES:
             self.list.takeItem(self.list.count() - 1)
 
     def notices(self) -> list[Notice]:
         return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
+
+    def on_current_item_changed(self, current: QListWidgetItem | None, _previous) -> None:
+        notice = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
+        self.copy_details.setEnabled(bool(notice is not None and notice.details))
+
+    def on_copy_details_clicked(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            QApplication.clipboard().setText(item.data(Qt.ItemDataRole.UserRole).details)
 
     def on_clear_clicked(self) -> None:
         self.list.clear()

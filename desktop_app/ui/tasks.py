@@ -14,7 +14,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
+from desktop_app.ui import crash
 
 log = get_logger("ui")
 
@@ -51,7 +53,8 @@ class TaskRunner(QObject):
     """Runs callables off the UI thread and hands results back on it.
 
     Signals:
-        task_failed(str, object): a task without its own on_error raised (message, exception).
+        task_failed(str, object): a task without its own on_error raised (message, exception): a KnownError
+            (its one line), or a bug when no crash hook is installed (ui/crash.py shows bugs itself).
         idle(): no task is queued or running any more.
     """
 
@@ -96,9 +99,13 @@ class TaskRunner(QObject):
                     callback(payload)
             elif callback is not None:
                 callback(payload)
-            else:
+            elif isinstance(payload, KnownError):  # the environment's: its one line is the message
+                log.error("background task failed: %s", payload)
+                self.task_failed.emit(str(payload), payload)
+            else:  # a bug: a crash Notice with details to copy (the plain line when no window took the hooks)
                 log.error("background task failed", exc_info=payload)
-                self.task_failed.emit(f"{type(payload).__name__}: {payload}", payload)
+                if not crash.report(payload):
+                    self.task_failed.emit(f"{type(payload).__name__}: {payload}", payload)
         if not self._pending:
             self.idle.emit()
 
