@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.resources import icon_path
+from desktop_app.ui.crash import install_crash_notices
 
 log = get_logger("ui")
 
@@ -63,6 +64,7 @@ def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, sc
         print(f"trove: {exc}", file=sys.stderr)
         return 1
     window = MainWindow(library)
+    undo_crash_hook = install_crash_notices(window.on_notice)  # a bug becomes a notice with details to copy
     rc = 0
     try:
         if sample:
@@ -79,6 +81,7 @@ def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, sc
     finally:
         if not screenshot:  # a scripted run must not change the user's remembered layout
             window.save_layout()
+        undo_crash_hook()
         window.shutdown()
         window.deleteLater()
         library.close()
