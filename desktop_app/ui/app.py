@@ -63,6 +63,9 @@ def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, sc
     except KnownError as exc:
         print(f"trove: {exc}", file=sys.stderr)
         return 1
+    from desktop_app.ui.log_file import start_log_file
+
+    start_log_file(library.home)  # Help → About says where
     window = MainWindow(library)
     undo_crash_hook = install_crash_notices(window.on_notice)  # a bug becomes a notice with details to copy
     rc = 0

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -28,6 +29,7 @@ from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.sources_panel import SourcesPanel
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.units import format_bytes
+from desktop_app.ui.welcome import WelcomeView
 
 log = get_logger("ui")
 
@@ -60,6 +62,8 @@ class ChatPane(QWidget):
         model_changed(str): the user picked another model file (path).
         scope_changed(object): the files and folders questions are limited to (a tuple; empty for everything).
         summary_finished(object): a Summary arrived (also after Stop, with cancelled=True).
+        suggestions_shown(object): the welcome state shows these suggested questions (a list of Suggestion).
+        models_requested(): the person asked for a better model (the window opens the Models dialog).
     """
 
     answer_started = Signal(str)
@@ -68,6 +72,8 @@ class ChatPane(QWidget):
     model_changed = Signal(str)
     scope_changed = Signal(object)
     summary_finished = Signal(object)
+    suggestions_shown = Signal(object)
+    models_requested = Signal()
 
     def __init__(self, library, tasks: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -99,6 +105,13 @@ class ChatPane(QWidget):
         self.transcript.citation_clicked.connect(self.on_citation_clicked)
         self.transcript.generation_toggled.connect(self.on_generation_toggled)
         self.sources = SourcesPanel()
+        self.welcome = WelcomeView()  # an empty chat: questions drawn from the library, and the model note
+        self.welcome.question_clicked.connect(self.ask)
+        self.welcome.models_requested.connect(self.models_requested.emit)
+        self.talk = QStackedWidget()
+        self.talk.setObjectName("chatTalk")
+        self.talk.addWidget(self.welcome)
+        self.talk.addWidget(self.transcript)
         self.input = QPlainTextEdit(placeholderText="Ask a question about your documents  (Ctrl+Enter to send)")
         self.input.setObjectName("chatInput")
         self.input.setMaximumHeight(80)
@@ -121,7 +134,7 @@ class ChatPane(QWidget):
 
         right = QSplitter(Qt.Orientation.Vertical)
         right.setObjectName("chatSplit")
-        right.addWidget(self.transcript)
+        right.addWidget(self.talk)
         right.addWidget(self.sources)
         right.setStretchFactor(0, 3)
         right.setStretchFactor(1, 1)
@@ -156,6 +169,7 @@ class ChatPane(QWidget):
         self.set_scope(())
         self.refresh_model()
         self.refresh_chats()
+        self._render()
 
     # ---- state ---------------------------------------------------------------------------------
 
@@ -184,10 +198,21 @@ class ChatPane(QWidget):
         size = f" · {format_bytes(info.size_bytes)}" if info.size_bytes else ""
         self.model_label.setText(f"Model: {info.name}{size}")
         self.model_label.setToolTip(plain_tooltip(info.path, path=True))
+        self.welcome.set_model(info)
 
     def on_model_info_error(self, exc: BaseException) -> None:
         self.model_label.setText("Model: none")
         self.model_label.setToolTip(plain_tooltip(str(exc)))
+        self.welcome.set_model(None)
+
+    def refresh_suggestions(self) -> None:
+        """Draw the welcome state's questions from the library again (after indexing), off the UI thread."""
+        self.tasks.run(self.library.suggested_questions, self.on_suggestions,
+                       lambda exc: log.warning("suggested questions: %s", exc))
+
+    def on_suggestions(self, suggestions) -> None:
+        self.welcome.set_questions(suggestions)
+        self.suggestions_shown.emit(suggestions)
 
     def refresh_chats(self) -> None:
         self.tasks.run(self.chat.list_chats, self.on_chats_listed, lambda exc: log.warning("chats: %s", exc))
@@ -306,7 +331,9 @@ class ChatPane(QWidget):
         self.answer_failed.emit(str(exc))
 
     def _render(self) -> None:
-        self.transcript.set_exchanges([shown_exchange(i, e) for i, e in enumerate(self.conversation.exchanges)])
+        exchanges = self.conversation.exchanges
+        self.transcript.set_exchanges([shown_exchange(i, e) for i, e in enumerate(exchanges)])
+        self.talk.setCurrentWidget(self.transcript if exchanges else self.welcome)
 
     # ---- citations -----------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from desktop_app.ui.tasks import TaskRunner
 log = get_logger("ui")
 
 REFRESH_MS = 300  # folder counts and stats follow indexing at most ~3 times a second
+SUGGEST_MS = 1000  # the welcome questions are drawn again once the document count has stopped changing for 1 s
 
 
 class MainWindow(FolderDropTarget, QMainWindow):
@@ -61,6 +62,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.folder_count = -1  # unknown until the first refresh
         self._shut = False
         self._warmed_up = False
+        self._suggested_for = -1  # the document count the welcome questions were drawn for
 
         self.folders_panel = FoldersPanel(library, self.tasks)
         self.search_panel = SearchPanel(library.search, self.tasks, top_k=library.settings.top_k,
@@ -99,6 +101,10 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.notices.cleared.connect(lambda: self.status.set_unread(0))
         self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS)
         self._refresh_timer.timeout.connect(self.refresh_now)
+        self._suggest_timer = QTimer(self, singleShot=True, interval=SUGGEST_MS)
+        self._suggest_timer.timeout.connect(self.chat_pane.refresh_suggestions)
+        self.chat_pane.models_requested.connect(self.on_models_triggered)
+        self.chat_pane.suggestions_shown.connect(self.on_suggestions_shown)
 
         self.restore_layout()
         self.refresh_now()
@@ -134,6 +140,9 @@ class MainWindow(FolderDropTarget, QMainWindow):
         action(chat, "Chat &models…", self.on_models_triggered)
         view = self.menuBar().addMenu("&View")
         action(view, "&Notices", self.on_notices_clicked)
+        help_menu = self.menuBar().addMenu("&Help")
+        action(help_menu, "&Keyboard shortcuts", self.on_shortcuts_triggered, "F1")
+        action(help_menu, "&About Trove", self.on_about_triggered)
 
     # ---- refresh and sync ----------------------------------------------------------------------
 
@@ -159,6 +168,9 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.search_panel.set_languages(stats.get("languages", []))
         self.status.on_stats(stats)
         self.stack.setCurrentWidget(self.splitter if folders else self.empty_state)
+        if stats.get("documents", 0) != self._suggested_for:  # what is indexed changed: new questions, once it settles
+            self._suggested_for = stats.get("documents", 0)
+            self._suggest_timer.start()
         if not self._warmed_up and folders:
             self._warm_up_search()
         self.refreshed.emit(folders, stats)
@@ -267,6 +279,24 @@ class MainWindow(FolderDropTarget, QMainWindow):
                                "Search keeps working while it runs.") == QMessageBox.StandardButton.Yes
             self.apply_settings(changes, reindex=reindex)
 
+    def on_suggestions_shown(self, suggestions) -> None:
+        """The search box's example follows the library: the first suggested question's key term."""
+        terms = [s.term for s in suggestions if s.term]
+        if terms:
+            self.search_panel.set_example(terms[0])
+
+    def on_shortcuts_triggered(self) -> None:
+        from desktop_app.ui.about_dialog import ShortcutsDialog, menu_shortcuts
+
+        self.shortcuts_dialog = ShortcutsDialog(menu_shortcuts(self.menuBar()), self)
+        self.shortcuts_dialog.show()
+
+    def on_about_triggered(self) -> None:
+        from desktop_app.ui.about_dialog import AboutDialog
+
+        self.about_dialog = AboutDialog(self.library, self)
+        self.about_dialog.show()
+
     def on_models_triggered(self) -> None:
         from desktop_app.ui.models_dialog import open_models_dialog
 
@@ -320,6 +350,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
             return
         self._shut = True
         self._refresh_timer.stop()
+        self._suggest_timer.stop()
         self.chat_pane.stop()
         self.library.stop_watching()
         self.events.detach()

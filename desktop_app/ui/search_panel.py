@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListView,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -32,6 +33,7 @@ from desktop_app.ui.results_model import ResultsModel
 from desktop_app.ui.safe_document import make_plain
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.type_icons import TYPE_NAMES
+from desktop_app.ui.welcome_search import SearchHint
 
 log = get_logger("ui")
 
@@ -99,6 +101,11 @@ class SearchPanel(QWidget):
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.view.setUniformItemSizes(True)
+        self.hint = SearchHint()  # the empty state: modes, filters, an example query
+        self.hint.example_clicked.connect(self.try_example)
+        self.results_stack = QStackedWidget()
+        self.results_stack.addWidget(self.hint)
+        self.results_stack.addWidget(self.view)
 
         filters = QHBoxLayout()
         filters.addWidget(self.mode)
@@ -113,7 +120,8 @@ class SearchPanel(QWidget):
         layout.addLayout(top)
         layout.addLayout(filters)
         layout.addWidget(self.summary)
-        layout.addWidget(self.view, 1)
+        layout.addWidget(self.results_stack, 1)
+        self._show_hint(True)
 
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self.on_debounce_timeout)
@@ -128,6 +136,20 @@ class SearchPanel(QWidget):
         self.view.installEventFilter(self)
 
     # ---- public --------------------------------------------------------------------------------
+
+    def set_example(self, text: str) -> None:
+        """The example query the empty state offers (a key term of the library)."""
+        self.hint.set_example(text)
+
+    def try_example(self, text: str) -> None:
+        """Type the example into the search box and search it."""
+        self.query.setText(text)
+        self.search_now()
+        self.query.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _show_hint(self, empty: bool) -> None:
+        self.results_stack.setCurrentWidget(self.hint if empty else self.view)
+        self.summary.setVisible(not empty)  # the hint says the same and more
 
     def focus_search(self) -> None:
         self.query.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -176,6 +198,7 @@ class SearchPanel(QWidget):
         if not text:
             self.model.clear()
             self.summary.setText(EMPTY_HINT)
+            self._show_hint(True)
             self.results_shown.emit("", 0)
             return seq
         kwargs = self.search_kwargs()
@@ -222,7 +245,9 @@ class SearchPanel(QWidget):
 
     # ---- slots ---------------------------------------------------------------------------------
 
-    def on_text_changed(self, _text: str) -> None:
+    def on_text_changed(self, text: str) -> None:
+        if text.strip():
+            self._show_hint(False)
         self._debounce.start()
 
     def on_debounce_timeout(self) -> None:

@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from desktop_app.core.chat.summarize import Summary
 
 
+def quote_from(d: dict):
+    """A stored quote (Quote.to_dict) as a Quote."""
+    from desktop_app.core.chat.quote import Quote
+
+    return Quote.from_dict(d)
+
+
 class Ending(Enum):
     """How an exchange stands: still streaming, or how it ended."""
 
@@ -157,8 +164,11 @@ class Conversation:
             if m.role == "user":
                 question = m.content
             elif m.role == "assistant" and question is not None:
-                text = drop_dangling_markers(m.content.strip(), {p.n for p in m.passages})
+                shown = getattr(m, "shown", "") or m.content  # what was shown then (the quote), not the raw text
+                text = drop_dangling_markers(shown.strip(), {p.n for p in m.passages})
+                quote = getattr(m, "quote", None)
                 self.exchanges.append(Exchange(question, text=text, passages=tuple(m.passages),
+                                               quote=quote_from(quote) if quote else None,
                                                cited=tuple(c.n for c in m.citations), ending=Ending.ANSWERED))
                 question = None
 
@@ -174,7 +184,7 @@ class Conversation:
         if not 0 <= index < len(self.exchanges):
             return None
         e = self.exchanges[index]
-        return e.passages, e.cited, e.answer.quote if e.answer is not None else None
+        return e.passages, e.cited, e.answer.quote if e.answer is not None else e.quote
 
     def _finish(self, request: int) -> bool:
         if not self.current(request):

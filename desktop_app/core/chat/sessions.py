@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from desktop_app.core.chat.budget import Turn
 from desktop_app.core.chat.citations import Citation
@@ -16,6 +17,7 @@ from desktop_app.core.store.rows import MessageRow
 
 TITLE_CHARS = 60
 SUMMARY_ROLE = "summary"  # a message row holding {"covers": turns, "text": summary} of compacted turns
+SHOWN = "shown"  # key of the entry, after an assistant row's citations, holding what the person was shown
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class ChatMessage:
     citations: tuple[Citation, ...]
     passages: tuple[Passage, ...]
     created_at: float
+    shown: str = ""  # the answer as the person was shown it (the quote…) when it differs from `content`
+    quote: dict[str, Any] | None = None  # the quote shown (Quote.to_dict), for highlighting it again
 
 
 class ChatNotFoundError(KnownError):
@@ -79,18 +83,21 @@ class ChatStore:
     def messages(self, chat_id: int) -> list[ChatMessage]:
         """The chat's messages, oldest first."""
         self.require(chat_id)
-        return [
-            ChatMessage(
+        out = []
+        for m in self.store.chat_messages(chat_id):
+            shown = next((d for d in m.citations if SHOWN in d), {})
+            out.append(ChatMessage(
                 m.id,
                 m.chat_id,
                 m.role,
                 m.content,
-                tuple(Citation.from_dict(d) for d in m.citations),
+                tuple(Citation.from_dict(d) for d in m.citations if SHOWN not in d),
                 tuple(Passage.from_dict(d) for d in m.passages),
                 m.created_at,
-            )
-            for m in self.store.chat_messages(chat_id)
-        ]
+                shown.get(SHOWN, ""),
+                shown.get("quote"),
+            ))
+        return out
 
     def turns(self, chat_id: int) -> list[Turn]:
         """Completed question/answer pairs, oldest first (what later prompts replay)."""
@@ -104,10 +111,14 @@ class ChatStore:
         return turns
 
     def add_exchange(
-        self, chat_id: int, question: str, answer: str, citations: Sequence[Citation], passages: Sequence[Passage]
+        self, chat_id: int, question: str, answer: str, citations: Sequence[Citation], passages: Sequence[Passage],
+        shown: str = "", quote: dict[str, Any] | None = None,
     ) -> None:
-        """Store a question and its answer together (one transaction) and touch the chat."""
+        """Store a question and its answer together (one transaction) and touch the chat. `answer` is the model's
+        text (replayed to it verbatim); `shown`, when it differs, what the person saw (kept after the citations,
+        so a reopened chat shows the same answer; no schema change)."""
         now = time.time()
+        extra = ({SHOWN: shown, "quote": quote},) if shown and (shown != answer or quote) else ()
         self.store.add_messages(
             chat_id,
             [
@@ -117,7 +128,7 @@ class ChatStore:
                     chat_id,
                     "assistant",
                     answer,
-                    tuple(c.to_dict() for c in citations),
+                    (*(c.to_dict() for c in citations), *extra),
                     tuple(p.to_dict() for p in passages),
                     now,
                 ),

@@ -115,3 +115,21 @@ def test_a_past_chat_loads_as_finished_exchanges_with_their_passages():
     (e,) = c.exchanges
     assert (e.question, e.text, e.ending) == ("Moons?", "Mars has two [2].", Ending.ANSWERED)  # [5] names no passage
     assert c.sources(0) == (P, (2,), None)
+
+
+def test_a_reopened_chat_shows_what_was_shown_not_the_models_raw_text(tmp_path):
+    from desktop_app.core.chat.sessions import ChatStore
+    from desktop_app.core.store.sqlite import SQLiteStore
+
+    chats = ChatStore(SQLiteStore(tmp_path / "library.db"))
+    chat = chats.create_chat("q")
+    passage = Passage(1, "Ctrl+F or Ctrl+K focuses the search bar.", "/d/keys.txt")
+    quote = Quote(passage.content, 1, 0, len(passage.content), 0.9, source=passage.source)
+    chats.add_exchange(chat, "Which shortcut focuses search?", "Ctrl+N [1]", [], [passage], quote.cited(),
+                       quote.to_dict())
+    stored = chats.messages(chat)
+    assert stored[-1].content == "Ctrl+N [1]" and stored[-1].citations == ()  # replayed to the model as it wrote
+    conversation = Conversation()
+    conversation.load(chat, stored)
+    assert conversation.exchanges[0].text == quote.cited() and conversation.exchanges[0].quote == quote
+    assert conversation.sources(0) == ((passage,), (), quote)

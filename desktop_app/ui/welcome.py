@@ -1,0 +1,132 @@
+"""What an empty chat shows: three questions drawn from the library, and which model answers (and how to get a
+better one). Every label is plain text: the questions quote document titles, the note a model file's name."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+
+from desktop_app.core.chat.model_files import bundled_model_path
+from desktop_app.ui.safe_document import make_plain, plain_tooltip
+from desktop_app.ui.units import format_bytes
+
+NO_QUESTIONS = "Questions drawn from your documents appear here once a folder is indexed."
+
+
+def model_note(info) -> str:
+    """“Answers come from SmolLM2-135M (98 MB, bundled).” for a ModelInfo (None: no model)."""
+    if info is None:
+        return "No chat model is set up yet: get one to have your questions answered."
+    if info.backend == "openai":
+        return f"Answers come from {info.name} on {info.path}."
+    bundled = bundled_model_path()
+    details = [format_bytes(info.size_bytes)] if info.size_bytes else []
+    if bundled is not None and str(bundled) == info.path:
+        details.append("bundled")
+    return f"Answers come from {info.name}" + (f" ({', '.join(details)})." if details else ".")
+
+
+def make_link(button: QPushButton) -> None:
+    """Make a button look like a link, in the palette's link colour (a dark theme's too: palette(link) follows it)."""
+    button.setFlat(True)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    button.setStyleSheet("QPushButton { color: palette(link); border: none; text-decoration: underline; "
+                         "padding: 2px 4px; text-align: left; }")
+
+
+class QuestionButton(QPushButton):
+    """A button whose text wraps (a QPushButton's own text never does) and is shown exactly as written."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.question = text
+        self.setObjectName("welcomeQuestion")
+        self.setAccessibleName(text)
+        self.label = QLabel(text, wordWrap=True)
+        make_plain(self.label)  # no "&" mnemonics, no HTML: a title is shown as it is
+        self.label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._box = QHBoxLayout(self)
+        margin = self.fontMetrics().height() // 2
+        self._box.setContentsMargins(margin, margin // 2, margin, margin // 2)
+        self._box.addWidget(self.label)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+        return self._box.totalHeightForWidth(width)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return self._box.totalSizeHint()
+
+
+class WelcomeView(QWidget):
+    """An empty chat: a heading, up to three question buttons and the model note with “Get a better model…”.
+
+    Signals:
+        question_clicked(str): the person picked a question (its text).
+        models_requested(): the person wants the Models dialog.
+    """
+
+    question_clicked = Signal(str)
+    models_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatWelcome")
+        self.setBackgroundRole(QPalette.ColorRole.Base)  # the transcript's colour: the pane does not jump
+        self.setAutoFillBackground(True)
+        title = QLabel("Ask your documents", wordWrap=True)  # wrapping: the pane's minimum width stays the transcript's
+        font = title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.4)
+        font.setBold(True)
+        title.setFont(font)
+        self.intro = QLabel(NO_QUESTIONS, wordWrap=True)
+        self.intro.setObjectName("welcomeIntro")
+        self.questions_box = QVBoxLayout()
+        self.buttons: list[QuestionButton] = []
+        self.note = QLabel(model_note(None), wordWrap=True)
+        self.note.setObjectName("modelNote")
+        self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        make_plain(self.intro, self.note)
+        self.better = QPushButton("Get a better model…")
+        self.better.setObjectName("betterModel")
+        make_link(self.better)
+        self.better.setToolTip("The catalog of chat models, sized to this computer's memory; "
+                               "nothing is downloaded until you choose one")
+        self.better.clicked.connect(self.models_requested.emit)
+        note_row = QVBoxLayout()  # the link under the note: side by side they would widen the pane's minimum
+        note_row.setSpacing(0)
+        note_row.addWidget(self.note)
+        note_row.addWidget(self.better, 0, Qt.AlignmentFlag.AlignLeft)
+        layout = QVBoxLayout(self)
+        margin = self.fontMetrics().height() // 2
+        layout.setContentsMargins(margin, margin, margin, margin)
+        layout.addWidget(title)
+        layout.addWidget(self.intro)
+        layout.addLayout(self.questions_box)
+        layout.addStretch(1)
+        layout.addLayout(note_row)
+
+    def set_questions(self, suggestions: Sequence) -> None:
+        """Show these Suggestions as buttons (none: say where questions will come from)."""
+        for button in self.buttons:
+            self.questions_box.removeWidget(button)
+            button.deleteLater()
+        self.buttons = []
+        for suggestion in suggestions:
+            button = QuestionButton(suggestion.question, self)
+            button.setToolTip(plain_tooltip(f"From {suggestion.title}", path=True))
+            button.clicked.connect(lambda _checked=False, q=suggestion.question: self.question_clicked.emit(q))
+            self.questions_box.addWidget(button)
+            self.buttons.append(button)
+        self.intro.setText("Try a question drawn from your documents, or type your own below:" if suggestions
+                           else NO_QUESTIONS)
+
+    def set_model(self, info) -> None:
+        """Say which model answers (a ModelInfo, or None when there is none)."""
+        self.note.setText(model_note(info))
+        self.note.setToolTip(plain_tooltip(info.path, path=True) if info is not None else "")
