@@ -291,7 +291,8 @@ class ChatService:
         if memory is not None:
             answer = replace(answer, memory=memory.injected(outcome.plan.passages))
         # stored unstripped: replayed verbatim, it matches the tokens already in the KV cache
-        self.store.add_exchange(chat_id, question, answer.raw_text, answer.citations, answer.passages)
+        self.store.add_exchange(chat_id, question, answer.raw_text, answer.citations, answer.passages, answer.text,
+                                answer.quote.to_dict() if answer.quote else None)
         gen = outcome.gen
         log.info("answered in chat %d: %d tokens, %d/%d prompt tokens reused, %d passages, %d cited, quote %s%s%s",
                  chat_id, gen.tokens, gen.reused_prefix_tokens, gen.prompt_tokens, len(answer.passages),
