@@ -8,7 +8,7 @@ import os
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
-from desktop_app.core.log import get_logger
+from desktop_app.core.log import SafeFormatter, get_logger
 
 log = get_logger("ui")
 
@@ -41,6 +41,6 @@ def start_log_file(home: str | os.PathLike[str]) -> Path | None:
     except OSError as exc:
         log.warning("no log file at %s: %s", path, exc)
         return None
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(SafeFormatter())  # a server URL's password never reaches the file
     trove.addHandler(handler)
     return path

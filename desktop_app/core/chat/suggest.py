@@ -49,7 +49,7 @@ _THAI_STOPWORDS = frozenset(
     "ที่ และ ของ ใน เป็น การ ได้ มี ให้ จะ ว่า กับ แต่ หรือ ซึ่ง นี้ ไม่ อยู่ จาก โดย ความ ทำ ไป มา แล้ว คือ "
     "เมื่อ ถ้า ก็ ยัง อีก ต้อง เพื่อ กัน ด้วย นั้น ทั้ง ตาม ขึ้น ออก หลาย บาง อาจ".split())
 TEMPLATES = {  # (about a term in a titled document, about a term in the library, about a title)
-    "en": ("What does “{title}” say about {term}?", "What do my documents say about {term}?",
+    "en": ("What does “{title}” say about {term}?", "What do my documents say about “{term}”?",
            "What is “{title}” about?"),
     "zh": ("《{title}》中关于“{term}”说了什么？", "我的文档中关于“{term}”有哪些内容？", "《{title}》讲了什么？"),
     "ja": ("「{title}」には{term}について何と書かれていますか？", "文書には{term}について何と書かれていますか？",

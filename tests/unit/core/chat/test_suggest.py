@@ -52,7 +52,7 @@ def test_three_questions_from_three_documents_titles_and_key_terms(library, tmp_
     assert by_title["first aid"].term == "burn"
     assert by_title["Our hot neighbour"].term == "atmosphere"  # the Markdown heading is the stored title
     assert suggestions[0].question == f"What does “{suggestions[0].title}” say about {suggestions[0].term}?"
-    assert suggestions[1].question == f"What do my documents say about {suggestions[1].term}?"
+    assert suggestions[1].question == f"What do my documents say about “{suggestions[1].term}”?"
     for s in suggestions:  # each question finds the document it came from
         assert library.search(s.question, top_k=3, mode="keyword")[0].source == s.path
 
