@@ -15,12 +15,15 @@ from desktop_app.core.chat.prompt import PromptStyle, strip_echoed_label
 from desktop_app.core.chat.quote import Quote
 from desktop_app.core.chat.runtime import Generation
 from desktop_app.core.chat.shown import hide_reason, quote_answer
+from desktop_app.core.chat.verify import verify_markers
 
 
 def cite(raw: str, passages: Sequence[Passage], style: PromptStyle) -> tuple[str, list[Citation]]:
     """The model's answer as shown, and its citations: markers naming no passage dropped, an echoed passage label
-    removed, and (when the style says so) an uncited answer attributed to the passages it copies."""
+    removed, markers the sentence's words do not support moved or dropped (verify.py), and (when the style says
+    so) an uncited answer attributed to the passages it copies."""
     text = drop_dangling_markers(strip_echoed_label(raw).strip(), {p.n for p in passages})
+    text = verify_markers(text, passages)
     citations = resolve_citations(text, passages)
     if not citations and passages and style.attribute:
         text = attribute(text, passages).text
