@@ -15,6 +15,7 @@ import psycopg
 import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.errors import KnownError, SchemaTooNewError
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.migration import MigrationRegistry
 from desktop_app.core.store.postgres.permissions import create_schema, grant_people, is_person, people_lack_grants
 
 log = get_logger("db")
@@ -22,6 +23,10 @@ log = get_logger("db")
 MIGRATION_LOCK = 0x7472_6F76  # "trov": the advisory lock id that serialises schema changes
 
 
+migration = MigrationRegistry()  # @migration on `def m<id>_<name>(conn)` appends it, in file order
+
+
+@migration
 def m001_core(conn: psycopg.Connection) -> None:
     """Meta, folders (per machine + path) with their watchers and leases, documents, chunks with a tsvector."""
     conn.execute("""
@@ -83,6 +88,7 @@ def m001_core(conn: psycopg.Connection) -> None:
     """)
 
 
+@migration
 def m002_vectors(conn: psycopg.Connection) -> None:
     """pgvector: one row per window of a chunk (MiniLM's 384 dims until a model says otherwise), HNSW cosine."""
     conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -97,6 +103,7 @@ def m002_vectors(conn: psycopg.Connection) -> None:
     """)
 
 
+@migration
 def m003_chats(conn: psycopg.Connection) -> None:
     """Chat sessions and their messages (citations and passages as JSON)."""
     conn.execute("""
@@ -119,6 +126,7 @@ def m003_chats(conn: psycopg.Connection) -> None:
     """)
 
 
+@migration
 def m004_title_trigrams(conn: psycopg.Connection) -> None:
     """pg_trgm on document titles (typo-tolerant title matches) when the server has it; a notice when not."""
     try:
@@ -130,6 +138,7 @@ def m004_title_trigrams(conn: psycopg.Connection) -> None:
                     type(exc).__name__)
 
 
+@migration
 def m005_text_pipeline_ocr_parts(conn: psycopg.Connection) -> None:
     """What the embedded engine's migrations 006-008 brought: each chunk's language, page label and OCR flag;
     the OCR phase's work list; documents inside files (a mailbox's messages, attachments) keyed "<file>#<part>".
@@ -161,6 +170,7 @@ def m005_text_pipeline_ocr_parts(conn: psycopg.Connection) -> None:
     """)
 
 
+@migration
 def m006_permissions(conn: psycopg.Connection) -> None:
     """Who sees what: folders get an owner and a visibility, chats and messages an author, machine ids a role;
     row-level security on every table with document text or ids; DML only for trove_people (see permissions)."""
@@ -168,14 +178,7 @@ def m006_permissions(conn: psycopg.Connection) -> None:
 
 
 Migration = Callable[[psycopg.Connection], None]
-MIGRATIONS: list[tuple[int, str, Migration]] = [
-    (1, "core", m001_core),
-    (2, "vectors", m002_vectors),
-    (3, "chats", m003_chats),
-    (4, "title_trigrams", m004_title_trigrams),
-    (5, "text_pipeline_ocr_parts", m005_text_pipeline_ocr_parts),
-    (6, "permissions", m006_permissions),
-]
+MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 

@@ -13,11 +13,16 @@ from collections.abc import Callable
 
 from desktop_app.core.errors import SchemaTooNewError
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.migration import MigrationRegistry
 from desktop_app.core.store.sqlite.connect import Connection, run_script, transaction
 
 log = get_logger("db")
 
 
+migration = MigrationRegistry()  # @migration on `def m<id>_<name>(conn)` appends it, in file order
+
+
+@migration
 def m001_core(conn: Connection) -> None:
     """Folders, documents, chunks, the FTS5 index and meta."""
     run_script(
@@ -72,6 +77,7 @@ def m001_core(conn: Connection) -> None:
     )
 
 
+@migration
 def m002_vectors(conn: Connection) -> None:
     """The sqlite-vec index as first shipped: one normalised 384-d vector per chunk, rowid = chunk id."""
     run_script(
@@ -85,6 +91,7 @@ def m002_vectors(conn: Connection) -> None:
     )
 
 
+@migration
 def m003_chats(conn: Connection) -> None:
     """Chat sessions and their messages (with citations as JSON)."""
     run_script(
@@ -109,6 +116,7 @@ def m003_chats(conn: Connection) -> None:
     )
 
 
+@migration
 def m004_message_passages(conn: Connection) -> None:
     """Every passage sent with a chat answer (JSON), so a reopened chat still shows what grounded it."""
     conn.execute("ALTER TABLE messages ADD COLUMN passages TEXT NOT NULL DEFAULT '[]'")
@@ -119,6 +127,7 @@ def m004_message_passages(conn: Connection) -> None:
 _WINDOW_TRIGGER_MARK = "old.id * 8 + 7"
 
 
+@migration
 def m005_vector_windows(conn: Connection) -> None:
     """Up to 8 vectors per chunk (one per 256-token window of a long chunk): rowid = chunk id * 8 + window.
 
@@ -152,6 +161,7 @@ def m005_vector_windows(conn: Connection) -> None:
     )
 
 
+@migration
 def m006_keyword_fields(conn: Connection) -> None:
     """The keyword index of the multilingual text pipeline (core/text): columns title, words, stems, grams holding
     pre-segmented tokens, FTS5's `ascii` tokenizer; and each chunk's main language.
@@ -174,6 +184,7 @@ def m006_keyword_fields(conn: Connection) -> None:
     """)
 
 
+@migration
 def m007_page_labels_and_ocr(conn: Connection) -> None:
     """How a citation names a chunk's page ("slide 3", "sheet Budget rows 2-41"), whether its text came from OCR,
     and the OCR phase's work list: pages with no text layer, pending until OCR reads them (their text is kept, so
@@ -196,6 +207,7 @@ def m007_page_labels_and_ocr(conn: Connection) -> None:
     """)
 
 
+@migration
 def m008_documents_inside_files(conn: Connection) -> None:
     """Documents found inside a file (the messages of a mailbox, attachments): each is a row of its own, keyed
     "<file>#<part>", that names the file it lives in. Written, replaced and deleted together with that file."""
@@ -207,6 +219,7 @@ def m008_documents_inside_files(conn: Connection) -> None:
     """)
 
 
+@migration
 def m009_memory(conn: Connection) -> None:
     """Conversation memory (core/memory): facts about the person, raw chunks of chat history with breadcrumbs, each
     with a keyword index of core/text's fields and (raw chunks) window vectors, and what recall already injected.
@@ -289,17 +302,7 @@ def m009_memory(conn: Connection) -> None:
 
 
 Migration = Callable[[Connection], None]
-MIGRATIONS: list[tuple[int, str, Migration]] = [
-    (1, "core", m001_core),
-    (2, "vectors", m002_vectors),
-    (3, "chats", m003_chats),
-    (4, "message_passages", m004_message_passages),
-    (5, "vector_windows", m005_vector_windows),
-    (6, "keyword_fields", m006_keyword_fields),
-    (7, "page_labels_and_ocr", m007_page_labels_and_ocr),
-    (8, "documents_inside_files", m008_documents_inside_files),
-    (9, "memory", m009_memory),
-]
+MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
