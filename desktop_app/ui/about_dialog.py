@@ -139,5 +139,9 @@ class ShortcutsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.table)
         layout.addWidget(buttons)
+        self.table.resizeRowsToContents()
         metrics = self.fontMetrics()
-        self.resize(metrics.averageCharWidth() * 80, metrics.height() * (len(self.rows) + 6))
+        whole = (self.table.horizontalHeader().sizeHint().height() + self.table.verticalHeader().length()
+                 + 2 * self.table.frameWidth())
+        self.table.setMinimumHeight(min(whole, metrics.height() * 40))  # every row without scrolling, at any scale
+        self.resize(metrics.averageCharWidth() * 80, self.sizeHint().height())
