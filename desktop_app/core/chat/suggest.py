@@ -79,8 +79,8 @@ class Suggestion:
 
 
 def sample_documents(store, limit: int = SAMPLE_DOCUMENTS, max_chars: int = SAMPLE_CHARS) -> list[SampledDocument]:
-    """The `limit` most recently indexed files of this machine's folders, newest first, with their first chunks."""
-    rows = [row for folder in store.folders() for row in store.documents_under(folder.id).values()
+    """The `limit` most recently indexed files the library shows, newest first, with their first chunks."""
+    rows = [row for folder in store.all_folders() for row in store.documents_under(folder.id).values()
             if row.status == DocStatus.INDEXED]
     rows.sort(key=lambda row: row.id, reverse=True)
     docs: list[SampledDocument] = []

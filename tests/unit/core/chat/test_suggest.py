@@ -108,3 +108,14 @@ def test_long_titles_are_cut_and_kept_on_one_line():
     title = shown_title("A " * 80 + "\nsecond line", "/x.txt")
     assert len(title) <= MAX_TITLE and "\n" not in title and title.endswith("…")
     assert shown_title("", "/docs/my_notes-2024.txt") == "my notes 2024"
+
+
+def test_a_team_library_on_postgresql_gets_the_same_questions(tmp_path, pg_url):
+    files = {"sourdough-bread.txt": SOURDOUGH, "venus.txt": VENUS, "first_aid.txt": FIRST_AID}
+    with Library(tmp_path / "pg-home", settings=Settings(embedder="hash"), db=pg_url) as team:
+        index(team, tmp_path / "shared", files)
+        on_server = team.suggested_questions()
+    with Library(tmp_path / "lite-home", settings=Settings(embedder="hash")) as embedded:
+        index(embedded, tmp_path / "shared", files)
+        assert [s.question for s in on_server] == [s.question for s in embedded.suggested_questions()]
+    assert len(on_server) == 3
