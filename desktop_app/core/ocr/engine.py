@@ -1,8 +1,9 @@
 """The OCR engine: RapidOCR (PP-OCRv6 ONNX models shipped inside the `rapidocr` wheel) on onnxruntime.
 
 Nothing is downloaded: the engine is built from the model files in the installed package, and a language
-the bundled models do not cover is refused with a plain reason. rapidocr, onnxruntime and OpenCV are imported
-only when the first image is read, so importing Trove stays light.
+the bundled models do not cover is refused with a plain reason. rapidocr and onnxruntime are imported only when
+the first image is read, so importing Trove stays light. rapidocr's image operations run on numpy and Pillow
+(`imageops`, bound as its `cv2`), not OpenCV.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class OcrEngine:
             for top, bottom, keep_from, keep_to in band_ranges(array.shape[0]):
                 try:
                     output = engine(array[top:bottom])
-                except Exception as exc:  # onnxruntime/OpenCV errors on one odd image
+                except Exception as exc:  # onnxruntime/imageops errors on one odd image
                     raise ExtractionError(f"OCR failed on this image ({type(exc).__name__}: "
                                           f"{str(exc)[:200]})") from exc
                 lines += _band_lines(output, top, keep_from, keep_to)
@@ -87,8 +88,10 @@ class OcrEngine:
 
 def build_rapidocr(threads: int = 0):
     """A RapidOCR pipeline pointed at the model files inside the installed package (never a download)."""
+    from desktop_app.core.ocr.imageops import use_in_rapidocr
+
     try:
-        import rapidocr
+        rapidocr = use_in_rapidocr()  # its `cv2` is imageops: the app ships without OpenCV
     except ImportError as exc:
         raise UnavailableError("OCR is not installed (the rapidocr and onnxruntime packages)") from exc
     models = Path(rapidocr.__file__).resolve().parent / "models"
