@@ -45,7 +45,7 @@ def checksum(fn) -> str:
     """sha256 (16 hex digits) of the function's code without its decorators and docstring (neither is DDL)."""
     node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
     assert isinstance(node, ast.FunctionDef)
-    node.decorator_list = []
+    node.decorator_list.clear()
     if ast.get_docstring(node) is not None:
         node.body = node.body[1:]
     return hashlib.sha256(ast.unparse(node).encode("utf-8")).hexdigest()[:16]
