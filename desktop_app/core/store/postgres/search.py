@@ -29,10 +29,18 @@ def dense_sql(extra: str = "") -> str:
 
 SCOPE_SQL = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.embedded"
 # Every window of these chunks compared one by one (the distance is in an aggregate: no index, no approximation).
-# A person's whole visible slice compared exactly (row-level security narrows chunk_vectors to it): when the HNSW
-# scan, even iterating, could not find k of the person's windows among its nearest neighbours.
-VISIBLE_EXACT_SQL = ("SELECT chunk_id, min(embedding <=> %(v)s) AS dist FROM chunk_vectors GROUP BY chunk_id "
-                     "ORDER BY dist, chunk_id LIMIT %(n)s")
+
+
+def slice_exact_sql(extra: str = "") -> str:
+    """The %(n)s chunks nearest to %(v)s among every window a search may see, compared one by one: what row-level
+    security lets this role read, narrowed by the filters. For when the HNSW scan, even iterating, ended before it
+    found enough of them (hnsw.max_scan_tuples stops it in a thin slice)."""
+    where = ("" if not extra else " JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id "
+             "WHERE true" + extra)
+    return ("SELECT v.chunk_id, min(v.embedding <=> %(v)s) AS dist FROM chunk_vectors v" + where +
+            " GROUP BY v.chunk_id ORDER BY dist, v.chunk_id LIMIT %(n)s")
+
+
 EXACT_SQL = ("SELECT chunk_id, min(embedding <=> %(v)s) AS dist FROM chunk_vectors WHERE chunk_id = ANY(%(ids)s) "
              "GROUP BY chunk_id ORDER BY dist, chunk_id LIMIT %(n)s")
 
@@ -44,10 +52,9 @@ CHUNK_ROWS_SQL = (
 
 
 class SearchSQL(PostgresBase):
-    """Dense candidates, and the rows that make results. Under row-level security the HNSW scan iterates
-    (hnsw.iterative_scan) past the windows a person may not see until it has k of theirs."""
-
-    person: bool = False
+    """Dense candidates, and the rows that make results. The HNSW scan iterates (hnsw.iterative_scan) past the
+    windows a search may not see (row-level security, filters) until it has k of them; a slice too thin for that
+    is compared exactly, so a search returns `limit` chunks whenever that many are there to see."""
 
     def dense_candidates(self, vector: np.ndarray, limit: int, *,
                          filters: Filters | None = None) -> list[tuple[int, float]]:
@@ -57,27 +64,38 @@ class SearchSQL(PostgresBase):
         by one, so a file that is far down the whole library's ranking still gets its best passages."""
         if limit <= 0:
             return []
+        limit = int(limit)
         extra, args = filter_sql(filters)
         query = np.asarray(vector, dtype=np.float32)
         if filters and filters.paths:
-            exact = self._read(lambda c: _exact(c, extra, args, query, int(limit)))
+            exact = self._read(lambda c: _exact(c, extra, args, query, limit))
             if exact is not None:
                 return exact
-        k = int(limit) * (MAX_WINDOWS if filters else 2)  # a chunk's windows share the k places
-        args.update(v=query, k=k)
-        sql = dense_sql(extra)
-        rows = self._read(lambda c: c.execute(sql, args, prepare=True).fetchall())
-        best: dict[int, float] = {}
-        for cid, dist in sorted(rows, key=lambda r: r[1]):  # relaxed order with filters: sort here
-            best.setdefault(int(cid), 1.0 - float(dist))
-        if self.person and not extra and len(best) < int(limit):
-            return self._visible_exact(query, int(limit))
-        return list(best.items())[: int(limit)]
+        args["v"] = query
+        k = limit * (MAX_WINDOWS if filters else 2)  # a chunk's windows share the k places
+        rows, best = self._nearest_windows(extra, args, k)
+        if len(best) < limit and len(rows) == k < limit * MAX_WINDOWS:
+            k = limit * MAX_WINDOWS  # windows of the same chunks took the places: room for `limit` chunks' worth
+            rows, best = self._nearest_windows(extra, args, k)
+        if len(best) < limit and len(rows) < k:  # the scan ended early: a thin slice (or that small a library)
+            return self._slice_exact(query, limit, extra, args)
+        return list(best.items())[:limit]
 
-    def _visible_exact(self, query: np.ndarray, limit: int) -> list[tuple[int, float]]:
-        """Every window this person may see, compared one by one: a slice too thin for the graph's neighbourhood
-        (the iterative scan stops at hnsw.max_scan_tuples) still gives k results."""
-        rows = self._read(lambda c: c.execute(VISIBLE_EXACT_SQL, {"v": query, "n": limit}).fetchall())
+    def _nearest_windows(self, extra: str, args: dict[str, Any],
+                         k: int) -> tuple[list[tuple[int, float]], dict[int, float]]:
+        """The HNSW scan's k nearest windows, and each chunk's best similarity among them, best first."""
+        sql = dense_sql(extra)
+        rows = self._read(lambda c: c.execute(sql, {**args, "k": k}, prepare=True).fetchall())
+        best: dict[int, float] = {}
+        for cid, dist in sorted(rows, key=lambda r: r[1]):  # relaxed order under an iterative scan: sort here
+            best.setdefault(int(cid), 1.0 - float(dist))
+        return rows, best
+
+    def _slice_exact(self, query: np.ndarray, limit: int, extra: str,
+                     args: dict[str, Any]) -> list[tuple[int, float]]:
+        """Every window this search may see, compared one by one."""
+        sql = slice_exact_sql(extra)
+        rows = self._read(lambda c: c.execute(sql, {**args, "v": query, "n": limit}).fetchall())
         return [(int(cid), 1.0 - float(dist)) for cid, dist in rows]
 
     def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
