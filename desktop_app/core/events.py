@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from desktop_app.core.log import get_logger
 
@@ -37,15 +38,26 @@ class IndexProgress:
         return (self.files_done + self.files_failed) / total if total else 1.0
 
 
+class NoticeLevel(StrEnum):
+    """How much a Notice matters (a StrEnum: it compares, hashes and prints as its string)."""
+
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
 @dataclass(frozen=True)
 class Notice:
     """Something the user should read once: an error, an offline folder, a fallback to polling."""
 
-    level: str  # "info" | "warning" | "error"
+    level: NoticeLevel | str  # a NoticeLevel; its string ("error") is taken as the member
     message: str
     path: str = ""
     at: float = field(default_factory=time.time)
     details: str = ""  # what "Copy details" puts on the clipboard (a crash's traceback and recent log lines)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "level", NoticeLevel(self.level))  # anything outside the set is a bug: ValueError
 
 
 Event = IndexProgress | Notice

@@ -10,6 +10,7 @@ Lanes keep kinds of work from starving each other: a long re-index must not dela
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -24,7 +25,18 @@ log = get_logger("ui")
 # is serial anyway; io: short library calls (folder list, stats, state changes); download: a model download, which
 # takes minutes and must not hold an io thread; rerank: the search list's second pass (a model reading passages),
 # which must never take a search thread from the next keystroke.
-LANES = {"search": 2, "index": 1, "chat": 1, "io": 2, "download": 1, "rerank": 1}
+class Lane(StrEnum):
+    """The closed set of lanes (a lane is given as a member or its string: lane="search" is Lane.SEARCH)."""
+
+    SEARCH = "search"
+    INDEX = "index"
+    CHAT = "chat"
+    IO = "io"
+    DOWNLOAD = "download"
+    RERANK = "rerank"
+
+
+LANES = {Lane.SEARCH: 2, Lane.INDEX: 1, Lane.CHAT: 1, Lane.IO: 2, Lane.DOWNLOAD: 1, Lane.RERANK: 1}
 
 
 class _Relay(QObject):
@@ -76,8 +88,10 @@ class TaskRunner(QObject):
         self._closed = False
 
     def run(self, fn: Callable[[], Any], on_done: Callable[[Any], None] | None = None,
-            on_error: Callable[[BaseException], None] | None = None, *, lane: str = "io") -> int:
-        """Queue `fn` on `lane`; returns a task id (0: not queued, the runner is shut down)."""
+            on_error: Callable[[BaseException], None] | None = None, *, lane: Lane | str = Lane.IO) -> int:
+        """Queue `fn` on `lane`; returns a task id (0: not queued, the runner is shut down). An unknown lane is a
+        bug (ValueError naming it), never a silent default."""
+        lane = Lane(lane)
         if self._closed:
             log.debug("task runner is shut down; dropped %r", fn)
             return 0

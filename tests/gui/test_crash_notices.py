@@ -100,3 +100,17 @@ def test_copy_details_copies_a_crash_report_and_only_a_crash_report(qtbot):
     assert QApplication.clipboard().text() == "Traceback: the report"
     view.list.setCurrentRow(1)  # the offline folder
     assert not view.copy_details.isEnabled()
+
+
+def test_a_lane_is_a_closed_set(qtbot):
+    from desktop_app.ui.tasks import LANES, Lane
+
+    runner = TaskRunner()
+    done: list[int] = []
+    runner.run(lambda: 1, done.append, lane="search")  # the string is the member
+    runner.run(lambda: 2, done.append, lane=Lane.RERANK)
+    qtbot.waitUntil(lambda: sorted(done) == [1, 2])
+    with pytest.raises(ValueError, match="'serach'"):
+        runner.run(lambda: 3, lane="serach")
+    assert set(LANES) == set(Lane)
+    runner.shutdown()
