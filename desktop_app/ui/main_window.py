@@ -138,6 +138,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         action(chat, "&New chat", self.chat_pane.new_chat)
         action(chat, "&Stop answering", self.chat_pane.stop)
         action(chat, "Chat &models…", self.on_models_triggered)
+        action(chat, "&Memory…", self.on_memory_triggered)
         view = self.menuBar().addMenu("&View")
         action(view, "&Notices", self.on_notices_clicked)
         help_menu = self.menuBar().addMenu("&Help")
@@ -296,6 +297,11 @@ class MainWindow(FolderDropTarget, QMainWindow):
 
         self.about_dialog = AboutDialog(self.library, self)
         self.about_dialog.show()
+
+    def on_memory_triggered(self) -> None:
+        from desktop_app.ui.memory_panel import open_memory_panel
+
+        open_memory_panel(self)
 
     def on_models_triggered(self) -> None:
         from desktop_app.ui.models_dialog import open_models_dialog

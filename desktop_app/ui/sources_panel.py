@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.chat.memory_step import is_memory
 from desktop_app.core.pathnames import display_path
 from desktop_app.core.text import RIGHT_TO_LEFT, detect_language
 from desktop_app.ui import open_file
@@ -38,7 +39,10 @@ def utf16_offset(text: str, index: int) -> int:
 
 
 def passage_label(p) -> str:
-    """ "[2] p. 3 · report.pdf": number and place first, so eliding a long file name keeps them."""
+    """ "[2] p. 3 · report.pdf": number and place first, so eliding a long file name keeps them. A memory passage:
+    "[1] Memory · fact editor, 34d ago", "[2] Memory · chat 'Deploy' turns 3-5, 2026-11-02"."""
+    if is_memory(p):
+        return f"[{p.n}] Memory · {p.place}"
     name = display_path(os.path.basename(p.source) or p.source)
     return f"[{p.n}] " + (f"{p.where} · " if p.where else "") + name
 
@@ -96,7 +100,8 @@ class SourcesPanel(QWidget):
         for p in ordered:
             item = QListWidgetItem(passage_label(p))
             item.setData(Qt.ItemDataRole.UserRole, p.n)
-            where = display_path(p.source) + (f" (page {p.page})" if p.page is not None else "")
+            where = (f"from memory: {p.place}" if is_memory(p) else
+                     display_path(p.source) + (f" (page {p.page})" if p.page is not None else ""))
             item.setToolTip(plain_tooltip(where if p.n in cited_set else f"{where}\nsent to the model, not cited"))
             if (
                 p.n not in cited_set
@@ -120,7 +125,7 @@ class SourcesPanel(QWidget):
 
     def open_current(self) -> bool:
         p = self.current_passage()
-        if p is None:
+        if p is None or is_memory(p):  # a fact or a past chat's turns: no file to open
             return False
         open_file.open_path(p.source, p.page)
         self.opened.emit(p.source, p.page)
@@ -128,7 +133,7 @@ class SourcesPanel(QWidget):
 
     def on_current_item_changed(self, current: QListWidgetItem | None, _previous) -> None:
         p = self._passages.get(current.data(Qt.ItemDataRole.UserRole)) if current else None
-        self.open_button.setEnabled(p is not None)
+        self.open_button.setEnabled(p is not None and not is_memory(p))
         text = p.content if p else ""
         direction = text_direction(text)
         rtl = direction == Qt.LayoutDirection.RightToLeft

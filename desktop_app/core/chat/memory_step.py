@@ -55,31 +55,36 @@ class ChatMemory:
         self.facts_text = ""
         self.items: list[MemoryHit] = []
         self._recent: list[str] = []
+        self._recall = True
 
     @classmethod
     def start(cls, get_memory: GetMemory | None, chats: ChatStore, chat_id: int, question: str,
-              turns: Sequence[Turn], runtime: ChatRuntime, settings: Settings) -> ChatMemory | None:
-        """Memory's part of this question, begun (None without memory, or with it turned off)."""
+              turns: Sequence[Turn], runtime: ChatRuntime, settings: Settings,
+              scope: Sequence[str] = ()) -> ChatMemory | None:
+        """Memory's part of this question, begun (None without memory, or with it turned off). A question kept to
+        some files and folders (`scope`) gets the fact list but no recalled passages."""
         service = get_memory() if get_memory is not None else None
         if service is None or not service.enabled:
             return None
         memory = cls(service, chats, chat_id, runtime.count_tokens, runtime.n_ctx, settings.context_min_score)
         covered, _summary = chats.summary(chat_id)
-        memory.begin(question, turns, min(covered, len(turns)))
+        memory.begin(question, turns, min(covered, len(turns)), recall=not scope)
         return memory
 
-    def begin(self, question: str, turns: Sequence[Turn], covered: int) -> None:
+    def begin(self, question: str, turns: Sequence[Turn], covered: int, *, recall: bool = True) -> None:
         """Save the quiet chats, remember the question's self-statements, and recall for it (`covered`: the
-        chat's turns already compacted; the ones after are still in the window)."""
+        chat's turns already compacted; the ones after are still in the window; `recall` False: the fact list
+        only)."""
         self.settle()
         self.memory.remember(question, chat_id=self.chat_id, turn=len(turns) + 1)
         last = list(turns[-1:])
         self._recent = [*(m for t in last for m in (t.question, t.answer)), question]
         fact_tokens = min(FACT_TOKENS, int(FACT_SHARE * self.n_ctx))
-        recall = self.memory.recall(self.chat_id, self._recent, fact_tokens=fact_tokens,
-                                    count_tokens=self.count_tokens, visible_from=covered + 1)
-        self.facts_text = recall.facts_text
-        self.items = self._fact_sources(question, len(turns) + 1) + list(recall.excerpts)
+        found = self.memory.recall(self.chat_id, self._recent, fact_tokens=fact_tokens, count_tokens=self.count_tokens,
+                                   visible_from=covered + 1, max_excerpts=MAX_EXCERPTS if recall else 0)
+        self.facts_text = found.facts_text
+        self.items = (self._fact_sources(question, len(turns) + 1) if recall else []) + list(found.excerpts)
+        self._recall = recall
 
     def results(self, found: Sequence[RetrievalResult]) -> list[RetrievalResult]:
         """The recalled items as passages (first: there are at most a few), then the documents' passages."""
@@ -94,7 +99,7 @@ class ChatMemory:
     def recall_after(self, results: Sequence[RetrievalResult], visible_from: int) -> list[RetrievalResult]:
         """After a compaction: excerpts of the turns it saved may now be recalled too (within the same limit)."""
         room = MAX_EXCERPTS - sum(1 for h in self.items if h.kind == "history")
-        if room <= 0:
+        if room <= 0 or not self._recall:
             return list(results)
         more = self.memory.recall(self.chat_id, self._recent, max_excerpts=room, fact_tokens=0,
                                   count_tokens=self.count_tokens, visible_from=visible_from).excerpts

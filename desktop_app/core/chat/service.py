@@ -196,7 +196,7 @@ class ChatService:
             turns = self.store.turns(chat_id)
             grounded = use_context and settings.context_enabled
             runtime = self.runtime(model_path)
-            memory = ChatMemory.start(self._memory, self.store, chat_id, question, turns, runtime, settings)
+            memory = ChatMemory.start(self._memory, self.store, chat_id, question, turns, runtime, settings, scope)
             found = self._find(question, turns, top_k or settings.context_top_k, scope) if grounded else Reranked([])
             found = Reranked(memory.results(found.results), found.best) if memory and grounded else found
             if grounded and settings.refuse_without_context and not relevant(found.results, settings.context_min_score):
