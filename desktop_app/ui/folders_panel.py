@@ -131,9 +131,9 @@ class FoldersPanel(FolderDropTarget, QWidget):
         """Show the folders (FolderInfo list) and failed files ({path, reason}); keeps rows and selection."""
         wanted = {f.path: f for f in folders}
         for path in [p for p in self._rows if p not in wanted]:
-            row = self._rows.pop(path)
+            gone = self._rows.pop(path)
             for i in range(self.list.count()):
-                if self.list.itemWidget(self.list.item(i)) is row:
+                if self.list.itemWidget(self.list.item(i)) is gone:
                     self.list.takeItem(i)
                     break
         for info in folders:
@@ -147,6 +147,7 @@ class FoldersPanel(FolderDropTarget, QWidget):
                 self.list.setItemWidget(item, row)
                 self._rows[info.path] = row
             row.update_info(info, running)
+            self._show_stopped(row, info)
         self.failures.clear()
         for failure in failures:
             item = QTreeWidgetItem([display_path(os.path.basename(failure["path"])), failure.get("reason") or ""])
@@ -155,6 +156,18 @@ class FoldersPanel(FolderDropTarget, QWidget):
             item.setData(0, Qt.ItemDataRole.UserRole, failure["path"])
             self.failures.addTopLevelItem(item)
         self.failures.setVisible(bool(failures))
+
+    def _show_stopped(self, row: FolderRow, info) -> None:
+        """A background phase that stopped (a full disk, say) says so on each folder it left work in."""
+        semantic = getattr(getattr(self.library, "embed_worker", None), "error", None)
+        if semantic and info.embedded < info.chunks:
+            row.semantic.setFormat("Semantic stopped")
+            row.semantic.setToolTip(plain_tooltip(f"Semantic indexing stopped: {semantic}"))
+        else:
+            row.semantic.setFormat("Semantic %p%")
+        ocr = getattr(getattr(self.library, "ocr_worker", None), "error", None)
+        if ocr and info.ocr_pending:
+            row.details.setText(f"{row.details.text()} · OCR stopped: {ocr}")
 
     def on_progress(self, event: IndexProgress) -> None:
         """Keyword-phase progress moves the bar of the folder being indexed."""

@@ -105,9 +105,21 @@ def translate_error(exc: BaseException, where: str = "") -> BaseException:
         )
     if primary == SQLITE_READONLY:
         return ReadOnlyDatabaseError(f"The library database cannot be written{place}: {exc}.")
+    if primary in (SQLITE_CANTOPEN, SQLITE_IOERR) and where and no_space_left(where):
+        return DiskFullError("The disk holding the library is full; free some space and try again.")
     if primary in (SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_IOERR):
         return KnownError(f"Cannot open or read the library database{place}: {exc}")
     return exc
+
+
+def no_space_left(path: str) -> bool:
+    """Whether the disk holding `path` has (next to) no free space: SQLite reports a -wal or -shm file it could not
+    create or grow there as an I/O error, not as SQLITE_FULL."""
+    try:
+        disk = os.statvfs(os.path.dirname(os.path.abspath(path)))
+    except (OSError, AttributeError):  # no statvfs on Windows: the plain I/O error stands
+        return False
+    return disk.f_bavail * disk.f_frsize < 1 << 20
 
 
 def run_script(conn: sqlite3.Connection, sql: str) -> None:
