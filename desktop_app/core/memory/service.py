@@ -43,6 +43,7 @@ from desktop_app.core.memory.recall import (
     Recaller,
     approx_tokens,
     excerpt_text,
+    fact_line,
     format_facts,
 )
 from desktop_app.core.memory.rows import Fact, FactSource, MemoryHit, NewFact, Recall
@@ -206,16 +207,23 @@ class MemoryService:
 
     def facts_for_prompt(self, max_tokens: int = FACT_TOKENS, count_tokens: CountTokens = approx_tokens,
                          query: str = "") -> str:
-        """The fact list for a prompt ("" when memory is off or empty): facts the query is about first."""
+        """The fact list for a prompt ("" when memory is off or empty): when they do not all fit, the facts the query
+        is about are the ones kept; listed newest first either way, so the prompt's prefix (and the model's KV
+        cache) stays the same from one question to the next while the facts do."""
         if not self.enabled or max_tokens <= 0:
             return ""
         facts = self.facts.facts()
-        if query.strip() and facts:
+        now = self.clock()
+        if query.strip() and facts and not format_facts(facts, now, max_tokens, count_tokens).endswith(
+                fact_line(facts[-1], now)):  # not all fit: keep those the query is about
             first = [h.provenance["fact_id"] for h in self.searcher.fact_hits(query, self._query_vector(query),
                                                                             len(facts)) if not h.outdated]
             rank = {fid: i for i, fid in enumerate(first)}
-            facts.sort(key=lambda f: rank.get(f.id, len(rank)))
-        return format_facts(facts, self.clock(), max_tokens, count_tokens)
+            order = {f.id: i for i, f in enumerate(facts)}
+            ranked = sorted(facts, key=lambda f: rank.get(f.id, len(rank)))
+            kept = format_facts(ranked, now, max_tokens, count_tokens).count("\n- ")
+            facts = sorted(ranked[:kept], key=lambda f: order[f.id])
+        return format_facts(facts, now, max_tokens, count_tokens)
 
     def recall(self, chat_id: int | None, recent: Sequence[str], *, max_excerpts: int = MAX_EXCERPTS,
                fact_tokens: int = FACT_TOKENS, count_tokens: CountTokens = approx_tokens,

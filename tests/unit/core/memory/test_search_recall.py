@@ -126,3 +126,14 @@ def test_one_shared_word_does_not_take_a_fact_slot(memory):
     assert [h.kind for h in memory.search("What did Caroline paint last week?")] == []
     assert [h.kind for h in memory.search("hometown")] == ["fact"]
     assert [h.kind for h in memory.search("where did Caroline grow up")] == ["fact"]
+
+
+def test_the_fact_list_keeps_one_order_and_keeps_the_facts_a_query_is_about_when_cut(memory):
+    for key, value in (("editor", "neovim"), ("staging_port", "8099"), ("shell", "fish")):
+        memory.add(key, value)
+    every = memory.facts_for_prompt(query="which editor do I use?")
+    assert every == memory.facts_for_prompt(query="what port does staging use?")  # one prefix for the KV cache
+    assert every.count("\n- ") == 3
+    one = memory.facts_for_prompt(max_tokens=30, query="what port does staging use?")
+    assert one.count("\n- ") == 1 and "8099" in one
+    assert "neovim" in memory.facts_for_prompt(max_tokens=30, query="which editor do I use?")
