@@ -150,11 +150,11 @@ class FoldersPanel(FolderDropTarget, QWidget):
             self._show_stopped(row, info)
         self.failures.clear()
         for failure in failures:
-            item = QTreeWidgetItem([display_path(os.path.basename(failure["path"])), failure.get("reason") or ""])
-            item.setToolTip(0, plain_tooltip(failure["path"], path=True))  # a name may hold <img src=…>
-            item.setToolTip(1, plain_tooltip(failure.get("reason") or ""))
-            item.setData(0, Qt.ItemDataRole.UserRole, failure["path"])
-            self.failures.addTopLevelItem(item)
+            line = QTreeWidgetItem([display_path(os.path.basename(failure["path"])), failure.get("reason") or ""])
+            line.setToolTip(0, plain_tooltip(failure["path"], path=True))  # a name may hold <img src=…>
+            line.setToolTip(1, plain_tooltip(failure.get("reason") or ""))
+            line.setData(0, Qt.ItemDataRole.UserRole, failure["path"])
+            self.failures.addTopLevelItem(line)
         self.failures.setVisible(bool(failures))
 
     def _show_stopped(self, row: FolderRow, info) -> None:
