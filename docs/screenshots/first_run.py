@@ -6,6 +6,7 @@ the application starts):
     xvfb-run -a -s "-screen 0 2800x1800x24" .venv/bin/python docs/screenshots/first_run.py light
     xvfb-run -a -s "-screen 0 2800x1800x24" .venv/bin/python docs/screenshots/first_run.py dark
     QT_SCALE_FACTOR=2 xvfb-run -a -s "-screen 0 2800x1800x24" .venv/bin/python docs/screenshots/first_run.py 200
+    xvfb-run -a -s "-screen 0 2800x1800x24" .venv/bin/python docs/screenshots/first_run.py intl   # first-run-intl.png
 
 The window opens an empty library, adds the sample documents (File → Open the sample documents, as the drop
 zone's button does), waits until they are indexed and the chat pane shows its three questions, and grabs it.
@@ -30,8 +31,15 @@ from desktop_app.ui.app import make_application
 from desktop_app.ui.main_window import MainWindow
 
 HERE = Path(__file__).resolve().parent
-NAMES = {"light": "first-run.png", "dark": "first-run-dark.png", "200": "first-run-200.png"}
-SIZES = {"light": (1400, 860), "dark": (1400, 860), "200": (1280, 800)}  # logical pixels: 200% is 2560x1600
+NAMES = {"light": "first-run.png", "dark": "first-run-dark.png", "200": "first-run-200.png",
+         "intl": "first-run-intl.png"}
+SIZES = {"light": (1400, 860), "dark": (1400, 860), "200": (1280, 800), "intl": (1400, 860)}  # 200%: 2560x1600
+INTL = {  # "intl": a Chinese, a Japanese and a Thai document instead of the samples
+    "光合作用.txt": "光合作用是植物利用阳光制造养分的过程。光合作用需要叶绿素。叶绿素吸收阳光，光合作用产生氧气。"
+                    "植物的叶子含有大量叶绿素。",
+    "茶道.txt": "茶道は日本の伝統文化です。抹茶を点てる作法があります。茶室で抹茶を飲みます。茶道の心は和敬清寂です。",
+    "แมว.txt": "แมวเป็นสัตว์เลี้ยงที่นิยม แมวชอบนอนหลับ แมวกินปลา และแมวเล่นกับเจ้าของ ลูกแมวต้องการนมแม่",
+}
 
 
 def dark_palette() -> QPalette:
@@ -61,7 +69,14 @@ def main(kind: str, dialogs: str = "") -> int:
     window = MainWindow(library)
     window.resize(*SIZES[kind])
     window.show()
-    window.open_sample()
+    if kind == "intl":
+        folder = tmp / "documents"
+        folder.mkdir()
+        for name, text in INTL.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        window.folders_panel.add_paths([str(folder)])
+    else:
+        window.open_sample()
     result = {"code": 1}
 
     def shoot() -> None:

@@ -47,7 +47,8 @@ _CJK_STOPWORDS = frozenset(
     "これ それ あれ この その あの こと もの ため よう です ます した して いる ある なる".split())
 _THAI_STOPWORDS = frozenset(
     "ที่ และ ของ ใน เป็น การ ได้ มี ให้ จะ ว่า กับ แต่ หรือ ซึ่ง นี้ ไม่ อยู่ จาก โดย ความ ทำ ไป มา แล้ว คือ "
-    "เมื่อ ถ้า ก็ ยัง อีก ต้อง เพื่อ กัน ด้วย นั้น ทั้ง ตาม ขึ้น ออก หลาย บาง อาจ".split())
+    "เมื่อ ถ้า ก็ ยัง อีก ต้อง เพื่อ กัน ด้วย นั้น ทั้ง ตาม ขึ้น ออก หลาย บาง อาจ ต้องการ สามารถ เกี่ยวกับ "
+    "ระหว่าง เช่น อย่าง ทุก เรา คุณ เขา ผม ฉัน มาก ใช้ เป็นต้น".split())
 TEMPLATES = {  # (about a term in a titled document, about a term in the library, about a title)
     "en": ("What does “{title}” say about {term}?", "What do my documents say about “{term}”?",
            "What is “{title}” about?"),
@@ -153,7 +154,7 @@ def key_terms(docs: Sequence[SampledDocument], per_document: int = 3) -> list[li
             candidates = {t: c for t, c in candidates.items() if c >= 2}
         # rarity counts more than repetition: a word said twice in one document only beats one said often in many
         scored = sorted(((math.sqrt(c) * math.log(1 + n / df[t]) ** 2, t) for t, c in candidates.items()),
-                        key=lambda s: (-s[0], s[1]))
+                        key=lambda s: (-s[0], -len(s[1]), s[1]))  # ties: the longer word says more
         out.append([(_as_written(written[t]), score) for score, t in scored[:per_document]])
     return out
 
