@@ -48,6 +48,8 @@ class Quote:
     place: str = ""
     selector: str = ""
     support: float = 1.0  # rarity-weighted share of the question's terms found in any passage sent
+    margin: float = 0.0  # the score above the second-best sentence's (0 when there was no other)
+    confidence: float | None = None  # the abstention gate's probability that it answers (abstain.py); None: no gate
 
     @property
     def where(self) -> str:
@@ -62,14 +64,16 @@ class Quote:
         """JSON-ready (stored with the answer, printed by `trove ask --json`)."""
         return {"text": self.text, "n": self.n, "start": self.start, "end": self.end, "score": self.score,
                 "source": self.source, "page": self.page, "place": self.place, "selector": self.selector,
-                "support": self.support}
+                "support": self.support, "margin": self.margin,
+                "confidence": self.confidence}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Quote:
         """The inverse of to_dict."""
         return cls(text=d["text"], n=int(d["n"]), start=int(d["start"]), end=int(d["end"]),
                    score=float(d.get("score", 0.0)), source=d.get("source", ""), page=d.get("page"),
-                   place=d.get("place", ""), selector=d.get("selector", ""), support=float(d.get("support", 1.0)))
+                   place=d.get("place", ""), selector=d.get("selector", ""), support=float(d.get("support", 1.0)),
+                   margin=float(d.get("margin", 0.0)), confidence=d.get("confidence"))
 
 
 @dataclass(frozen=True)
@@ -198,7 +202,9 @@ class EmbedderQuoteSelector:
             return None
         scored = self.scores(question, found)
         best = max(range(len(found)), key=lambda i: (scored[i], -i))
-        return replace(to_quote(found[best], scored[best], self.name), support=self.support)
+        runner_up = max((s for i, s in enumerate(scored) if i != best), default=scored[best])
+        return replace(to_quote(found[best], scored[best], self.name), support=self.support,
+                       margin=scored[best] - runner_up)
 
 
 def candidate_passages(results: Sequence[RetrievalResult], min_score: float) -> list[Passage]:

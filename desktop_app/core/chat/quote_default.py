@@ -7,10 +7,13 @@ false refusals of answerable questions at or under 0.1; see the README's table.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from desktop_app.core.chat.quote import EmbedderQuoteSelector, QuoteSelector
+from desktop_app.core.chat import abstain
+from desktop_app.core.chat.context import Passage
+from desktop_app.core.chat.quote import EmbedderQuoteSelector, Quote, QuoteSelector
 from desktop_app.core.embed.base import Embedder, embed_query
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
@@ -25,6 +28,7 @@ log = get_logger("chat")
 SEMANTIC = 0.6
 RANK_BONUS = 0.05
 FLOORS = {"all-MiniLM-L6-v2": 0.52}
+GATED = ("all-MiniLM-L6-v2",)  # embedders abstain.WEIGHTS were fitted with (others keep FLOORS)
 EMBEDDER_FLOOR = 0.0
 RERANK_FLOOR = 0.0  # the reranker's floor when it names none (`Reranker.floor`): a cross-encoder's logit of 0
 
@@ -80,6 +84,15 @@ class LibraryQuoteSelector(EmbedderQuoteSelector):
     @floor.setter
     def floor(self, _value: float) -> None:  # the base class sets one; the measured one wins
         pass
+
+    def select(self, question: str, passages: Sequence[Passage]) -> Quote | None:
+        """The best sentence, with the abstention gate's confidence when the gate was fitted for this embedder
+        (its signals include the selector's score, whose scale is the embedder's)."""
+        quote = super().select(question, passages)
+        embedder = self._get_embedder()
+        if quote is None or embedder is None or not any(name in embedder.model_id for name in GATED):
+            return quote
+        return replace(quote, confidence=abstain.answer_probability(abstain.signals(question, quote, passages)))
 
 
 def model_selector() -> QuoteSelector | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from desktop_app.core.chat.abstain import THRESHOLD
 from desktop_app.core.chat.attribution import longest_common_run
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.model_files import ModelInfo
@@ -66,10 +67,20 @@ def not_covered(closest: Sequence[Passage], limit: int = CLOSEST) -> str:
     return f"{NOT_COVERED} The closest passages: {named}."
 
 
+def quote_answers(quote: Quote | None, quote_floor: float, min_support: float = 0.0) -> bool:
+    """Whether the quote answers: the gate's confidence at or over abstain.THRESHOLD when the selector ran the
+    gate (abstain.py); otherwise its score at or over the selector's floor with enough of the question's terms."""
+    if quote is None:
+        return False
+    if quote.confidence is not None:
+        return quote.confidence >= THRESHOLD
+    return quote.score >= quote_floor and quote.support >= min_support
+
+
 def abstains(quote: Quote | None, quote_floor: float, rerank_best: float | None, rerank_floor: float,
              min_support: float = 0.0) -> bool:
-    """No passage answers: the quote scores under its floor, or the passages lack too much of the question
-    (`Quote.support` under `min_support`), and (when a reranker scored them) every passage is under its floor."""
-    if quote is not None and quote.score >= quote_floor and quote.support >= min_support:
+    """No passage answers: the quote does not (`quote_answers`), and (when a reranker scored the passages) every
+    passage is under the reranker's floor too."""
+    if quote_answers(quote, quote_floor, min_support):
         return False
     return rerank_best is None or rerank_best < rerank_floor

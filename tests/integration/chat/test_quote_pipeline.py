@@ -118,3 +118,22 @@ def test_a_reranker_that_still_sees_an_answer_overrules_a_low_quote_score(tmp_pa
     answer = service_over(tmp_path, runtime, quote_selector=never, reranker=ReversingReranker()).ask(
         "Which reactor runs on helium?")
     assert not answer.refused and len(runtime.sent) == 1
+
+
+class UnsureSelector(EmbedderQuoteSelector):
+    """The keyword selector, with the abstention gate's confidence set under its threshold on every quote."""
+
+    def select(self, question, passages):
+        from dataclasses import replace
+
+        from desktop_app.core.chat.abstain import THRESHOLD
+
+        quote = super().select(question, passages)
+        return replace(quote, confidence=THRESHOLD / 2) if quote is not None else None
+
+
+def test_the_gate_abstaining_never_calls_the_model(tmp_path):
+    service = service_over(tmp_path, MustNotGenerate(), quote_selector=UnsureSelector(None, None), reranker=None)
+    answer = service.ask("Which reactor runs on helium?")  # the quote scores well; the gate still says no
+    assert answer.refused and answer.abstained and answer.text.startswith(NOT_COVERED)
+    assert answer.quote is not None and answer.quote.confidence is not None

@@ -45,3 +45,13 @@ def test_not_covered_names_the_closest_passages():
     text = not_covered(P)
     assert text.startswith(NOT_COVERED) and "k.pdf, p. 2" in text
     assert not_covered([]) == NOT_COVERED
+
+
+def test_the_gates_confidence_decides_when_the_selector_ran_it():
+    from dataclasses import replace
+
+    from desktop_app.core.chat.abstain import THRESHOLD
+
+    sure, unsure = replace(quote(0.1), confidence=THRESHOLD), replace(quote(0.9), confidence=THRESHOLD - 0.01)
+    assert not abstains(sure, 0.3, None, 0.0)  # a low score, but the gate (which read the score) says it answers
+    assert abstains(unsure, 0.3, None, 0.0) and not abstains(unsure, 0.3, 2.0, 0.0)  # the reranker must agree
