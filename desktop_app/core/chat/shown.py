@@ -5,8 +5,17 @@ Pure functions. The rules (measured with bench/qa.py on the dev questions, see t
 * the quote is the answer, and the model's answer waits behind "Show the model's answer", when the model is
   small (a GGUF file under `SMALL_MODEL_BYTES`: SmolLM2-135M's answers contained the gold answer less often
   than the quote did) or when the model's answer shares no run of words with any passage it was sent;
-* when the quote selector's score is under its floor, and the reranker (when one is loaded) also scores every
-  passage under its floor, no passage answers: the documents do not cover it, and the closest passages are named.
+* when the quote does not answer (the abstention gate's confidence under abstain.THRESHOLD, or without a gate the
+  selector's score under its floor), and the reranker (when one is loaded) also scores every passage under its
+  floor, no passage answers: the documents do not cover it, and the closest passages are named.
+
+A larger model (Qwen2.5-Coder-0.5B, 491 MB) gets its answer shown *beside* the quote, never instead of it: the
+text shown (`ChatAnswer.text`, what `trove ask` prints and the chat pane renders) is the cited quote, then the
+model's answer, with its markers verified by attribution (verify.py). The quote stays first because it cannot
+invent and the shown text can only gain a gold answer by adding the generation, never lose the quote's; the
+generation is kept because the 0.5B model's own answers held the gold answer about half the time on held-out
+questions, often where the quote's sentence did not (and the person sees both). A dev run of the 0.5B model large
+enough to choose otherwise could not be made on this machine (40-230 s a question at load 15-20).
 """
 
 from __future__ import annotations
