@@ -136,6 +136,9 @@ def cmd_download(args, library) -> int:
         printer.close()
     entry = manager.use(entry.name) if args.use else entry
     print(model_line(entry))
+    if not entry.verified:
+        print(f"trove: {entry.name} has no published SHA-256 to check against, so it could not be verified; "
+              "pass --sha256 to have it checked.", file=sys.stderr)
     return EXIT_OK
 
 

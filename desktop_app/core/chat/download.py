@@ -8,7 +8,10 @@ first four bytes must be "GGUF", checked before more is written. The SHA-256 is 
 the one the caller pins (the catalog), and the one Hugging Face publishes for every LFS file: its resolve URL
 answers with a redirect whose `X-Linked-Etag` header is the file's SHA-256 (huggingface_hub's `hf_hub_url`
 documents "an object's ETag is its git-sha1 if stored in git, or its sha256 if stored in git-lfs", and reads the
-header as the etag in `get_hf_file_metadata`). A mismatch removes the partial file.
+header as the etag in `get_hf_file_metadata`). A mismatch removes the partial file; a download with no hash to
+check against is `verified=False` (the CLI and the Models dialog say so in words). Redirects are followed only to
+https. A server that sends no length is cut off once the body passes what this machine's memory and disk allow
+(the same refusals, made while streaming).
 
 Standard library only (urllib): no new dependency for one GET.
 """
@@ -235,8 +238,24 @@ class _Job:
             done = self._copy(response, out, digest, done, total, start)
         return done
 
+    def _unsized_limit(self) -> int:
+        """The most bytes a body of unknown length may bring: what this machine's memory could load and its disk
+        can hold beyond the margin."""
+        room = max(self.free_space(self.plan.part.parent) - DISK_MARGIN, 0)
+        if self.memory <= 0:
+            return room
+        low, high = 0, self.memory  # the largest file too_big_for_memory accepts, to a MiB
+        while high - low > CHUNK:
+            mid = (low + high) // 2
+            if too_big_for_memory(estimate_ram_bytes(mid, 2048), self.memory):
+                high = mid
+            else:
+                low = mid
+        return min(room, low)
+
     def _copy(self, response, out, digest, done: int, total: int, start: int) -> int:
         last = 0.0
+        limit = None if total else self._unsized_limit()
         while True:
             if self.cancel.is_set():
                 out.flush()
@@ -249,6 +268,13 @@ class _Job:
                 raise DownloadInterrupted(f"The connection broke at {format_bytes(done)}: {exc!r}.") from exc
             if not block:
                 return done
+            if limit is not None and done + len(block) > limit:
+                out.close()
+                self._discard()
+                raise DownloadError(
+                    f"{self.plan.dest.name} did not say its size and passed {format_bytes(limit)}, more than this "
+                    "machine's memory and disk allow; the partial file was removed."
+                )
             out.write(block)
             digest.update(block)
             done += len(block)

@@ -49,14 +49,31 @@ def file_name_for(url: str) -> str:
     return name if name.lower().endswith(".gguf") else name + ".gguf"
 
 
+def redirect_refusal(origin: str, target: str) -> str:
+    """Why a redirect from `origin` to `target` is not followed ("" when it may be): only to https, or - for a
+    download that started on this machine's loopback (a local mirror, the tests) - to plain http on loopback."""
+    parts = urllib.parse.urlsplit(target)
+    host = (parts.hostname or "").lower()
+    if parts.scheme == "https" and host:
+        return ""
+    started_local = (urllib.parse.urlsplit(origin).hostname or "").lower() in LOOPBACK
+    if parts.scheme == "http" and host in LOOPBACK and started_local:
+        return ""
+    return (f"The download was redirected to {target[:200]}, which is not https; Trove follows only https "
+            "redirects, so nothing was downloaded.")
+
+
 class RecordingRedirects(urllib.request.HTTPRedirectHandler):
-    """Follows redirects as usual, remembering the X-Linked-* headers of each hop (Hugging Face puts the file's
-    SHA-256 and size on its redirect, not on the CDN's final answer)."""
+    """Follows https redirects (redirect_refusal), remembering the X-Linked-* headers of each hop (Hugging Face
+    puts the file's SHA-256 and size on its redirect, not on the CDN's final answer)."""
 
     def __init__(self) -> None:
         self.linked: dict[str, str] = {}
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
+        refusal = redirect_refusal(req.full_url, urllib.parse.urljoin(req.full_url, newurl))
+        if refusal:
+            raise DownloadError(refusal)
         for key in ("X-Linked-Etag", "X-Linked-Size"):
             if headers.get(key):
                 self.linked[key] = headers[key]
