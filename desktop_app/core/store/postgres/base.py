@@ -152,7 +152,8 @@ def environment_error(exc: BaseException, where: str) -> KnownError | None:
     state = getattr(exc, "sqlstate", None) or ""
     detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if state == "53100":
-        return DiskFullError(f"The disk of the library server ({where}) is full; free some space and try again.")
+        return DiskFullError(f"The library server's disk is full ({where}); free some space there and index again: "
+                             "what is indexed is kept, and Trove picks up where it stopped.")
     if state == "53200":
         return KnownError(f"The library server ({where}) is out of memory; try again shortly.")
     if state == "55P03":
