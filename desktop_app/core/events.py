@@ -13,11 +13,22 @@ from desktop_app.core.log import get_logger
 log = get_logger("index")
 
 
+class ProgressPhase(StrEnum):
+    """The phases indexing reports (a StrEnum: it compares, hashes and prints as its string)."""
+
+    SCAN = "scan"
+    KEYWORD = "keyword"
+    SEMANTIC = "semantic"
+    REBUILD = "rebuild"  # the keyword index rebuilt after an upgrade
+    OCR = "ocr"
+    IDLE = "idle"
+
+
 @dataclass(frozen=True)
 class IndexProgress:
     """A snapshot of indexing progress across both phases (keyword, then semantic)."""
 
-    phase: str  # "scan" | "keyword" | "semantic" | "rebuild" (keyword index after an upgrade) | "idle"
+    phase: ProgressPhase | str  # a ProgressPhase; its string ("keyword") is taken as the member
     files_queued: int = 0
     files_done: int = 0
     files_failed: int = 0
@@ -28,6 +39,9 @@ class IndexProgress:
     rate: float = 0.0  # files/s in the keyword phase, chunks/s in the semantic phase
     eta_seconds: float | None = None
     at: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "phase", ProgressPhase(self.phase))  # anything outside the set is a bug
 
     @property
     def fraction(self) -> float:

@@ -35,3 +35,15 @@ def test_a_model_origin_is_a_closed_set_and_a_row_outside_it_is_skipped(tmp_path
     named = {e.name: e for e in entries}
     assert "odd" not in named and "listy" not in named
     assert named["mine"].origin is ModelOrigin.LOCAL
+
+
+def test_a_progress_phase_is_a_closed_set_and_its_json_is_the_string():
+    from dataclasses import asdict
+
+    from desktop_app.core.events import IndexProgress, ProgressPhase
+
+    event = IndexProgress("keyword", files_queued=3)
+    assert event.phase is ProgressPhase.KEYWORD and event.phase in ("keyword", "scan")
+    assert json.loads(json.dumps(asdict(event)))["phase"] == "keyword"
+    with pytest.raises(ValueError, match="'keywords'"):
+        IndexProgress("keywords")
