@@ -76,7 +76,9 @@ def test_every_setting_is_documented_with_its_default_and_nothing_else():
     rows = dict(SETTING_ROW.findall((ROOT / "docs" / "settings.md").read_text(encoding="utf-8")))
     defaults = Settings()
     fields = [f.name for f in dataclasses.fields(Settings)]
-    assert sorted(rows) == sorted(fields), "docs/settings.md and Settings differ"
+    undocumented, stale = sorted(set(fields) - set(rows)), sorted(set(rows) - set(fields))
+    assert not undocumented and not stale, (f"docs/settings.md: add a row for {undocumented}" if undocumented
+                                            else f"docs/settings.md: no such setting any more: {stale}")
     for name in fields:
         value = getattr(defaults, name)
         if isinstance(value, tuple) and len(value) > 3:
