@@ -26,12 +26,16 @@ from desktop_app.core.text.fields import units
 from desktop_app.core.text.language import detect_language
 from desktop_app.core.text.normalize import fold_word, normalize
 from desktop_app.core.text.query import STOPWORDS
+from desktop_app.core.text.segment import MAX_WORD
+from desktop_app.core.text.stem import CACHE as STEM_CACHE
+from desktop_app.core.text.stem import stem
 
 SAMPLE_DOCUMENTS = 30  # the newest files read: enough for three questions, bounded whatever the library's size
-SAMPLE_CHARS = 20_000  # of each document's text (its first chunks)
+SAMPLE_CHARS = 6_000  # of each document's text (its first chunks): a thousand words show what it is about
 MAX_TITLE = 60  # characters of a title in a question
 _DICTIONARY = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]")
 _DIGIT = regex.compile(r"\p{N}")
+_ASCII_WORD = regex.compile(r"[A-Za-z0-9]+")  # fields._ASCII_WORD, before lower-casing: the word as written
 # Words that are frequent everywhere and say nothing about a document (STOPWORDS covers English's shortest).
 _MORE_STOPWORDS = frozenset(
     "about above after again also always among another any back because before below between both came come "
@@ -84,20 +88,19 @@ def sample_documents(store, limit: int = SAMPLE_DOCUMENTS, max_chars: int = SAMP
     rows = [row for folder in store.all_folders() for row in store.documents_under(folder.id).values()
             if row.status == DocStatus.INDEXED]
     rows.sort(key=lambda row: row.id, reverse=True)
+    rows = rows[:limit]
+    titles = store.document_titles([row.id for row in rows])
     docs: list[SampledDocument] = []
-    for row in rows[:limit]:
-        stored = store.stored_documents(row.id - 1, 1)  # exactly this file (files come in id order)
-        if not stored or stored[0].id != row.id:
+    for row in rows:
+        if row.id not in titles:
             continue  # removed meanwhile
-        doc = stored[0]
-        chunks = [c.span.text for c in doc.chunks] or [c.span.text for part in doc.parts for c in part.chunks]
         text, used = [], 0
-        for chunk in chunks:
+        for _page, chunk in store.document_chunks(row.path):
             if used >= max_chars:
                 break
             text.append(chunk[:max_chars - used])
             used += len(text[-1])
-        docs.append(SampledDocument(doc.doc.title, row.path, "\n".join(text)))
+        docs.append(SampledDocument(titles[row.id], row.path, "\n".join(text)))
     return docs
 
 
@@ -118,16 +121,18 @@ def _keep(surface: str, folded: str) -> bool:
 
 def document_terms(text: str) -> tuple[Counter[str], dict[str, Counter[str]]]:
     """Token counts of a text (the index's stem or word of each word) and the ways each token is written."""
+    norm = normalize(text).text
+    if norm.isascii():  # the pipeline's own fast path (fields.analyze): one findall, cached stems
+        pairs = [(STEM_CACHE.get(w.lower()) or stem(w.lower()[:MAX_WORD]), w, n)
+                 for w, n in Counter(_ASCII_WORD.findall(norm)).items() if _keep(w, w.lower())]
+    else:  # overlapping CJK bigrams are left out: the ICU words of the same run are what a person reads
+        found = Counter((token, norm[start:end]) for field, token, start, end in units(norm) if field != "grams")
+        pairs = [(token, w, n) for (token, w), n in found.items() if _keep(w, fold_word(w))]
     counts: Counter[str] = Counter()
     written: dict[str, Counter[str]] = {}
-    norm = normalize(text).text
-    for field, token, start, end in units(norm):
-        if field == "grams":
-            continue  # overlapping CJK bigrams: the ICU words of the same run are what a person reads
-        surface = norm[start:end]
-        if _keep(surface, fold_word(surface)):
-            counts[token] += 1
-            written.setdefault(token, Counter())[surface] += 1
+    for token, surface, n in pairs:
+        counts[token] += n
+        written.setdefault(token, Counter())[surface] += n
     return counts, written
 
 

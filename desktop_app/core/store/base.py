@@ -257,6 +257,10 @@ class Store(Protocol):
         """(page, text) of one document's chunks, in document order (empty when it is not indexed)."""
         ...
 
+    def document_titles(self, document_ids: Sequence[int]) -> dict[int, str]:
+        """The stored titles of these documents, by id (ids that no longer exist are left out)."""
+        ...
+
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """Chunks with their documents, by id (ids that no longer exist are left out)."""
         ...

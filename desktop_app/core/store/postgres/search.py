@@ -111,6 +111,12 @@ class SearchSQL(PostgresBase):
                 "SELECT page, text FROM chunks WHERE document_id = %s ORDER BY ordinal", (row[0],))]
         return self._read(work)
 
+    def document_titles(self, document_ids: Sequence[int]) -> dict[int, str]:
+        """The stored titles of these documents, by id (row security leaves out what this person may not see)."""
+        rows = self._read(lambda c: c.execute("SELECT id, title FROM documents WHERE id = ANY(%s)",
+                                              (list(document_ids),)).fetchall())
+        return {int(r[0]): r[1] or "" for r in rows}
+
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """Chunks with their documents (and the machine whose disk holds the file), by id."""
         if not chunk_ids:

@@ -53,6 +53,16 @@ class SearchSQL(SQLiteBase):
                 "SELECT c.page, c.text FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ? "
                 "ORDER BY c.ordinal", (path,))]
 
+    def document_titles(self, document_ids: Sequence[int]) -> dict[int, str]:
+        """The stored titles of these documents, by id."""
+        titles: dict[int, str] = {}
+        with self._read() as conn:
+            for i in range(0, len(document_ids), SQL_VARIABLES):
+                part = list(document_ids[i : i + SQL_VARIABLES])
+                titles.update((int(r[0]), r[1] or "") for r in conn.execute(
+                    f"SELECT id, title FROM documents WHERE id IN ({','.join('?' * len(part))})", part))
+        return titles
+
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """Chunks with their documents, by id."""
         rows: dict[int, ChunkRow] = {}
