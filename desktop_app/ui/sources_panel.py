@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette, QTextCursor, QTextOption
@@ -86,7 +87,7 @@ class SourcesPanel(QWidget):
         row.addWidget(self.list, 1)
         row.addWidget(self.preview, 1)
         layout.addLayout(row, 1)
-        self._passages: dict[int, object] = {}
+        self._passages: dict[int, Any] = {}  # chat Passages
         self.quote = None
 
     def set_passages(self, passages: Sequence, cited: Sequence[int] = (), quote=None) -> None:
