@@ -235,6 +235,29 @@ def make_embedder(name: str) -> Embedder:
     return QueryCache(embedder)
 
 
+def make_report(args, chosen, embedder, baseline_words, rows, latencies, embed_ms, per_conv) -> dict:
+    """The JSON report of the conversations measured so far."""
+    by_cat = defaultdict(list)
+    for r in rows:
+        by_cat[r["category"]].append(r)
+    answerable = [r for r in rows if r["category"] != "adversarial"]
+    return {
+        "split": args.split, "conversations": chosen, "embedder": embedder.model_id,
+        "target_chars": args.target_chars, "baseline_chunk_words": baseline_words,
+        "overall_categories_1_4": summarise(answerable), "overall_all": summarise(rows),
+        "per_category": {c: summarise(v) for c, v in sorted(by_cat.items())},
+        "search_ms_p50": percentile(latencies, 0.5), "search_ms_p95": percentile(latencies, 0.95),
+        "query_embedding_ms_p50": percentile(embed_ms, 0.5), "query_embedding_ms_p95": percentile(embed_ms, 0.95),
+        "transcript_tokens_mean": round(statistics.mean(c["transcript_tokens"] for c in per_conv), 1),
+        "per_conversation": per_conv,
+    }
+
+
+def write(path: Path, report: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", required=True, type=Path, help="LoCoMo's data/locomo10.json")
@@ -259,20 +282,10 @@ def main() -> None:
         result.update(summarise(conv_rows))
         per_conv.append(result)
         print(f"conversation {index} ({result['sample_id']}): {json.dumps(result)}", flush=True)
-    by_cat = defaultdict(list)
-    for r in rows:
-        by_cat[r["category"]].append(r)
-    answerable = [r for r in rows if r["category"] != "adversarial"]
-    report = {
-        "split": args.split, "conversations": chosen, "embedder": embedder.model_id,
-        "target_chars": args.target_chars, "baseline_chunk_words": baseline_words,
-        "overall_categories_1_4": summarise(answerable), "overall_all": summarise(rows),
-        "per_category": {c: summarise(v) for c, v in sorted(by_cat.items())},
-        "search_ms_p50": percentile(latencies, 0.5), "search_ms_p95": percentile(latencies, 0.95),
-        "query_embedding_ms_p50": percentile(embed_ms, 0.5), "query_embedding_ms_p95": percentile(embed_ms, 0.95),
-        "transcript_tokens_mean": round(statistics.mean(c["transcript_tokens"] for c in per_conv), 1),
-        "per_conversation": per_conv,
-    }
+        if args.json and len(per_conv) < len(chosen):  # a long run stopped early keeps what it measured
+            write(args.json, make_report(args, chosen[:len(per_conv)], embedder, baseline_words, rows, latencies,
+                                         embed_ms, per_conv) | {"partial": True})
+    report = make_report(args, chosen, embedder, baseline_words, rows, latencies, embed_ms, per_conv)
     o = report["overall_categories_1_4"]
     print(f"\nsplit {args.split}: memory recall@10 {o['memory_recall@10']:.3f} vs transcript chunks "
           f"{o['baseline_recall@10']:.3f} (ratio {o['memory_recall@10'] / max(o['baseline_recall@10'], 1e-9):.2f}x); "
@@ -282,8 +295,7 @@ def main() -> None:
           f"{report['transcript_tokens_mean']:.0f} ({share:.3%}); search p50 {report['search_ms_p50']} ms, "
           f"p95 {report['search_ms_p95']} ms (+ query embedding p50 {report['query_embedding_ms_p50']} ms)")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write(args.json, report)
 
 
 if __name__ == "__main__":
