@@ -77,7 +77,7 @@ class Library:
         # Rounds of a few seconds (at most a few model batches, sorted by length): a kill loses little, and files
         # become semantically searchable progressively during a long run.
         self.embed_worker = EmbedWorker(self.store, self.embedder, batch=4 * self.settings.embed_batch_size,
-                                        emit=self.bus.publish, notify=self.bus.publish)
+                                        settings=self.settings, emit=self.bus.publish, notify=self.bus.publish)
         # The third phase: pages with no text layer, read after the keyword phase (their text then gets vectors).
         self.ocr_worker = OcrWorker(self.store, self.settings, read=ocr_read, after_page=self.embed_worker.wake,
                                     emit=self.bus.publish, notify=self.bus.publish)
@@ -232,6 +232,14 @@ class Library:
             self.ocr_worker.wake()
         self.embed_worker.wake()
 
+    def set_semantic_paused(self, path: str | os.PathLike[str], paused: bool) -> None:
+        """Pause or resume one folder's semantic phase: its chunks wait without vectors until it is resumed."""
+        key = os.path.abspath(os.fspath(path))
+        others = tuple(p for p in self.settings.semantic_paused_folders if p != key)
+        self.update_settings(semantic_paused_folders=(*others, key) if paused else others)
+        if not paused:
+            self._wake_background()
+
     def reindex(self, wait: bool = False) -> SyncReport:
         """Re-extract and re-chunk every file (after a chunking change). Unchanged chunk texts keep their vectors."""
         self.store.forget_content_hashes()
@@ -277,6 +285,7 @@ class Library:
             "embedding_model": self.store.get_meta("embed_model"),
             "embedding_error": self.store.get_meta("embed_error"),
             "folders": [f.__dict__ for f in self.folders()],
+            "search_folders": sorted({f.path for f in self.store.all_folders()}),  # + what other desktops share
             "failures": [{"path": f.path, "reason": f.reason}
                          for f in [*self.store.failures(), *self.store.ocr_failures()]],
             "ocr": {"pages_pending": ocr.pending, "pages_done": ocr.done, "pages_failed": ocr.failed,
@@ -298,6 +307,7 @@ class Library:
             self._use_embedder(embedder)
         self.indexer.settings = self.settings
         self.ocr_worker.settings = self.settings
+        self.embed_worker.settings = self.settings
         self.searcher.params = self._search_params()
         save_settings(self.settings_path, self.settings)
         return self.settings

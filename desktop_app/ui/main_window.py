@@ -165,7 +165,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self._refresh_running = False
         self.folder_count = len(folders)
         self.folders_panel.set_folders(folders, stats.get("failures", []))
-        self.search_panel.set_folders([f.path for f in folders])
+        self.search_panel.set_folders(stats.get("search_folders") or [f.path for f in folders])
         self.search_panel.set_languages(stats.get("languages", []))
         self.status.on_stats(stats)
         self.stack.setCurrentWidget(self.splitter if folders else self.empty_state)
