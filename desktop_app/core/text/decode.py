@@ -29,8 +29,15 @@ _WESTERN = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff\u00a0\u00a1\u00a
 
 
 def decode_text(raw: bytes) -> str:
-    """Text of a whole file (undecodable bytes become U+FFFD; never raises)."""
-    return raw.decode(choose_encoding(raw), "replace")
+    """Text of a whole file (undecodable bytes become U+FFFD; never raises). The same guess as
+    `choose_encoding`, decoding valid UTF-8 once instead of checking it first."""
+    proven = sniff_encoding(raw)
+    if proven:
+        return raw.decode(proven, "replace")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return raw.decode(_after_utf8_failed(raw, exc), "replace")
 
 
 def incremental_decoder(encoding: str) -> codecs.IncrementalDecoder:
@@ -70,8 +77,12 @@ def choose_encoding(raw: bytes) -> str:
         raw.decode("utf-8")
         return "utf-8"
     except UnicodeDecodeError as exc:
-        if exc.start >= len(raw) - 3 and exc.reason.startswith("unexpected end"):
-            return "utf-8"  # a segment cut inside a character
+        return _after_utf8_failed(raw, exc)
+
+
+def _after_utf8_failed(raw: bytes, exc: UnicodeDecodeError) -> str:
+    if exc.start >= len(raw) - 3 and exc.reason.startswith("unexpected end"):
+        return "utf-8"  # a segment cut inside a character
     return _detected(raw)
 
 
