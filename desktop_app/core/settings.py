@@ -59,6 +59,10 @@ class Settings:
     # re-embeds the library.
     embedder: str = DEFAULT_EMBEDDER
     embed_batch_size: int = 64
+    # logs, CSV exports and mailboxes bigger than this stay keyword-only (0: every file gets vectors) and the
+    # folders whose semantic phase a person paused (core/index/semantic_scope.py)
+    keyword_only_mb: float = 20.0
+    semantic_paused_folders: tuple[str, ...] = ()
     # search
     top_k: int = 10
     keyword_weight: float = 1.0
@@ -119,7 +123,7 @@ _AT_LEAST: dict[str, float] = {
     "chunk_size": 1, "chunk_overlap": 0, "min_chunk_size": 0, "extract_memory_mb": 64, "embed_batch_size": 1,
     "top_k": 1, "keyword_weight": 0, "semantic_weight": 0, "rrf_k": 1, "debounce_seconds": 0, "n_ctx": 256,
     "n_threads": 0, "n_gpu_layers": -1, "context_top_k": 1, "max_context_tokens": 1, "answer_reserve_tokens": 0,
-    "temperature": 0, "ocr_threads": 0,
+    "temperature": 0, "ocr_threads": 0, "keyword_only_mb": 0,
 }
 _ABOVE_ZERO = frozenset({"max_file_mb", "max_text_file_mb", "extract_timeout_seconds", "rescan_minutes"})
 

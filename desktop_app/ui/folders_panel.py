@@ -57,6 +57,15 @@ def panel_roots(panel: weakref.ReferenceType) -> list[str]:
     return alive.folder_roots() if alive is not None else []
 
 
+def eta_text(seconds: float) -> str:
+    """'about 40 s', 'about 12 min', 'about 3 h' left."""
+    if seconds < 90:
+        return f"about {max(int(seconds), 1)} s left"
+    if seconds < 90 * 60:
+        return f"about {round(seconds / 60)} min left"
+    return f"about {seconds / 3600:.1f} h left"
+
+
 SHARE_CHOICES = (("Only me", "private"), ("Everyone in the team", "team"))
 
 
@@ -84,6 +93,7 @@ class FoldersPanel(FolderDropTarget, QWidget):
         self.confirm: Callable[[str], bool] = self._ask_confirmation  # tests replace this
         self._rows: dict[str, FolderRow] = {}
         self._keyword: IndexProgress | None = None
+        self._semantic: IndexProgress | None = None  # the semantic phase's last progress (its rate and file)
         self.setAcceptDrops(True)
         self.is_team = bool(getattr(library, "is_team_library", False))  # sharing applies (a server library)
         self.ask_people: Callable[[str], str | None] = self._ask_people  # tests replace this
@@ -158,11 +168,21 @@ class FoldersPanel(FolderDropTarget, QWidget):
         self.failures.setVisible(bool(failures))
 
     def _show_stopped(self, row: FolderRow, info) -> None:
-        """A background phase that stopped (a full disk, say) says so on each folder it left work in."""
+        """The semantic phase on each folder: stopped (a full disk, say) with the reason, paused, or the file it
+        is on and the time left for the folder at the phase's rate; an OCR phase that stopped, too."""
         semantic = getattr(getattr(self.library, "embed_worker", None), "error", None)
-        if semantic and info.embedded < info.chunks:
+        left = info.chunks - info.embedded
+        if semantic and left > 0:
             row.semantic.setFormat("Semantic stopped")
             row.semantic.setToolTip(plain_tooltip(f"Semantic indexing stopped: {semantic}"))
+        elif left > 0 and self._semantic_paused(info.path):
+            row.semantic.setFormat("Semantic paused %p%")
+            row.semantic.setToolTip(f"Semantic indexing of this folder is paused; {left} chunks wait for vectors")
+        elif left > 0 and self._semantic is not None and self._semantic.rate > 0:
+            row.semantic.setFormat(f"Semantic %p% · {eta_text(left / self._semantic.rate)}")
+            now = self._semantic.current_file
+            on = f"; now on {display_path(now)}" if self._is_under(now, info.path) else ""
+            row.semantic.setToolTip(plain_tooltip(f"{info.embedded} of {info.chunks} chunks have vectors{on}"))
         else:
             row.semantic.setFormat("Semantic %p%")
         ocr = getattr(getattr(self.library, "ocr_worker", None), "error", None)
@@ -177,6 +197,10 @@ class FoldersPanel(FolderDropTarget, QWidget):
                 for path, row in self._rows.items():
                     if self._is_under(event.current_file, path):
                         row.update_info(row.info, event)
+        elif event.phase == "semantic":
+            self._semantic = event
+            for row in self._rows.values():
+                self._show_stopped(row, row.info)
         elif event.phase == "idle":
             self._keyword = None
 
@@ -242,6 +266,10 @@ class FoldersPanel(FolderDropTarget, QWidget):
             menu.addAction("Resume", lambda: self.set_state(path, "active"))
         else:
             menu.addAction("Pause", lambda: self.set_state(path, "paused"))
+        if self._semantic_paused(path):
+            menu.addAction("Resume semantic indexing", lambda: self.set_semantic_paused(path, False))
+        else:
+            menu.addAction("Pause semantic indexing", lambda: self.set_semantic_paused(path, True))
         menu.addAction("Resync", self.sync_requested.emit)
         menu.addAction("Ask about this folder", lambda: self.ask_about_requested.emit([path]))
         menu.addAction("Open in file manager", lambda: open_file.open_path(path))
@@ -285,6 +313,16 @@ class FoldersPanel(FolderDropTarget, QWidget):
         text, ok = QInputDialog.getText(self, "Who sees this folder",
                                         "Names of the people who may see it, separated by commas:", text=current)
         return text if ok else None
+
+    def _semantic_paused(self, path: str) -> bool:
+        settings = getattr(self.library, "settings", None)
+        return os.path.abspath(path) in getattr(settings, "semantic_paused_folders", ())
+
+    def set_semantic_paused(self, path: str, paused: bool) -> None:
+        """Pause or resume one folder's semantic phase (its keyword search is untouched)."""
+        library = self.library
+        self.tasks.run(lambda: library.set_semantic_paused(path, paused), lambda _r: self.changed.emit(),
+                       self.on_action_error)
 
     def set_state(self, path: str, state: str) -> None:
         library = self.library

@@ -1,4 +1,4 @@
-"""The window shows a background phase that stopped on a full disk on the folder it left work in."""
+"""The folder row: a background phase stopped on a full disk, the semantic phase's file and time left, pausing it."""
 
 from __future__ import annotations
 
@@ -38,4 +38,32 @@ def test_the_folder_row_says_the_semantic_phase_stopped(qapp, make_library, tmp_
     assert lib.embed_worker.error is None
     panel.set_folders(lib.folders(), [])
     assert row.semantic.format() == "Semantic %p%" and row.semantic.value() == 1000
+    panel.deleteLater()
+
+
+def test_the_folder_row_names_the_file_and_the_time_left_and_pauses(qapp, make_library, tmp_path):
+    from desktop_app.core.events import IndexProgress
+    from desktop_app.ui.folders_panel import FoldersPanel, eta_text
+    from desktop_app.ui.tasks import TaskRunner
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "n.txt").write_text("note about a quokka")
+    lib = make_library()
+    info = lib.add_folder(docs)
+    panel = FoldersPanel(lib, TaskRunner())
+    waiting = type(info)(**{**info.__dict__, "chunks": 1200, "embedded": 0})  # as the store reports mid-run
+    panel.set_folders([waiting], [])
+    row = panel._rows[info.path]
+    panel.on_progress(IndexProgress("semantic", chunks_embedded=10, chunks_total=1200, rate=2.0,
+                                    current_file=str(docs / "n.txt")))
+    assert row.semantic.format() == "Semantic %p% · about 10 min left"
+    assert "now on" in row.semantic.toolTip() and "n.txt" in row.semantic.toolTip()
+    assert eta_text(30) == "about 30 s left" and eta_text(4 * 3600) == "about 4.0 h left"
+    actions = [a.text() for a in panel.context_menu(info.path).actions()]
+    assert "Pause semantic indexing" in actions
+    lib.set_semantic_paused(info.path, True)
+    panel.set_folders([waiting], [])
+    assert row.semantic.format() == "Semantic paused %p%"
+    assert "Resume semantic indexing" in [a.text() for a in panel.context_menu(info.path).actions()]
     panel.deleteLater()

@@ -1,4 +1,7 @@
-"""The semantic phase: a background thread gives vectors to chunks that have none, in batches."""
+"""The semantic phase: a background thread gives vectors to chunks that have none, in batches.
+
+Its progress names the file it is on and the time left; chunks outside its scope (a paused folder, a big log,
+CSV export or mailbox: index/semantic_scope.py) are left without vectors and do not count in the time left."""
 
 from __future__ import annotations
 
@@ -8,8 +11,10 @@ from collections.abc import Callable
 from desktop_app.core.embed.base import Embedder, embed_passages
 from desktop_app.core.events import IndexProgress, Notice
 from desktop_app.core.index.phase import BackgroundPhase
+from desktop_app.core.index.semantic_scope import SemanticScope
+from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
-from desktop_app.core.store.rows import ChunkVectors
+from desktop_app.core.store.rows import ChunkVectors, PendingChunk
 
 MIN_ROUND = 16  # chunks in the first round, before the rate is known
 
@@ -30,12 +35,14 @@ class EmbedWorker(BackgroundPhase):
     error_key = "embed_error"
 
     def __init__(self, store: Store, embedder: Embedder, *, batch: int = 512, round_seconds: float = 3.0,
-                 emit: Callable[[IndexProgress], None] | None = None,
+                 settings: Settings | None = None, emit: Callable[[IndexProgress], None] | None = None,
                  notify: Callable[[Notice], None] | None = None) -> None:
         super().__init__(store, emit=emit, notify=notify)
         self.embedder = embedder
         self.batch = batch  # the largest round
         self.round_seconds = round_seconds
+        self.settings = settings  # keyword_only_mb and semantic_paused_folders (None: every chunk)
+        self.skipped = 0  # chunks the last run left keyword-only or paused
 
     def _choose_model(self) -> None:
         """An "auto" embedder chooses again from the library's languages; a new model means new vectors."""
@@ -46,21 +53,34 @@ class EmbedWorker(BackgroundPhase):
             self.notify(Notice("info", f"Semantic search now uses {self.embedder.model_id}, the model for the "
                                        "languages this library holds; its vectors are being recomputed."))
 
+    def scope(self) -> SemanticScope:
+        """What this run embeds, from the settings as they are now."""
+        s = self.settings
+        if s is None:
+            return SemanticScope(self.store)
+        return SemanticScope(self.store, keyword_only_mb=s.keyword_only_mb, paused=tuple(s.semantic_paused_folders))
+
     def run_pending(self) -> int:
-        """Embed every pending chunk, round by round (each round one transaction). Returns how many got vectors.
+        """Embed every pending chunk in scope, round by round (each round one transaction). Returns how many got
+        vectors.
 
         Rounds are sized to take about `round_seconds` at the measured rate, so a kill loses seconds of work and
         files become semantically searchable progressively, without making the model's batches tiny.
         """
         self._choose_model()
+        scope = self.scope()
         total = self.store.count_pending()
         done, after, started = 0, 0, time.monotonic()
+        self.skipped = 0
         size = min(MIN_ROUND, self.batch)
         while not self.stopping:
             rows = self.store.pending_chunks(size, after)
             if not rows:
                 break
             after = rows[-1].id
+            rows, current = self._in_scope(rows, scope)
+            if not rows:
+                continue
             round_started = time.monotonic()
             vectors = embed_passages(self.embedder, [row.text for row in rows])
             done += self.store.store_vectors(
@@ -68,6 +88,17 @@ class EmbedWorker(BackgroundPhase):
             size = next_round_size(len(rows), time.monotonic() - round_started, self.round_seconds, self.batch)
             elapsed = time.monotonic() - started
             rate = done / elapsed if elapsed > 0 else 0.0
-            self.emit(IndexProgress("semantic", chunks_embedded=done, chunks_total=max(total, done), rate=rate,
-                                    eta_seconds=(max(total - done, 0) / rate) if rate else None))
+            left = max(total - self.skipped - done, 0)
+            self.emit(IndexProgress("semantic", chunks_embedded=done, chunks_total=done + left, rate=rate,
+                                    current_file=current, eta_seconds=(left / rate) if rate else None))
+        if self.skipped and not self.stopping:  # what was left out is not work left: the phase is done
+            self.emit(IndexProgress("semantic", chunks_embedded=done, chunks_total=done, eta_seconds=0.0))
         return done
+
+    def _in_scope(self, rows: list[PendingChunk], scope: SemanticScope) -> tuple[list[PendingChunk], str]:
+        """The rows this run embeds, and the file the last of them is in (what progress names)."""
+        info = self.store.chunk_rows([row.id for row in rows])
+        kept = [row for row in rows if row.id not in info or scope.wanted(info[row.id])]
+        self.skipped += len(rows) - len(kept)
+        last = info.get(kept[-1].id) if kept else None
+        return kept, (last.container or last.path) if last is not None else ""
