@@ -113,6 +113,8 @@ class WelcomeView(QWidget):
 
     def set_questions(self, suggestions: Sequence) -> None:
         """Show these Suggestions as buttons (none: say where questions will come from)."""
+        if [s.question for s in suggestions] == [b.question for b in self.buttons] and self.buttons:
+            return  # drawn again after indexing, unchanged: keep the buttons (no flicker, focus stays)
         for button in self.buttons:
             self.questions_box.removeWidget(button)
             button.deleteLater()
