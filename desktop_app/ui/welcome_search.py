@@ -16,7 +16,6 @@ MODES_TEXT = ("Modes\n"
               "  Semantic — the meaning, even in other words")
 FILTERS_TEXT = ("Filters\n"
                 "  a folder, a file type, and a language once the library holds two")
-DEFAULT_EXAMPLE = "how hot is venus"
 
 
 class SearchHint(QWidget):
@@ -31,7 +30,7 @@ class SearchHint(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("searchHint")
-        self.example = DEFAULT_EXAMPLE
+        self.example = ""
         self.how = QLabel(HOW, wordWrap=True)
         self.modes = QLabel(MODES_TEXT, wordWrap=True)
         self.filters = QLabel(FILTERS_TEXT, wordWrap=True)
@@ -51,9 +50,10 @@ class SearchHint(QWidget):
         layout.addWidget(self.modes)
         layout.addWidget(self.filters)
         layout.addStretch(1)
-        self.set_example(DEFAULT_EXAMPLE)
+        self.set_example("")
 
     def set_example(self, text: str) -> None:
-        """The query offered (a key term of the library; the sample's question before there is one)."""
+        """The query offered: a key term of the library (none yet: no button)."""
         self.example = text
         self.try_button.setText(f"Try: {text.replace('&', '&&')}")  # a button's text is plain, but & is a mnemonic
+        self.try_button.setVisible(bool(text))

@@ -57,9 +57,7 @@ def test_the_welcome_state_offers_three_questions_from_the_library_and_one_click
     assert any(any(t in b.question for t in titles) for b in buttons)  # drawn from the library's own titles
     for b in buttons:  # the whole question shows: its wrapped text fits the label it is in
         assert b.label.heightForWidth(b.label.width()) <= b.label.height()
-    # the search box's example is the library's first key term
-    first_term = window.library.suggested_questions()[0].term
-    assert window.search_panel.hint.example == first_term
+    assert window.search_panel.hint.example == window.library.suggested_questions()[0].term  # the search's example
 
     with qtbot.waitSignal(pane.answer_finished, timeout=30_000):
         with qtbot.waitSignal(pane.answer_started, timeout=5000) as started:
@@ -100,11 +98,13 @@ def test_the_search_box_empty_state_shows_modes_filters_and_an_example(qtbot, wi
     shown = " ".join(label.text() for label in (panel.hint.how, panel.hint.modes, panel.hint.filters))
     for word in ("Hybrid", "Keyword", "Semantic", "folder", "file type", "language"):
         assert word in shown
+    assert panel.hint.try_button.isHidden()  # no example before the library has a key term
     add_and_sync(qtbot, window, sample_folder, SAMPLE_DOCS)
-    panel.set_example("sourdough")
-    with qtbot.waitSignal(panel.results_shown, timeout=10_000, check_params_cb=lambda q, n: q == "sourdough" and n):
+    term = window.library.suggested_questions()[0].term
+    qtbot.waitUntil(lambda: panel.hint.example == term and not panel.hint.try_button.isHidden(), timeout=30_000)
+    with qtbot.waitSignal(panel.results_shown, timeout=10_000, check_params_cb=lambda q, n: q == term and n):
         qtbot.mouseClick(panel.hint.try_button, Qt.MouseButton.LeftButton)
-    assert panel.results_stack.currentWidget() is panel.view and panel.query.text() == "sourdough"
+    assert panel.results_stack.currentWidget() is panel.view and panel.query.text() == term
     panel.query.clear()
     qtbot.waitUntil(lambda: panel.results_stack.currentWidget() is panel.hint, timeout=5000)
 
