@@ -1,4 +1,5 @@
-"""The few OpenCV functions rapidocr calls, in numpy and Pillow, so the app ships without OpenCV (152 MB).
+"""The few OpenCV functions rapidocr calls, in numpy and Pillow, so the app ships without OpenCV (152 MB), and
+the one shapely class it uses (Polygon's area and length).
 
 rapidocr does `import cv2` at the top of its modules and calls: resize (bilinear), warpPerspective (bicubic,
 replicated border) with getPerspectiveTransform, findContours on the detector's binary map, minAreaRect and
@@ -299,6 +300,8 @@ def _to_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def resize(src: np.ndarray, dsize: tuple[int, int], interpolation: int = INTER_LINEAR) -> np.ndarray:
     """Bilinear resize to dsize = (width, height), as cv2.resize with INTER_LINEAR."""
+    if interpolation not in (INTER_LINEAR, INTER_CUBIC):
+        raise NotImplementedError(f"resize interpolation {interpolation} (rapidocr uses INTER_LINEAR)")
     width, height = int(dsize[0]), int(dsize[1])
     if (height, width) == src.shape[:2]:
         return src.copy()
@@ -323,9 +326,11 @@ def _cubic_weights(t: np.ndarray) -> np.ndarray:
 
 
 def warpPerspective(src: np.ndarray, matrix: np.ndarray, dsize: tuple[int, int], flags: int = INTER_LINEAR,  # noqa: N802
-                    borderMode: int = BORDER_CONSTANT) -> np.ndarray:  # noqa: N803 - OpenCV's keyword
+                    borderMode: int = BORDER_REPLICATE) -> np.ndarray:  # noqa: N803 - OpenCV's keyword
     """Warp `src` by the homography `matrix` (src -> dst) into a (height, width) = dsize[::-1] image, bicubic
     (INTER_CUBIC) or bilinear, with the border replicated (the only border rapidocr uses)."""
+    if borderMode != BORDER_REPLICATE:
+        raise NotImplementedError(f"warpPerspective border {borderMode} (rapidocr uses BORDER_REPLICATE)")
     width, height = int(dsize[0]), int(dsize[1])
     inverse = np.linalg.inv(np.asarray(matrix, np.float64))
     gx, gy = np.meshgrid(np.arange(width, dtype=np.float64), np.arange(height, dtype=np.float64))
@@ -367,24 +372,48 @@ putText = _not_provided("putText")  # noqa: N816 - OpenCV's name
 polylines = _not_provided("polylines")
 
 
-def use_in_rapidocr() -> Any:
-    """Import rapidocr's pipeline with this module as its `cv2` and return `rapidocr`.
+class Polygon:
+    """What rapidocr's detector asks of shapely's Polygon (a box's area and perimeter when it grows the box), so
+    shapely and GEOS (7 MB) stay out of the app too."""
 
-    While rapidocr's modules are imported `cv2` names this module (so they import where OpenCV is absent, as in
-    the app); afterwards every loaded rapidocr module that holds a `cv2` is pointed here too (in case rapidocr was
-    imported before), and `sys.modules["cv2"]` is put back as it was."""
+    def __init__(self, points: Any) -> None:
+        self.points = np.asarray(points, np.float64).reshape(-1, 2)
+
+    @property
+    def area(self) -> float:
+        x, y = self.points[:, 0], self.points[:, 1]
+        return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
+
+    @property
+    def length(self) -> float:
+        return float(np.hypot(*(np.roll(self.points, -1, axis=0) - self.points).T).sum())
+
+
+def use_in_rapidocr() -> Any:
+    """Import rapidocr's pipeline with this module as its `cv2` (and its `Polygon` as shapely's) and return
+    `rapidocr`.
+
+    While rapidocr's modules are imported, `cv2` and `shapely.geometry` name this module (so they import where
+    OpenCV and shapely are absent, as in the app); afterwards every loaded rapidocr module that holds a `cv2` or
+    a `Polygon` is pointed here too (in case rapidocr was imported before), and `sys.modules` is put back."""
     this = sys.modules[__name__]
-    saved = sys.modules.get("cv2")
-    sys.modules["cv2"] = this
+    names = ("cv2", "shapely", "shapely.geometry")
+    saved = {name: sys.modules.get(name) for name in names}
+    for name in names:
+        sys.modules[name] = this
     try:
         import rapidocr
         import rapidocr.main  # noqa: F401 - imports every rapidocr module that uses cv2
     finally:
-        if saved is None:
-            del sys.modules["cv2"]
-        else:
-            sys.modules["cv2"] = saved
+        for name, module in saved.items():
+            if module is None:
+                del sys.modules[name]
+            else:
+                sys.modules[name] = module
     for name, module in list(sys.modules.items()):
-        if name.split(".")[0] == "rapidocr" and isinstance(getattr(module, "cv2", None), ModuleType):
-            module.cv2 = this  # type: ignore[attr-defined]
+        if name.split(".")[0] == "rapidocr":
+            if isinstance(getattr(module, "cv2", None), ModuleType):
+                module.cv2 = this  # type: ignore[attr-defined]
+            if getattr(module, "Polygon", None) is not None:
+                module.Polygon = Polygon  # type: ignore[attr-defined]
     return rapidocr

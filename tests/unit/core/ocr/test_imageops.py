@@ -106,5 +106,39 @@ def test_rapidocr_runs_on_imageops_and_the_process_keeps_opencv():
     from rapidocr.utils import process_img
 
     assert rapidocr.__name__ == "rapidocr"
-    assert det_utils.cv2 is imageops and process_img.cv2 is imageops
+    assert det_utils.cv2 is imageops and process_img.cv2 is imageops and det_utils.Polygon is imageops.Polygon
     assert sys.modules["cv2"] is cv2
+
+
+def test_polygon_matches_shapely():
+    geometry = pytest.importorskip("shapely.geometry")
+    box = np.array([[3.5, 4.0], [50.0, 6.25], [48.0, 30.0], [2.0, 28.5]])
+    ours, theirs = imageops.Polygon(box), geometry.Polygon(box)
+    assert ours.area == pytest.approx(theirs.area) and ours.length == pytest.approx(theirs.length)
+
+
+def test_decoding_and_masks_match_opencv(rng):
+    gray_alpha = rng.integers(0, 256, (6, 5, 2), dtype=np.uint8)
+    ours = imageops.add(imageops.bitwise_and(imageops.cvtColor(gray_alpha[..., 0], imageops.COLOR_GRAY2BGR),
+                                             imageops.cvtColor(gray_alpha[..., 0], imageops.COLOR_GRAY2BGR),
+                                             mask=gray_alpha[..., 1]),
+                        imageops.cvtColor(imageops.bitwise_not(gray_alpha[..., 1]), imageops.COLOR_GRAY2BGR))
+    bgr = cv2.cvtColor(gray_alpha[..., 0], cv2.COLOR_GRAY2BGR)
+    theirs = cv2.add(cv2.bitwise_and(bgr, bgr, mask=gray_alpha[..., 1]),
+                     cv2.cvtColor(cv2.bitwise_not(gray_alpha[..., 1]), cv2.COLOR_GRAY2BGR))
+    assert np.array_equal(ours, theirs)
+    png = cv2.imencode(".png", rng.integers(0, 256, (8, 9, 3), dtype=np.uint8))[1]
+    assert np.array_equal(imageops.imdecode(png, imageops.IMREAD_COLOR), cv2.imdecode(png, cv2.IMREAD_COLOR))
+    assert imageops.imdecode(np.frombuffer(b"not an image", np.uint8), imageops.IMREAD_COLOR) is None
+
+
+def test_what_is_not_provided_says_so(tmp_path):
+    img = np.zeros((4, 4, 3), np.uint8)
+    calls = [lambda: imageops.imwrite(str(tmp_path / "x.png"), img), lambda: imageops.imencode(".png", img),
+             lambda: imageops.putText(img, "x", (0, 0), imageops.FONT_HERSHEY_SIMPLEX, 1, (0, 0, 0)),
+             lambda: imageops.polylines(img, [], True, (0, 0, 0)),
+             lambda: imageops.resize(img, (2, 2), interpolation=3),
+             lambda: imageops.warpPerspective(img, np.eye(3), (2, 2), borderMode=imageops.BORDER_CONSTANT)]
+    for call in calls:
+        with pytest.raises(NotImplementedError):
+            call()
