@@ -90,7 +90,7 @@ class WelcomeView(QWidget):
         self.buttons: list[QuestionButton] = []
         self.note = QLabel(model_note(None), wordWrap=True)
         self.note.setObjectName("modelNote")
-        self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        # the window's text colour, not a muted role: a theme that leaves PlaceholderText unset makes it unreadable
         make_plain(self.intro, self.note)
         self.better = QPushButton("Get a better model…")
         self.better.setObjectName("betterModel")

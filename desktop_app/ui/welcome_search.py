@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.ui.safe_document import make_plain
@@ -34,8 +33,6 @@ class SearchHint(QWidget):
         self.how = QLabel(HOW, wordWrap=True)
         self.modes = QLabel(MODES_TEXT, wordWrap=True)
         self.filters = QLabel(FILTERS_TEXT, wordWrap=True)
-        for label in (self.modes, self.filters):
-            label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         make_plain(self.how, self.modes, self.filters)
         self.try_button = QPushButton()
         self.try_button.setObjectName("searchExample")

@@ -149,3 +149,26 @@ def test_help_keyboard_shortcuts_lists_every_menu_shortcut_and_the_samples(qtbot
 
 def _actions(window):
     return [a for m in window.menuBar().actions() if m.menu() for a in m.menu().actions()]
+
+
+def test_the_welcome_state_and_search_hint_follow_a_dark_palette(qtbot, window):
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from tests.gui.test_chat_quote import dark_palette
+
+    app = QApplication.instance()
+    light = app.palette()
+    dark = dark_palette()
+    app.setPalette(dark)
+    try:
+        qtbot.wait(50)
+        welcome, hint = window.chat_pane.welcome, window.search_panel.hint
+        image = welcome.grab().toImage()
+        assert image.pixelColor(image.width() // 2, image.height() // 2) == dark.color(QPalette.ColorRole.Base)
+        for label, ground in ((welcome.note, welcome), (welcome.intro, welcome), (hint.modes, hint)):
+            text = label.palette().color(label.foregroundRole())
+            back = ground.palette().color(ground.backgroundRole())
+            assert abs(text.lightness() - back.lightness()) > 80, label.objectName()  # light on dark, readable
+    finally:
+        app.setPalette(light)
