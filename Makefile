@@ -38,14 +38,18 @@ test: setup
 bench: setup
 	$(PY) bench/index_keyword.py
 
-# One-folder PyInstaller app in dist/trove/ plus dist/trove-<version>-linux-<arch>.tar.gz (see packaging/README.md).
+# One-folder PyInstaller app in dist/trove/, dist/trove-<version>-linux-<arch>.tar.xz and, where dpkg-deb is,
+# dist/trove_<version>_<arch>.deb (see packaging/README.md).
 package: setup
 	$(PY) -m pip install -q -e ".[package]"
 	PY="$(abspath $(PY))" bash packaging/build.sh
+	if command -v dpkg-deb >/dev/null; then bash packaging/linux/build_deb.sh; fi
 
-# Unpacks the tarball and runs the frozen app with a minimal environment: index, search, ask, gui screenshot.
+# The size budget; the frozen app from the tarball in a minimal environment (index, search, ask, the window
+# offscreen and on xcb under xvfb-run); then the .deb installed with apt-get, used, and removed (needs root).
 package-test: package
 	bash packaging/smoke_test.sh
+	bash packaging/linux/deb_test.sh
 
 clean:
 	rm -rf build dist .pytest_cache

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build Trove's one-folder app with PyInstaller (dist/trove/) and, on Linux, the tarball users download
-# (dist/trove-<version>-linux-<arch>.tar.gz: the folder plus trove.desktop, the icon and install.sh).
+# (dist/trove-<version>-linux-<arch>.tar.xz: the folder plus trove.desktop, the icon and install.sh).
 #
 #   bash packaging/build.sh            # what `make package` runs
 #   TROVE_CLEAN=1 bash packaging/build.sh   # also drop PyInstaller's analysis cache (build/pyinstaller)
@@ -21,9 +21,14 @@ args=(--noconfirm --workpath build/pyinstaller --distpath dist)
 echo "== PyInstaller ($("$PY" -m PyInstaller --version)) -> dist/trove"
 start=$SECONDS
 "$PY" -m PyInstaller "${args[@]}" packaging/trove.spec
+# llama-cpp-python's wheel carries each library twice (libggml.so and libggml.so.0, ...: wheels cannot hold
+# symlinks); the second copy becomes a link to the first (6 MB).
+for so in dist/trove/_internal/llama_cpp/lib/*.so; do
+    if [[ -f "$so.0" && ! -L "$so.0" ]] && cmp -s "$so" "$so.0"; then ln -sf "$(basename "$so")" "$so.0"; fi
+done
 echo "== built in $((SECONDS - start))s: $(du -sm dist/trove | cut -f1) MB; largest parts (MB):"
 # (sed reads all of sort's output: `head` would close the pipe early, and pipefail would stop the build on SIGPIPE)
-du -sm dist/trove/trove dist/trove/_internal/* | sort -rn | sed -n '1,10s,dist/trove/,    ,p'
+du -sm dist/trove/trove dist/trove/_internal/* | sort -rn | sed -n '1,15s,dist/trove/,    ,p'
 
 [[ "$(uname -s)" == Linux && "${TROVE_NO_TARBALL:-0}" != 1 ]] || exit 0
 
@@ -38,9 +43,19 @@ cp packaging/linux/install.sh "$app/install.sh"
 cp packaging/linux/README.txt "$app/README.txt"
 chmod +x "$app/install.sh" "$app/trove"
 
-echo "== $name.tar.gz"
-gz=(gzip -6)
-command -v pigz >/dev/null && gz=(pigz -6)
-rm -f "dist/$name.tar.gz"
-tar -C dist --owner=0 --group=0 --transform "s,^trove,$name," -cf - trove | "${gz[@]}" >"dist/$name.tar.gz"
-echo "== dist/$name.tar.gz: $(du -m "dist/$name.tar.gz" | cut -f1) MB (folder $(du -sm "$app" | cut -f1) MB)"
+# xz by default: model weights and libraries compress ~10% better than with gzip, and every tar reads it.
+# TROVE_TARBALL=zst (zstd -19 --long) or gz (gzip -6, pigz when installed) for the others.
+kind="${TROVE_TARBALL:-xz}"
+case "$kind" in
+    xz) comp=(xz -6 -T"$(nproc)") ;;
+    zst) comp=(zstd -q -19 --long=27 -T"$(nproc)") ;;
+    gz) comp=(gzip -6); command -v pigz >/dev/null && comp=(pigz -6) ;;
+    *) echo "build.sh: TROVE_TARBALL must be xz, zst or gz" >&2; exit 1 ;;
+esac
+tarball="dist/$name.tar.$kind"
+echo "== $tarball (${comp[*]})"
+rm -f dist/"$name".tar.*
+start=$SECONDS
+tar -C dist --owner=0 --group=0 --sort=name --transform "s,^trove,$name," -cf - trove | "${comp[@]}" >"$tarball"
+echo "== $tarball: $(( ($(stat -c %s "$tarball") + 1048575) / 1048576 )) MiB in $((SECONDS - start))s" \
+     "(folder $(du -sm "$app" | cut -f1) MiB)"

