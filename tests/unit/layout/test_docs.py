@@ -73,7 +73,9 @@ def test_every_dotted_module_a_doc_names_imports(doc):
 
 
 def test_every_setting_is_documented_with_its_default_and_nothing_else():
-    rows = dict(SETTING_ROW.findall((ROOT / "docs" / "settings.md").read_text(encoding="utf-8")))
+    found = SETTING_ROW.findall((ROOT / "docs" / "settings.md").read_text(encoding="utf-8"))
+    rows = dict(found)
+    assert len(rows) == len(found), "docs/settings.md lists a setting twice"
     defaults = Settings()
     fields = [f.name for f in dataclasses.fields(Settings)]
     undocumented, stale = sorted(set(fields) - set(rows)), sorted(set(rows) - set(fields))
