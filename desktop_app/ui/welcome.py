@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
@@ -29,12 +29,34 @@ def model_note(info) -> str:
     return f"Answers come from {info.name}" + (f" ({', '.join(details)})." if details else ".")
 
 
-def make_link(button: QPushButton) -> None:
-    """Make a button look like a link, in the palette's link colour (a dark theme's too: palette(link) follows it)."""
-    button.setFlat(True)
-    button.setCursor(Qt.CursorShape.PointingHandCursor)
-    button.setStyleSheet("QPushButton { color: palette(link); border: none; text-decoration: underline; "
-                         "padding: 2px 4px; text-align: left; }")
+class LinkButton(QPushButton):
+    """A flat button drawn as a link: underlined, in the palette's link colour, again whenever the palette changes
+    (a style sheet's palette(link) is read once, so a theme switched to dark would keep the light blue)."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self._following = False
+        self.setFlat(True)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        font = self.font()
+        font.setUnderline(True)
+        self.setFont(font)
+        self._follow_palette()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._follow_palette()
+
+    def _follow_palette(self) -> None:
+        if self._following:
+            return  # setPalette below sends a PaletteChange of its own
+        self._following = True
+        palette = self.palette()
+        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+            palette.setColor(group, QPalette.ColorRole.ButtonText, palette.color(group, QPalette.ColorRole.Link))
+        self.setPalette(palette)
+        self._following = False
 
 
 class QuestionButton(QPushButton):
@@ -92,9 +114,8 @@ class WelcomeView(QWidget):
         self.note.setObjectName("modelNote")
         # the window's text colour, not a muted role: a theme that leaves PlaceholderText unset makes it unreadable
         make_plain(self.intro, self.note)
-        self.better = QPushButton("Get a better model…")
+        self.better = LinkButton("Get a better model…")
         self.better.setObjectName("betterModel")
-        make_link(self.better)
         self.better.setToolTip("The catalog of chat models, sized to this computer's memory; "
                                "nothing is downloaded until you choose one")
         self.better.clicked.connect(self.models_requested.emit)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop_app.ui.safe_document import make_plain
-from desktop_app.ui.welcome import make_link
+from desktop_app.ui.welcome import LinkButton
 
 HOW = "Type to search: results appear as you type. ↓ moves into them, Enter opens one, Esc clears."
 MODES_TEXT = ("Modes\n"
@@ -34,9 +34,8 @@ class SearchHint(QWidget):
         self.modes = QLabel(MODES_TEXT, wordWrap=True)
         self.filters = QLabel(FILTERS_TEXT, wordWrap=True)
         make_plain(self.how, self.modes, self.filters)
-        self.try_button = QPushButton()
+        self.try_button = LinkButton()
         self.try_button.setObjectName("searchExample")
-        make_link(self.try_button)
         self.try_button.clicked.connect(lambda: self.example_clicked.emit(self.example))
         layout = QVBoxLayout(self)
         margin = self.fontMetrics().height() // 2

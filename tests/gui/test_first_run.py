@@ -170,5 +170,7 @@ def test_the_welcome_state_and_search_hint_follow_a_dark_palette(qtbot, window):
             text = label.palette().color(label.foregroundRole())
             back = ground.palette().color(ground.backgroundRole())
             assert abs(text.lightness() - back.lightness()) > 80, label.objectName()  # light on dark, readable
+        for link in (welcome.better, hint.try_button):  # the links take the new palette's link colour
+            assert link.palette().color(QPalette.ColorRole.ButtonText) == dark.color(QPalette.ColorRole.Link)
     finally:
         app.setPalette(light)
