@@ -43,17 +43,34 @@ def tree_rss(proc: psutil.Process) -> int:
     return total
 
 
+def worker_rss(proc: psutil.Process) -> int:
+    """The largest RSS of one descendant process (the parser worker), in bytes."""
+    largest = 0
+    try:
+        children = proc.children(recursive=True)
+    except psutil.Error:
+        return 0
+    for p in children:
+        try:
+            largest = max(largest, p.memory_info().rss)
+        except psutil.Error:
+            pass
+    return largest
+
+
 def run_index(home: Path, folder: Path, *, timeout: float, rss_cap: int, embedder: str) -> dict:
-    """One `trove index` run, watched: {"seconds", "peak_rss_mb", "outcome", "returncode", "report", "stderr_tail"}."""
+    """One `trove index` run, watched: {"seconds", "peak_rss_mb", "worker_peak_rss_mb", "outcome", "returncode",
+    "report", "stderr_tail"}."""
     env = {**os.environ, "TROVE_EMBEDDER": embedder, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "desktop_app", "--home", str(home), "index", str(folder), "--json"]
     out_file, err_file = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     started = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out_file, stderr=err_file, start_new_session=True)
     watched = psutil.Process(proc.pid)
-    peak, outcome = 0, "finished"
+    peak, worker_peak, outcome = 0, 0, "finished"
     while proc.poll() is None:
         peak = max(peak, tree_rss(watched))
+        worker_peak = max(worker_peak, worker_rss(watched))
         if time.monotonic() - started > timeout:
             outcome = f"killed after {timeout:.0f} s"
         elif peak > rss_cap:
@@ -73,7 +90,8 @@ def run_index(home: Path, folder: Path, *, timeout: float, rss_cap: int, embedde
         report = None
     if outcome == "finished" and proc.returncode != 0:
         outcome = "error exit" if "Traceback" not in stderr else "traceback"
-    return {"seconds": round(seconds, 2), "peak_rss_mb": round(peak / 2**20), "outcome": outcome,
+    return {"seconds": round(seconds, 2), "peak_rss_mb": round(peak / 2**20),
+            "worker_peak_rss_mb": round(worker_peak / 2**20), "outcome": outcome,
             "returncode": proc.returncode, "stderr_tail": stderr.strip().splitlines()[-1:] if stderr.strip() else [],
             "report": _short_report(report)}
 
@@ -95,6 +113,7 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "hostile_index.json"))
     args = parser.parse_args()
     results = {}
+    load_before = list(os.getloadavg())
     for name in args.cases.split(","):
         with tempfile.TemporaryDirectory() as tmp:
             cases = build_case(name, Path(tmp) / "docs" / name)
@@ -102,7 +121,8 @@ def main() -> int:
                           rss_cap=int(args.rss_cap_gb * 2**30), embedder=args.embedder)
             r["cases"] = [c.name for c in cases]
             results[name] = r
-            print(f"{name:22s} {r['outcome']:24s} {r['seconds']:8.1f} s {r['peak_rss_mb']:7d} MB  "
+            print(f"{name:22s} {r['outcome']:24s} {r['seconds']:8.1f} s {r['peak_rss_mb']:7d} MB "
+                  f"(worker {r['worker_peak_rss_mb']:5d} MB)  "
                   f"{(r['stderr_tail'] or [''])[0][:110]}", flush=True)
     if args.all:
         with tempfile.TemporaryDirectory() as tmp:
@@ -114,8 +134,11 @@ def main() -> int:
                   f"{(r['stderr_tail'] or [''])[0][:110]}", flush=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"embedder": args.embedder, "timeout": args.timeout, "cases": results}, indent=2,
-                              ensure_ascii=False))
+    from desktop_app.core.settings import Settings
+    machine = {"cpus": os.cpu_count(), "load_before": load_before, "load_after": list(os.getloadavg()),
+               "worker_memory_cap_mb": Settings().extract_memory_mb}
+    out.write_text(json.dumps({"embedder": args.embedder, "timeout": args.timeout, "machine": machine,
+                               "cases": results}, indent=2, ensure_ascii=False))
     print(f"saved {out}")
     return 0
 
