@@ -46,6 +46,7 @@ from _baselines import (
     stored_vectors,
 )
 from _common import RESULTS, percentile, save
+from _qcache import CachedEmbedder, cache_path
 
 from desktop_app.core.embed.base import EMBEDDERS, embed_query, make_embedder
 from desktop_app.core.embed.base import MAX_WINDOWS as VECTORS_PER_CHUNK
@@ -82,6 +83,44 @@ def load_dataset(root: Path, split: str) -> tuple[dict, dict, dict]:
             if str(q["_id"]) in qrels:
                 queries[str(q["_id"])] = q["text"]
     return corpus, queries, qrels
+
+
+def ignores_identical_ids(root: Path) -> bool:
+    """ArguAna's queries are documents of the corpus too: BEIR drops a query's own id from its ranking."""
+    return (root / "IGNORE_IDENTICAL_IDS").exists()
+
+
+def drop_self(run: dict[str, list[str]]) -> dict[str, list[str]]:
+    return {q: [d for d in ranked if d != q] for q, ranked in run.items()}
+
+
+def sample_queries(queries: dict, n: int) -> dict:
+    """A fixed-seed sample of `n` queries (all when n is 0 or more than there are); halves() then splits it."""
+    if not n or n >= len(queries):
+        return queries
+    keep = set(random.Random(0).sample(sorted(queries), n))
+    return {q: t for q, t in queries.items() if q in keep}
+
+
+def embed_queries(args: argparse.Namespace, queries: dict) -> None:
+    """Fill a query-vector cache beside the main one (each query whole and each of its model windows, as the search
+    service embeds them) and stop: no library. --tag names it, so two can fill at once."""
+    embedder = make_embedder(args.embedder)
+    main_cache = cache_path(embedder.model_id)
+    cached = CachedEmbedder(embedder, main_cache.with_name(f"{main_cache.stem}-{args.tag or 'fill'}.npz"))
+    halves_of = halves(list(queries))
+    chosen = halves_of[args.half_only] if args.half_only else sorted(queries)
+    cached.passage_queries = args.int8_queries
+    for i, text in enumerate(queries[q] for q in chosen):
+        cached.embed_query(text)
+        windows = getattr(cached.inner, "windows", None)
+        parts = windows(text)[:VECTORS_PER_CHUNK] if windows is not None else []
+        for part in parts if len(parts) > 1 else ():
+            cached.embed_query(part)
+        if i % 20 == 19:
+            cached.save()
+            print(f"{i + 1} queries embedded", flush=True)
+    cached.save()
 
 
 def smaller_corpus(corpus: dict, qrels: dict, size: int) -> dict:
@@ -200,7 +239,7 @@ def plain_runs(lib: Library, queries: dict, dense: bool = True) -> dict[str, dic
     return runs
 
 
-def trove_runs(lib: Library, queries: dict, modes: tuple[str, ...] = MODES
+def trove_runs(lib: Library, queries: dict, modes: tuple[str, ...] = MODES, skip_rrf: bool = False
                ) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict]]:
     """Library.search in each mode (hybrid with the settings' fusion and with plain RRF), and latencies.
 
@@ -212,7 +251,7 @@ def trove_runs(lib: Library, queries: dict, modes: tuple[str, ...] = MODES
         name = f"hybrid ({params.fusion})" if mode == "hybrid" else mode
         runs[name], lat = run_mode(lib, queries, mode)
         latency[name] = {"p50_ms": percentile(lat, 50) * 1000, "p95_ms": percentile(lat, 95) * 1000}
-    if params.fusion != "rrf" and "hybrid" in modes:
+    if params.fusion != "rrf" and "hybrid" in modes and not skip_rrf:
         lib.searcher.params = dataclasses.replace(params, fusion="rrf")  # the seed's fusion, for comparison
         name = f"hybrid (rrf k={params.rrf_k})"
         runs[name], lat = run_mode(lib, queries, "hybrid")
@@ -282,6 +321,9 @@ def index_library(args: argparse.Namespace, corpus: dict, wait_vectors: bool = T
     if args.query_embedder:
         lib.searcher.embedder = make_embedder(args.query_embedder)  # the index keeps its vectors; queries use it
         info["query_embedder"] = lib.searcher.embedder.model_id
+    model = getattr(lib.searcher.embedder, "current", lib.searcher.embedder)  # "auto": the model it chose
+    lib.searcher.embedder = CachedEmbedder(lib.searcher.embedder,  # each query embedded once for every mode
+                                           cache_path(model.model_id), passage_queries=args.int8_queries)
     return lib, info, work
 
 
@@ -292,6 +334,14 @@ def main() -> None:
     ap.add_argument("--home", type=Path, help="keep the library here (reused by later runs)")
     ap.add_argument("--json", help="write results JSON here (default bench/results/retrieval_<dataset>_<split>.json)")
     ap.add_argument("--limit-queries", type=int, default=0)
+    ap.add_argument("--sample-queries", type=int, default=0,
+                    help="a fixed-seed sample of this many queries (split into tune/report halves as all are)")
+    ap.add_argument("--skip-rrf-run", action="store_true", help="no second hybrid run with RRF fusion")
+    ap.add_argument("--int8-queries", action="store_true",
+                    help="queries through the index's own int8 model (cached), not the float twin the app uses")
+    ap.add_argument("--half-only", choices=("tune", "report"), help="with --embed-queries-only: that half's")
+    ap.add_argument("--embed-queries-only", action="store_true",
+                    help="only fill the query-vector cache (~/.cache/trove-bench/qvec-*.npz) and stop")
     ap.add_argument(
         "--max-docs",
         type=int,
@@ -317,6 +367,10 @@ def main() -> None:
     corpus, queries, qrels = load_dataset(args.dataset, args.split)
     if args.limit_queries:
         queries = dict(list(queries.items())[: args.limit_queries])
+    queries = sample_queries(queries, args.sample_queries)
+    if args.embed_queries_only:
+        embed_queries(args, queries)
+        return
     if args.max_docs:
         corpus = smaller_corpus(corpus, qrels, args.max_docs)
     print(f"{args.dataset.name} ({args.split}): {len(corpus)} documents, {len(queries)} queries")
@@ -326,11 +380,15 @@ def main() -> None:
     t0 = time.perf_counter()
     runs = plain_runs(lib, queries, dense=args.modes != ["keyword"])
     plain_s = time.perf_counter() - t0
-    trove, latency = trove_runs(lib, queries, tuple(args.modes))
+    trove, latency = trove_runs(lib, queries, tuple(args.modes), skip_rrf=args.skip_rrf_run)
     runs.update(trove)
     if args.rank_bm25:
         runs["rank-bm25 (documents)"] = bm25_baseline(corpus, queries)
+    lib.searcher.embedder.save()
     lib.close()
+    if ignores_identical_ids(args.dataset):
+        runs = {name: drop_self(run) for name, run in runs.items()}
+        results["ignore_identical_ids"] = True
 
     split_ids = {"all": sorted(queries), **halves(list(queries))}
     results["halves"] = {label: figures(runs, qrels, qids) for label, qids in split_ids.items()}

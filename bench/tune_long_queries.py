@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from _baselines import bootstrap_diff, documents_of, halves, per_query, plain_bm25
 from _common import save
-from retrieval import doc_id_of, load_dataset
+from retrieval import doc_id_of, drop_self, ignores_identical_ids, load_dataset
 
 from desktop_app.core import text as tp
 from desktop_app.core.embed.base import MAX_WINDOWS, embed_query, make_embedder
@@ -29,6 +29,7 @@ from desktop_app.core.text import query as tq
 from tests.helpers import query_db
 
 DEPTH = 150
+SELF = {"drop": False}  # ArguAna: a query's own document is left out of its ranking (main sets it)
 
 
 def keyword_lists(db: Path, queries: dict, title_weight: float) -> dict[str, list[tuple[int, float]]]:
@@ -49,12 +50,17 @@ def keyword_lists(db: Path, queries: dict, title_weight: float) -> dict[str, lis
 
 def score(lists: dict[str, list[tuple[int, float]]], chunk_doc: dict, qrels: dict, qids: list[str]) -> float:
     run = {q: documents_of([c for c, _ in lists[q]], chunk_doc) for q in qids}
+    if SELF["drop"]:
+        run = drop_self(run)
     v = per_query(run, qrels, qids)["ndcg@10"]
     return sum(v) / len(v)
 
 
 VARIANTS = [(1, 64, 2000, "list", 2.0), (4, 64, 2000, "list", 2.0), (1000, 64, 2000, "list", 2.0),
             (4, 256, 8000, "list", 2.0), (4, 64, 2000, "none", 2.0), (4, 64, 2000, "list", 1.0)]
+# around what ships (repeats up to 32, 64 terms, 2,000 characters, the stopword list, title 2)
+LONG_VARIANTS = [(32, 64, 2000, "list", 2.0), (32, 128, 4000, "list", 2.0), (32, 64, 2000, "none", 2.0),
+                 (32, 64, 2000, "list", 1.0), (32, 64, 2000, "list", 4.0)]
 
 
 def keyword_variants(db: Path, queries: dict, chunk_doc: dict, qrels: dict, qids: list[str],
@@ -113,6 +119,39 @@ def fusion_variants(db: Path, queries: dict, chunk_doc: dict, qrels: dict, qids:
     return out
 
 
+def long_fusion_variants(db: Path, queries: dict, chunk_doc: dict, qrels: dict, qids: list[str]) -> dict[str, float]:
+    """Long-query choices over the search service's own candidate lists, fast: the query vector cut at the model's
+    window (as shipped) or the mean of its windows' vectors, and convex fusion at several keyword weights, on
+    `qids`; query vectors from the bench cache (bench/_qcache.py, the index's int8 model)."""
+    from _qcache import CachedEmbedder, cache_path
+
+    from desktop_app.core.search.service import SearchParams
+
+    def query_vector(embedder: CachedEmbedder, text: str, windows: bool) -> np.ndarray:
+        parts = embedder.windows(text)[:MAX_WINDOWS] if windows else []
+        if len(parts) <= 1:
+            return embedder.embed_query(text)
+        mean = np.mean([embedder.embed_query(p) for p in parts], axis=0)
+        return mean / np.linalg.norm(mean)
+
+    inner = make_embedder("minilm")
+    embedder = CachedEmbedder(inner, cache_path(inner.model_id), passage_queries=True)
+    floor = SearchParams().min_similarity
+    keyword = keyword_lists(db, {q: queries[q] for q in qids}, 2.0)
+    out: dict[str, float] = {"keyword": score(keyword, chunk_doc, qrels, qids)}
+    for name, windows in (("first window", False), ("windows mean", True)):
+        raw = dense_lists(db, {q: query_vector(embedder, queries[q], windows=windows) for q in qids})
+        dense = {q: [h for h in raw[q] if h[1] >= floor] for q in qids}
+        out[f"semantic, {name}"] = score(dense, chunk_doc, qrels, qids)
+        for w in (0.5, 0.7, 1.0, 1.5, 2.0):
+            fused = {q: convex_fuse([keyword[q], dense[q]], [w, 1.0]) for q in qids}
+            out[f"hybrid, {name}, keyword weight {w}"] = score(fused, chunk_doc, qrels, qids)
+        print("  " + "  ".join(f"{v:.4f} {k}" for k, v in out.items() if name in k), flush=True)
+    embedder.save()
+    return out
+
+
+
 def keyword_report(db: Path, chunks: list, chunk_doc: dict, queries: dict, qrels: dict, qids: list[str]) -> dict:
     """The keyword mode before (every word once: MAX_REPEAT = 1) and as shipped, against plain BM25 over the same
     chunks, on `qids`: means and per-query differences with 95% bootstrap intervals."""
@@ -125,6 +164,8 @@ def keyword_report(db: Path, chunks: list, chunk_doc: dict, queries: dict, qrels
     runs = {"plain BM25": plain_bm25(chunks, chunk_doc, asked),
             "keyword before (each word once)": {q: documents_of([c for c, _ in before[q]], chunk_doc) for q in qids},
             "keyword": {q: documents_of([c for c, _ in shipped[q]], chunk_doc) for q in qids}}
+    if SELF["drop"]:
+        runs = {name: drop_self(run) for name, run in runs.items()}
     scores = {name: per_query(run, qrels, qids) for name, run in runs.items()}
     out: dict = {"queries": len(qids), "max_repeat": saved,
                  "modes": {n: {m: sum(v) / len(v) for m, v in s.items()} for n, s in scores.items()}, "diff": {}}
@@ -145,8 +186,11 @@ def main() -> None:
     ap.add_argument("--skip-keyword", action="store_true")
     ap.add_argument("--skip-fusion", action="store_true")
     ap.add_argument("--skip-plain", action="store_true", help="plain BM25 of long queries is slow; skip it")
+    ap.add_argument("--long-fusion", action="store_true", help="the service's long-query choices, fast")
+    ap.add_argument("--around-shipped", action="store_true", help="keyword variants around what ships now")
     args = ap.parse_args()
     _, queries, qrels = load_dataset(args.dataset, args.split)
+    SELF["drop"] = ignores_identical_ids(args.dataset)
     qids = sorted(queries) if args.half == "all" else halves(list(queries))["tune"]  # SciFact train: --half all
     db = args.home / "library.db"
     rows = query_db(db, "SELECT c.id, c.text, d.path FROM chunks c JOIN documents d ON d.id = c.document_id")
@@ -161,15 +205,20 @@ def main() -> None:
         return
     results: dict = {"dataset": args.dataset.name, "split": args.split, "half": args.half, "queries": len(qids)}
     if not args.skip_plain:
-        v = per_query(plain_bm25(chunks, chunk_doc, {q: queries[q] for q in qids}), qrels, qids)["ndcg@10"]
+        plain = plain_bm25(chunks, chunk_doc, {q: queries[q] for q in qids})
+        v = per_query(drop_self(plain) if SELF["drop"] else plain, qrels, qids)["ndcg@10"]
         results["plain BM25"] = sum(v) / len(v)
-        print(f"{args.dataset.name} {args.split} {args.half}: {len(qids)} queries; plain BM25 {sum(v) / len(v):.4f}")
+        print(f"{args.dataset.name} {args.split} {args.half}: {len(qids)} queries; plain BM25 {sum(v) / len(v):.4f}",
+              flush=True)
     if not args.skip_keyword:
-        results["keyword"] = keyword_variants(db, queries, chunk_doc, qrels, qids)
+        results["keyword"] = keyword_variants(db, queries, chunk_doc, qrels, qids,
+                                              LONG_VARIANTS if args.around_shipped else None)
     if not args.skip_fusion:
         results["fusion"] = fusion_variants(db, queries, chunk_doc, qrels, qids)
         for key, value in results["fusion"].items():
             print(f"  {value:.4f}  {key}")
+    if args.long_fusion:
+        results["long_fusion"] = long_fusion_variants(db, queries, chunk_doc, qrels, qids)
     save(f"tune_long_queries_{args.dataset.name}_{args.split}_{args.half}", results)
 
 
