@@ -81,7 +81,7 @@ Description: local-first desktop knowledge base
  Search (keyword and semantic, in every script) and chat with the documents in
  your folders, on this computer: text, PDF, Office and OpenDocument files,
  e-books, mail and images (OCR). Bundles its embedding, OCR and chat models;
- nothing is downloaded. Run `trove gui` or open Trove from the menu.
+ nothing is downloaded. Run "trove gui" or open Trove from the menu.
 EOF
 
 echo "== $(basename "$out"): $(( size_kb / 1024 )) MiB installed, $dropped bundled X11/xcb libraries left to Depends"

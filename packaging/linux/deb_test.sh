@@ -3,7 +3,8 @@
 #
 #   bash packaging/linux/deb_test.sh [dist/trove_<version>_<arch>.deb]      (root, or sudo without a password)
 #
-#   install   `apt-get install ./trove_….deb` (apt resolves Depends: the xcb/GL libraries Qt needs); /usr/bin/trove,
+#   install   `apt-get install --no-install-recommends ./trove_….deb` (apt resolves Depends: the xcb/GL libraries Qt
+#             needs; Recommends, the Wayland client libraries and xdg-utils, are not pulled in); /usr/bin/trove,
 #             the menu entry (MimeType inode/directory: "Open with Trove" on folders) and the icon are in place,
 #             and the bundled copies of the X11/xcb libraries are not (the system's are used)
 #   use       as a user with an empty HOME (the library goes to ~/.local/share/Trove): `trove index` the sample
@@ -43,7 +44,7 @@ show() { [[ -s "$1" ]] && { echo "--- $1"; tail -n 30 "$1"; }; return 0; }
 echo "== install $(basename "$deb") ($(( ($(stat -c %s "$deb") + 1048575) / 1048576 )) MiB)"
 if dpkg -s trove >/dev/null 2>&1; then echo "  (note: a trove package was installed before; it is replaced)"; fi
 installed_by_us=1
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" >"$WORK/install.log" 2>&1 \
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$deb" >"$WORK/install.log" 2>&1 \
     || { show "$WORK/install.log"; fail "apt-get install ./$(basename "$deb")"; }
 [[ "$(dpkg-query -W -f='${Status}' trove)" == "install ok installed" ]] || fail "dpkg does not list trove as installed"
 ok "apt-get install: $(dpkg-query -W -f='${Package} ${Version} (${Installed-Size} KiB)' trove)"
