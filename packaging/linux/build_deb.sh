@@ -86,6 +86,8 @@ EOF
 
 echo "== $(basename "$out"): $(( size_kb / 1024 )) MiB installed, $dropped bundled X11/xcb libraries left to Depends"
 rm -f "$out"
-# xz: what every dpkg reads (zstd needs dpkg >= 1.21.18 and apt >= 2.3).
-nice -n "${TROVE_NICE:-0}" dpkg-deb --root-owner-group -Zxz -z6 --threads-max=2 --build "$stage" "$out" >/dev/null
+# xz: what every dpkg reads (zstd needs dpkg >= 1.21.18 and apt >= 2.3). TROVE_DEB_COMPRESS=none makes a quick
+# uncompressed package for testing the install/remove cycle on a busy machine.
+nice -n "${TROVE_NICE:-0}" dpkg-deb --root-owner-group -Z"${TROVE_DEB_COMPRESS:-xz}" -z6 --threads-max=2 \
+    --build "$stage" "$out" >/dev/null
 echo "== $out: $(( ($(stat -c %s "$out") + 1048575) / 1048576 )) MiB"
