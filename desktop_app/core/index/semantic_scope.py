@@ -1,11 +1,12 @@
 """Which chunks the semantic phase gives vectors to: not those of a folder whose semantic phase is paused, nor
 of a big log, CSV export or mailbox, which stay keyword-only.
 
-Measured (bench/results/semantic_rate.json): MiniLM embeds about R chunks/s on this shared 2-core machine, and a
-log chunk (512 words) is about 4 KB of text, so a 120 MB log is ~30,000 chunks - hours of the semantic phase,
-for text people search by exact words (an error code, a host, a request id) that keyword search finds. Logs,
-CSV exports and mailboxes over `keyword_only_mb` (default 20 MB: ~5,000 chunks, about the time the rest of a
-typical folder takes) are keyword-only; setting it to 0 gives every file vectors. A person can pause one
+Why: a log chunk (512 words) is about 4 KB of text, so a 120 MB log is ~30,000 chunks - hours of the semantic
+phase at a few chunks/s on a shared 2-core machine (issue 25: 512 of 44,000 chunks after several minutes), for
+text people search by exact words (an error code, a host, a request id) that keyword search finds. Logs, CSV
+exports and mailboxes over `keyword_only_mb` (default 20 MB, ~5,000 chunks) are keyword-only; 0 gives every file
+vectors. The default is provisional: a MiniLM chunks/s measurement on this machine (256 log chunks) did not
+finish under a load of 20+ and is still to be made. A person can pause one
 folder's semantic phase (`semantic_paused_folders`); its chunks wait, and resume when it is resumed.
 """
 
