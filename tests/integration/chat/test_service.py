@@ -52,7 +52,8 @@ def test_a_grounded_answer_streams_cites_the_right_file_and_persists(chat_librar
 
 def test_markers_naming_no_sent_passage_are_dropped(tmp_path):
     found = [
-        RetrievalResult(f"Passage {i} about the reactor.", 1.0, f"/docs/r{i}.txt", {"chunk_id": i}) for i in range(3)
+        RetrievalResult(f"Passage {i}: Quell made it in 1987.", 1.0, f"/docs/r{i}.txt", {"chunk_id": i})
+        for i in range(3)
     ]
     runtime = ScriptedRuntime("Quell made it [1][9], in 1987 [2, 7].")
     service = ChatService(
