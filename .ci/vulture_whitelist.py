@@ -64,3 +64,4 @@ _.do_kill
 _.do_kill_mid
 _.Echo  # registered by @MemoryRegistry.register in a test
 _.U8, _.I8, _.U16, _.I16, _.I32, _.U64, _.F64  # the GGUF value-type table, complete for reading
+_.SCAN, _.REBUILD, _.OCR, _.IDLE  # ProgressPhase: a closed set, complete (phases arrive as strings and are checked against it)

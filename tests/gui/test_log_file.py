@@ -1,4 +1,4 @@
-"""The window's log file: Trove's warnings reach <home>/logs/trove.log, redacted; a second start replaces the handler."""
+"""The window's log file: warnings reach <home>/logs/trove.log, redacted; a second start replaces the handler."""
 
 from __future__ import annotations
 
