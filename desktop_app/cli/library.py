@@ -129,6 +129,10 @@ def cmd_index(args, library) -> int:
             print(f"  failed: {display_path(path)}: {reason}")
         for path in report.offline:
             print(f"  offline: {display_path(path)}")
+    if not args.no_wait and library.ocr_worker.error:
+        print(f"trove: files are keyword-searchable, but the OCR phase stopped: {library.ocr_worker.error}",
+              file=sys.stderr)
+        return EXIT_ERROR
     if not args.no_wait and library.embed_worker.error:
         print(f"trove: files are keyword-searchable, but semantic indexing failed: {library.embed_worker.error}",
               file=sys.stderr)

@@ -9,19 +9,28 @@ the library's files may not grow past their size (RLIMIT_FSIZE: the same failed 
 from __future__ import annotations
 
 import contextlib
+import gzip
+import json
 import os
 import resource
+import shutil
 import signal
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psutil
 import sqlean as sqlite3
 
-from tests.helpers import assert_consistent
+from desktop_app.core.library import Library
+from desktop_app.core.settings import Settings
+from desktop_app.core.store.sqlite.migrations import SCHEMA_VERSION
+from tests import sample_docs as sd
+from tests.helpers import assert_consistent, query_db, write_pdf
 from tests.reliability import faults
-from tests.reliability.runner import assert_one_line_error, run_trove
+from tests.reliability.runner import ROOT, Run, assert_one_line_error, run_trove, trove_cmd, trove_env
 
+UPGRADE_FIXTURES = Path(__file__).parents[1] / "fixtures" / "libraries"  # made by older schemas (test_upgrades)
 FULL = "The disk holding the library is full; free some space and try again"
 
 
@@ -140,3 +149,77 @@ def test_remembering_a_fact_on_a_full_disk_stops_with_one_line_and_keeps_the_oth
         assert listed.returncode == 0, listed.stderr
         assert "vim" in listed.stdout and "Lisbon" not in listed.stdout
         assert run_trove(home, "memory", "add", "city", "Lisbon").returncode == 0
+
+
+def index_filling_the_disk_after_the_first_ocr_page(home: Path, docs: Path, fill) -> Run:
+    """`trove index` waiting for the OCR phase, with the disk filled once the first page is written: a page's OCR
+    takes far longer than writing the ballast, so the next page's write is the first to fail."""
+    proc = subprocess.Popen(trove_cmd(home, "index", "--json-events", str(docs)), cwd=ROOT, env=trove_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGXFSZ, signal.SIG_IGN))
+    assert proc.stdout is not None and proc.stderr is not None
+    filled = False
+    for line in proc.stdout:
+        event = json.loads(line)
+        if not filled and event.get("phase") == "ocr" and event.get("files_done", 0) >= 1:
+            filled = True
+            if fill(home) is not None:  # no tmpfs here: the library's files may not grow past their size now
+                largest = max(p.stat().st_size for p in home.iterdir() if p.is_file())
+                psutil.Process(proc.pid).rlimit(resource.RLIMIT_FSIZE, (largest, largest))
+    stderr = proc.stderr.read()
+    assert proc.wait(300) is not None and filled, stderr
+    return Run(proc.returncode, "", stderr, 0.0, 0)
+
+
+def test_the_ocr_phase_on_a_full_disk_stops_with_one_line_and_resumes(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_pdf = write_pdf(tmp_path / "t.pdf", ["THE PANGOLIN SLEEPS", "THE ECHIDNA DIGS", "THE BILBY HOPS"])
+    sd.write_scanned_pdf(docs / "scan.pdf", text_pdf)
+    (docs / "notes.txt").write_text("the aardvark digs at night")
+    disk = tmp_path / "disk"
+    with library_disk(disk) as fill:
+        home = disk / "home"
+        full = index_filling_the_disk_after_the_first_ocr_page(home, docs, fill)
+        assert_one_line_error(full, FULL, "OCR")
+        search = run_trove(home, "search", "aardvark", "--mode", "keyword", "--json")
+        assert search.returncode == 0 and len(search.json()) == 1  # what the keyword phase committed is kept
+        free_space(disk)
+        resumed = run_trove(home, "index", str(docs), "--json", timeout=300)
+        assert resumed.returncode == 0, resumed.stderr
+        ocr = resumed.json()["phases"]["ocr"]
+        assert ocr["pages_pending"] == 0 and ocr["pages_done"] + ocr["pages_failed"] == 3 and not ocr["error"], ocr
+        assert_consistent(home / "library.db")
+
+
+def test_an_older_library_migrated_on_a_full_disk_stops_with_one_line_and_upgrades_after(tmp_path):
+    """Migrations run when a library made by an older Trove is first opened: on a full disk they roll back."""
+    [archive] = sorted(UPGRADE_FIXTURES.glob("schema3-*.db.gz"))
+    disk = tmp_path / "disk"
+    with library_disk(disk) as fill:
+        home = disk / "home"
+        home.mkdir()
+        with gzip.open(archive) as src, open(home / "library.db", "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        documents = "SELECT path, content_hash, chunk_count FROM documents ORDER BY path"
+        before, version = query_db(home / "library.db", documents), schema_version(home / "library.db")
+        assert version < SCHEMA_VERSION
+        limit = fill(home)
+        full = run_trove(home, "stats", preexec_fn=limit, timeout=120)
+        assert_one_line_error(full, "The disk holding the library is full", "free some space and try again")
+        assert query_db(home / "library.db", documents) == before  # nothing committed is lost
+        assert schema_version(home / "library.db") == version  # the migration rolled back whole
+        free_space(disk)
+        stats = run_trove(home, "stats", "--json")
+        assert stats.returncode == 0, stats.stderr
+        assert stats.json()["documents"] == 3
+        assert schema_version(home / "library.db") == SCHEMA_VERSION
+        assert query_db(home / "library.db", documents) == before
+        with Library(home, settings=Settings(embedder="hash")) as lib:
+            lib.sync()  # refills the keyword index of the new text pipeline (as in test_upgrades)
+            assert [Path(r.source).name for r in lib.search("lighthouse crimson", mode="keyword")] == ["lighthouse.txt"]
+        assert_consistent(home / "library.db")
+
+
+def schema_version(db: Path) -> int:
+    return max(row[0] for row in query_db(db, "SELECT id FROM migrations"))
