@@ -23,6 +23,9 @@ import regex
 
 SAMPLE = 20_000
 MIN_LETTERS = 12  # fewer letters than this say nothing about a language
+# A Han, kana or Hangul character carries about as much as a short word: it counts as this many letters, so a
+# one-line Chinese note (about ten characters) is Chinese, not undetermined.
+IDEOGRAPH_LETTERS = 3
 # Latin words are counted in C (findall); only runs of other scripts - few in Latin text, long in the rest -
 # go through the Python loop.
 _LATIN = regex.compile(r"\p{Latin}+")
@@ -63,7 +66,8 @@ def detect_language(text: str) -> str:
     for match in _SCRIPTS.finditer(sample):
         kind = match.lastgroup or "other"
         counts[kind] = counts.get(kind, 0) + len(match.group(0))
-    if sum(counts.values()) < MIN_LETTERS:
+    syllabic = counts.get("han", 0) + counts.get("kana", 0) + counts.get("ko", 0)
+    if sum(counts.values()) + (IDEOGRAPH_LETTERS - 1) * syllabic < MIN_LETTERS:
         return "und"
     if "han" in counts or "kana" in counts:  # one script family: kana (any real amount) makes it Japanese
         cjk = counts.pop("han", 0) + counts.get("kana", 0)

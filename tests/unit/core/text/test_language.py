@@ -66,3 +66,10 @@ def test_letters_that_name_no_language_are_undetermined_not_another_language(tex
 ])
 def test_another_latin_language_is_still_named(text):
     assert detect_language(text) == "latn"
+
+
+def test_a_one_line_chinese_or_korean_note_is_its_language_not_undetermined():
+    # ten Han characters are a sentence; ten Latin letters ("Backup ok!") are not
+    assert detect_language("这个图书馆的中文书很多") == "zh"
+    assert detect_language("도서관에 책이 많다") == "ko"
+    assert detect_language("Backup ok!") == "und"
