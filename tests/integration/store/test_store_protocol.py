@@ -364,6 +364,17 @@ def test_chats_round_trip(store):
 # ---- the suite covers the whole protocol -----------------------------------------------------------------------
 
 
+def test_document_titles_by_id_and_gone_ids_left_out(store, folder):
+    store.write_document(doc(folder.id, folder.path + "/a.txt", title="The Solar System"), chunks("planets"))
+    store.write_document(doc(folder.id, folder.path + "/b.txt", title=""), chunks("bread"))
+    rows = store.documents_under(folder.id)
+    a, b = rows[folder.path + "/a.txt"].id, rows[folder.path + "/b.txt"].id
+    assert store.document_titles([a, b, 10**9]) == {a: "The Solar System", b: "b"}
+    assert store.document_titles([]) == {}
+    store.delete_document(a)
+    assert store.document_titles([a, b]) == {b: "b"}
+
+
 def test_every_protocol_method_is_exercised_here():
     members = {n for n, _ in inspect.getmembers(Store) if not n.startswith("_")}
     source = "".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.glob("test_store_*.py"))
