@@ -61,7 +61,7 @@ class Settings:
     embed_batch_size: int = 64
     # logs, CSV exports and mailboxes bigger than this stay keyword-only (0: every file gets vectors) and the
     # folders whose semantic phase a person paused (core/index/semantic_scope.py)
-    keyword_only_mb: float = 1.0
+    keyword_only_mb: float = 10.0
     semantic_paused_folders: tuple[str, ...] = ()
     # search
     top_k: int = 10

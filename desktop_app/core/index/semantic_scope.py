@@ -4,10 +4,10 @@ of a big log, CSV export or mailbox, which stay keyword-only.
 Why: a log chunk (512 words) is about 4 KB of text, so a 120 MB log is ~30,000 chunks - hours of the semantic
 phase at a few chunks/s on a shared 2-core machine (issue 25: 512 of 44,000 chunks after several minutes), for
 text people search by exact words (an error code, a host, a request id) that keyword search finds. Logs, CSV
-exports and mailboxes over `keyword_only_mb` (default 1 MB) are keyword-only; 0 gives every file vectors. The
-default is measured (bench/semantic_rate.py, bench/results/semantic_rate.json): a real log is ~190 chunks per MB
-and MiniLM's semantic phase did 0.12 chunks/s on this shared 2-core machine (niced, load 6-7), so 1 MB is about
-half an hour - the longest one file should hold a folder's semantic phase. A person can pause one
+exports and mailboxes over `keyword_only_mb` are keyword-only; 0 gives every file vectors. The default, 10 MB, is
+measured (bench/semantic_rate.py, docs/reliability.md): a real log is ~190 chunks per MB and the semantic phase did
+1.1 chunks/s on a quiet 2-core machine, so 10 MB is about half an hour - the longest one file should hold a
+folder's semantic phase. A person can pause one
 folder's semantic phase (`semantic_paused_folders`); its chunks wait, and resume when it is resumed.
 """
 
