@@ -3,6 +3,10 @@
 Two engines implement it: SQLiteStore (the embedded default: one file, FTS5 + sqlite-vec, one writer) and
 PostgresStore (a team library on a server). Every write method is one transaction: a crash leaves the
 document before or after, never half-written. Reads never wait for writers. Safe to call from any thread.
+
+`Store` is composed of one small protocol per responsibility (EngineStore, MachineStore, FolderStore,
+DocumentStore, OcrStore, KeywordStore, VectorStore, SearchStore, ChatStore); a collaborator that needs only one
+part may ask for that part.
 """
 
 from __future__ import annotations
@@ -36,11 +40,8 @@ from desktop_app.core.store.rows import (
 )
 
 
-@runtime_checkable
-class Store(Protocol):
-    """A library's index, folders and chats."""
-
-    # ---- the engine ----------------------------------------------------------------------------
+class EngineStore(Protocol):
+    """The engine itself: what it is, its meta values, closing it."""
 
     def info(self) -> EngineInfo:
         """Engine name, version and where the library lives (no secrets)."""
@@ -62,7 +63,9 @@ class Store(Protocol):
         """Vectors of two models never mix: a different model (or size) drops every vector. True when reset."""
         ...
 
-    # ---- machines (a server library is shared by many desktops) ---------------------------------
+
+class MachineStore(Protocol):
+    """Which machine indexes which folder (a server library is shared by many desktops)."""
 
     @property
     def machine_id(self) -> str:
@@ -86,7 +89,9 @@ class Store(Protocol):
         """Every machine's folders, by path (folders() is only this machine's)."""
         ...
 
-    # ---- folders -------------------------------------------------------------------------------
+
+class FolderStore(Protocol):
+    """The library's folders, their states, shares and counts."""
 
     def add_folder(self, path: str, share: Share | None = None) -> FolderRow:
         """Insert a folder as active, or return the row it already has. `share` says who may see it on a team
@@ -133,7 +138,9 @@ class Store(Protocol):
         """Whether anything was ever indexed (or failed) from the folder."""
         ...
 
-    # ---- documents -----------------------------------------------------------------------------
+
+class DocumentStore(Protocol):
+    """Documents: written, moved, failed and forgotten, one transaction each."""
 
     def documents_under(self, folder_id: int, prefix: str = "") -> dict[str, DocRow]:
         """A folder's document rows by path, only those whose path starts with `prefix` when given."""
@@ -188,7 +195,9 @@ class Store(Protocol):
         """Make every file look changed, so the next sync re-extracts and re-chunks it (reindex)."""
         ...
 
-    # ---- the OCR phase ---------------------------------------------------------------------------
+
+class OcrStore(Protocol):
+    """Pages with no text layer, waiting for (or read by) the OCR phase."""
 
     def pending_ocr(self, limit: int, after: tuple[int, int] = (0, 0)) -> list[OcrTask]:
         """Pages waiting for OCR after (document id, page), in that order."""
@@ -207,7 +216,9 @@ class Store(Protocol):
         """Pages OCR could not read, named "path (page)", with the reason."""
         ...
 
-    # ---- the keyword index ----------------------------------------------------------------------
+
+class KeywordStore(Protocol):
+    """The keyword index's upkeep and the languages it holds."""
 
     def keyword_rebuild_pending(self) -> int:
         """Chunks whose keyword rows were made by another version of the text pipeline (0: the index is current)."""
@@ -221,7 +232,9 @@ class Store(Protocol):
         """Each chunk language in the library with its chunk count, most chunks first."""
         ...
 
-    # ---- vectors -------------------------------------------------------------------------------
+
+class VectorStore(Protocol):
+    """Chunk vectors: what waits for the semantic phase, and writing them."""
 
     def count_pending(self) -> int:
         """Chunks without vectors."""
@@ -239,7 +252,9 @@ class Store(Protocol):
         """Whether any chunk has vectors."""
         ...
 
-    # ---- search --------------------------------------------------------------------------------
+
+class SearchStore(Protocol):
+    """Candidates for a query and the rows a result is built from."""
 
     def keyword_candidates(
         self, query: str, limit: int, *, title_weight: float = 2.0, filters: Filters | None = None
@@ -269,7 +284,9 @@ class Store(Protocol):
         """Ids of the library folders among `paths`."""
         ...
 
-    # ---- chats ---------------------------------------------------------------------------------
+
+class ChatStore(Protocol):
+    """Chats and their messages."""
 
     def create_chat(self, title: str, now: float) -> int:
         """A new, empty chat."""
@@ -294,3 +311,9 @@ class Store(Protocol):
     def delete_chat(self, chat_id: int) -> bool:
         """Delete a chat and its messages; False when there was none."""
         ...
+
+
+@runtime_checkable
+class Store(EngineStore, MachineStore, FolderStore, DocumentStore, OcrStore, KeywordStore, VectorStore, SearchStore,
+            ChatStore, Protocol):
+    """A library's index, folders and chats: every part above, on one engine."""
