@@ -305,7 +305,11 @@ def test_the_word_being_typed_matches_as_a_prefix(store, corpus):
 @pytest.mark.parametrize("text", ["", "   ", "AND OR NOT", '"unbalanced', "(((", "a:*", "NEAR(x y)", "col:value",
                                   "'; DROP TABLE chunks; --", "\\", "\x00", "\ud800", "日本語", "*", "^start", "-"])
 def test_keyword_search_never_raises(store, corpus, text):
-    assert isinstance(store.keyword_candidates(text, 10), list)
+    hits = store.keyword_candidates(text, 2)
+    assert len(hits) <= 2 and [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    # the tables are intact after it: every document is still there and still found
+    assert store.counts().documents == 3
+    assert set(_paths(store, store.keyword_candidates("bread", 10))) == {"bread.txt"}
 
 
 def test_filters_restrict_both_sides(store, corpus):
