@@ -39,6 +39,9 @@ def index_consistency(db_path: Path) -> dict:
 
     conn = connect(db_path, readonly=True)
     try:
+        # one read transaction, so every count comes from the same snapshot: a phase still running beside the
+        # test (the semantic worker) can commit between two autocommit SELECTs and make consistent tables disagree
+        conn.execute("BEGIN")
         out = {
             "integrity": conn.execute("PRAGMA integrity_check").fetchone()[0],
             "chunks": conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
@@ -57,6 +60,7 @@ def index_consistency(db_path: Path) -> dict:
                 "SELECT COUNT(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"
             ).fetchone()[0],
         }
+        conn.execute("COMMIT")
     finally:
         conn.close()
     return out
