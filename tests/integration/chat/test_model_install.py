@@ -37,8 +37,9 @@ def fake_model(data: bytes, **changes) -> LocalModel:
         WheelPart(f"fake-model-part{n}", f"fake_model_part{n}/data/part{n:02d}.bin", len(piece), sha(piece))
         for n, piece in enumerate(split(data), start=1)
     )
-    model = LocalModel("fake-0.1b", "Fake", "fake-0.1b.gguf", len(data), sha(data), "llama", "Tiny Test", "Q4_K_M",
-                       0, "Apache-2.0", "tests", parts)
+    model = LocalModel(id="fake-0.1b", name="Fake", file_name="fake-0.1b.gguf", size_bytes=len(data), sha256=sha(data),
+                       architecture="llama", gguf_name="Tiny Test", quantization="Q4_K_M", parameters=0,
+                       license="Apache-2.0", source="tests", parts=parts)
     return replace(model, **changes)
 
 

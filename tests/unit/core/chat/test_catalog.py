@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop_app.core.chat.catalog import (
     CATALOG,
     GB,
+    LOCAL_MODELS,
+    CatalogEntry,
+    LocalModel,
     catalog_entry,
     estimate_ram_bytes,
     format_bytes,
@@ -31,6 +36,16 @@ def test_every_entry_is_well_formed():
         assert e.n_layers and e.n_kv_heads and e.head_dim and e.quantization
         assert e.verified == bool(e.sha256)
     assert any(not e.verified for e in CATALOG), "an entry no source pinned must show as unverified"
+
+
+def test_entries_are_built_by_name_only():
+    """Thirteen positional values per entry were one slip from a swapped n_kv_heads and head_dim: keywords only."""
+    values = dataclasses.astuple(CATALOG[0])
+    with pytest.raises(TypeError):
+        CatalogEntry(*values)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        LocalModel(*dataclasses.astuple(LOCAL_MODELS[0]))  # type: ignore[call-arg]
+    assert CatalogEntry(**dataclasses.asdict(CATALOG[0])) == CATALOG[0]
 
 
 def test_the_catalog_has_the_models_people_ask_for():
