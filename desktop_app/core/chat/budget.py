@@ -134,6 +134,25 @@ def _fit_question(question: str, room: int, count_tokens: CountTokens) -> tuple[
     return truncate_to_tokens(question, room, count_tokens), True
 
 
+def _prefix_messages(style: PromptStyle, system_prompt: str | None, summary: str) -> list[Message]:
+    """The constant start of every prompt: the system message (with the summary) and the style's example."""
+    prefix: list[Message] = [{"role": "system", "content": with_summary(system_prompt or style.system, summary)}]
+    if system_prompt is None:
+        prefix += style.example_messages()
+    return prefix
+
+
+def _pick_passages(question: str, results: Sequence[RetrievalResult], style: PromptStyle, min_score: float,
+                   room: int, count_tokens: CountTokens, *, grounded: bool) -> list[Passage]:
+    """The passages that fit in `room` tokens (focused on the question first when the style asks for it)."""
+    if room <= 0:
+        return []
+    if style.focus_tokens and grounded:
+        results = [replace(r, content=focus(question, r.content, style.focus_tokens, count_tokens)) for r in results]
+    return select_passages(results, min_score=min_score, budget_tokens=room, count_tokens=count_tokens,
+                           format_one=style.format_passage)
+
+
 def plan_prompt(
     question: str,
     results: Sequence[RetrievalResult],
@@ -153,9 +172,7 @@ def plan_prompt(
     `summary` (of turns compacted earlier) rides in the system message.
     """
     style = get_style(style)
-    prefix: list[Message] = [{"role": "system", "content": with_summary(system_prompt or style.system, summary)}]
-    if system_prompt is None:
-        prefix += style.example_messages()
+    prefix = _prefix_messages(style, system_prompt, summary)
     mo = cfg.message_overhead
     base = sum(count_tokens(m["content"]) + mo for m in prefix) + cfg.prompt_overhead + cfg.answer_reserve
     header = count_tokens(style.user_message("", [Passage(0, "", "")])) + 2  # the wording around passages + question
@@ -164,19 +181,8 @@ def plan_prompt(
     costs = [count_tokens(t.question) + count_tokens(t.answer) + 2 * mo for t in turns]
     floor = newest_fitting(costs, int(cfg.history_share * cfg.n_ctx))
     passage_room = min(cfg.max_context_tokens, cfg.n_ctx - base - q_cost - header - floor)
-    if style.focus_tokens and system_prompt is None:
-        results = [replace(r, content=focus(question, r.content, style.focus_tokens, count_tokens)) for r in results]
-    passages = (
-        select_passages(
-            results,
-            min_score=cfg.min_score,
-            budget_tokens=passage_room,
-            count_tokens=count_tokens,
-            format_one=style.format_passage,
-        )
-        if passage_room > 0
-        else []
-    )
+    passages = _pick_passages(question, results, style, cfg.min_score, passage_room, count_tokens,
+                              grounded=system_prompt is None)
     last = style.user_message(question, passages)
     fixed = base + count_tokens(last) + mo
     hard = cfg.n_ctx - fixed
