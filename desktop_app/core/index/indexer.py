@@ -23,7 +23,7 @@ from desktop_app.core.ingest.readtext import StreamedText
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
-from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument, NewPart, OcrPageRef
+from desktop_app.core.store.rows import DocRow, DocStatus, DocumentMove, NewChunk, NewDocument, NewPart, OcrPageRef
 
 log = get_logger("index")
 
@@ -235,8 +235,8 @@ class Indexer:
             sources = [(doc, dest / doc.path[len(prefix):]) for doc in self.store.documents_below(prefix)]
         # Keep the size/mtime the chunks were made from: if the file was also edited after the move,
         # the next index_path/sync sees the difference and re-indexes instead of calling it unchanged.
-        moves = [(doc.id, folder_id, str(target), doc.size, doc.mtime_ns) for doc, target in sources
-                 if _exists(target)]
+        moves = [DocumentMove(doc_id=doc.id, folder_id=folder_id, path=str(target), size=doc.size,
+                              mtime_ns=doc.mtime_ns) for doc, target in sources if _exists(target)]
         report.moved = self.store.move_documents(moves)
         return report
 
@@ -262,7 +262,9 @@ class Indexer:
             return
         moved = by_hash.pop(digest, None) if old is None else None
         if moved is not None:
-            report.moved += self.store.move_documents([(moved.id, folder_id, str(path), item.size, item.mtime_ns)])
+            move = DocumentMove(doc_id=moved.id, folder_id=folder_id, path=str(path), size=item.size,
+                                mtime_ns=item.mtime_ns)
+            report.moved += self.store.move_documents([move])
             return
         try:
             doc, inner = extract_document(path, type_, source, self.settings)  # under the per-file budget

@@ -21,6 +21,7 @@ from desktop_app.core.store.rows import (
     ChunkRow,
     ChunkVectors,
     DocRow,
+    DocumentMove,
     EngineInfo,
     Failure,
     Filters,
@@ -166,9 +167,9 @@ class DocumentStore(Protocol):
         """New stat data for a file whose content did not change."""
         ...
 
-    def move_documents(self, moves: Sequence[tuple[int, int, str, int, int]]) -> int:
-        """Move documents (id, folder id, new path, size, mtime_ns) keeping chunks and vectors; a document already
-        at a target path is replaced. One transaction. Returns how many moved."""
+    def move_documents(self, moves: Sequence[DocumentMove]) -> int:
+        """Move documents to their new folder and path (with the stat data given) keeping chunks and vectors; a
+        document already at a target path is replaced. One transaction. Returns how many moved."""
         ...
 
     def delete_document(self, doc_id: int) -> bool:

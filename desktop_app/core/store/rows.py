@@ -118,6 +118,17 @@ class NewDocument:
     metadata: dict[str, Any] | None = None  # the memory API's JSON; None for files
 
 
+@dataclass(frozen=True, kw_only=True)
+class DocumentMove:
+    """One document moving to a new path (Store.move_documents): its chunks and vectors go with it."""
+
+    doc_id: int
+    folder_id: int
+    path: str
+    size: int  # the stat data the chunks were made from
+    mtime_ns: int
+
+
 @dataclass(frozen=True)
 class NewChunk:
     """A chunk about to be written: its span, page, how a citation names the page, and whether OCR read it."""

@@ -17,7 +17,7 @@ from psycopg import sql
 from desktop_app.core.errors import KnownError
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.store.postgres import PostgresStore
-from desktop_app.core.store.rows import MessageRow, NewChunk, NewDocument, OcrPageRef, Share
+from desktop_app.core.store.rows import DocumentMove, MessageRow, NewChunk, NewDocument, OcrPageRef, Share
 from tests.integration.store.people import connect, person_url
 
 SECRET = "zanzibar"  # a word only Alice's private folder holds
@@ -240,7 +240,8 @@ def test_a_moved_document_takes_its_chunks_and_vectors_to_the_new_folder(people,
         doc_id = write(alice, team, "draft.txt", "a draft about the move")
         with connect(bob_url) as bob:
             assert bob.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 1
-            alice.move_documents([(doc_id, private.id, str(Path(private.path) / "draft.txt"), 1, 2)])
+            alice.move_documents([DocumentMove(doc_id=doc_id, folder_id=private.id,
+                                               path=str(Path(private.path) / "draft.txt"), size=1, mtime_ns=2)])
             assert bob.execute("SELECT count(*) FROM chunks").fetchone()[0] == 0
             assert bob.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == 0
     finally:

@@ -13,6 +13,7 @@ from desktop_app.core import text as tp
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.store.rows import (
     DocStatus,
+    DocumentMove,
     Filters,
     MessageRow,
     NewChunk,
@@ -129,7 +130,7 @@ def test_documents_inside_a_file_are_written_moved_and_deleted_with_it(store, fo
     assert store.document_by_path(mbox + "#1").content_hash == "d2"
 
     moved = folder.path + "/archive/old.mbox"
-    assert store.move_documents([(doc_id, folder.id, moved, 1, 1)]) == 1
+    assert store.move_documents([DocumentMove(doc_id=doc_id, folder_id=folder.id, path=moved, size=1, mtime_ns=1)]) == 1
     assert store.document_by_path(mbox + "#1") is None
     cid = store.keyword_candidates("harbours", 5)[0][0]
     row = store.chunk_rows([cid])[cid]

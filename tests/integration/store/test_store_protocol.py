@@ -13,6 +13,7 @@ from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import (
     ChunkVectors,
     DocStatus,
+    DocumentMove,
     Filters,
     FolderState,
     MessageRow,
@@ -203,14 +204,15 @@ def test_move_keeps_chunks_and_vectors_and_replaces_a_target(store, folder):
     doc_id = store.write_document(doc(folder.id, src, title="old name"), chunks("moving text"))
     store.write_document(doc(folder.id, dest), chunks("was at the target"))
     embed_all(store)
-    assert store.move_documents([(doc_id, folder.id, dest, 11, 22)]) == 1
+    move = DocumentMove(doc_id=doc_id, folder_id=folder.id, path=dest, size=11, mtime_ns=22)
+    assert store.move_documents([move]) == 1
     assert store.document_by_path(src) is None
     row = store.document_by_path(dest)
     assert (row.id, row.size, row.mtime_ns) == (doc_id, 11, 22)
     hits = store.keyword_candidates("moving", 5)
     assert len(hits) == 1 and store.chunk_rows([hits[0][0]])[hits[0][0]].title == "new name"
     assert store.keyword_candidates("target", 5) == [] and store.count_pending() == 0
-    assert store.move_documents([(999_999, folder.id, dest, 1, 1)]) == 0
+    assert store.move_documents([DocumentMove(doc_id=999_999, folder_id=folder.id, path=dest, size=1, mtime_ns=1)]) == 0
 
 
 def test_delete_document_and_delete_under(store, folder):

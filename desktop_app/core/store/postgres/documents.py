@@ -26,7 +26,7 @@ from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.folders import MY_FOLDER_IDS
 from desktop_app.core.store.postgres.keywords import chunk_terms
 from desktop_app.core.store.postgres.ocr import list_ocr_pages
-from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument, NewPart, OcrPageRef
+from desktop_app.core.store.rows import DocRow, DocStatus, DocumentMove, NewChunk, NewDocument, NewPart, OcrPageRef
 
 _DOC = "SELECT d.id, d.folder_id, d.path, d.size, d.mtime_ns, d.content_hash, d.status FROM documents d"
 _MINE = f" d.folder_id IN ({MY_FOLDER_IDS})"
@@ -110,17 +110,17 @@ class DocumentSQL(PostgresBase):
         self._write(lambda c: c.execute("UPDATE documents SET size = %s, mtime_ns = %s WHERE id = %s",
                                         (size, mtime_ns, doc_id)))
 
-    def move_documents(self, moves: Sequence[tuple[int, int, str, int, int]]) -> int:
+    def move_documents(self, moves: Sequence[DocumentMove]) -> int:
         """Move files keeping chunks and vectors, their parts with them (a document already at a target is
         replaced). One transaction."""
         def work(conn: psycopg.Connection) -> int:
             moved = 0
-            for doc_id, folder_id, new_path, size, mtime_ns in moves:
-                existing = _by_path(conn, self.machine_id, new_path)
-                if existing is not None and existing.id != doc_id:
-                    _drop_parts(conn, self.machine_id, new_path)
-                    _drop_duplicates(conn, self.machine_id, new_path, doc_id)
-                moved += _move(conn, self.machine_id, doc_id, folder_id, new_path, size, mtime_ns)
+            for m in moves:
+                existing = _by_path(conn, self.machine_id, m.path)
+                if existing is not None and existing.id != m.doc_id:
+                    _drop_parts(conn, self.machine_id, m.path)
+                    _drop_duplicates(conn, self.machine_id, m.path, m.doc_id)
+                moved += _move(conn, self.machine_id, m.doc_id, m.folder_id, m.path, m.size, m.mtime_ns)
             return moved
         return self._write(work, derived=True)
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from desktop_app.core.ingest.extract import index_title, title_from_path
-from desktop_app.core.store.rows import DocRow, DocStatus, NewChunk, NewDocument, NewPart, OcrPageRef
+from desktop_app.core.store.rows import DocRow, DocStatus, DocumentMove, NewChunk, NewDocument, NewPart, OcrPageRef
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.chunks import insert_chunks
 from desktop_app.core.store.sqlite.connect import Connection
@@ -94,17 +94,17 @@ class DocumentSQL(SQLiteBase):
         with self._tx() as conn:
             conn.execute("UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, doc_id))
 
-    def move_documents(self, moves: Sequence[tuple[int, int, str, int, int]]) -> int:
+    def move_documents(self, moves: Sequence[DocumentMove]) -> int:
         """Move files keeping chunks and vectors, their parts with them (a document already at a target is
         replaced). One transaction."""
         moved = 0
         with self._tx() as conn:
-            for doc_id, folder_id, new_path, size, mtime_ns in moves:
-                existing = _by_path(conn, new_path)
-                if existing is not None and existing.id != doc_id:
-                    _drop_parts(conn, new_path)
+            for m in moves:
+                existing = _by_path(conn, m.path)
+                if existing is not None and existing.id != m.doc_id:
+                    _drop_parts(conn, m.path)
                     _delete(conn, existing.id)
-                if _move(conn, doc_id, folder_id, new_path, size, mtime_ns):
+                if _move(conn, m.doc_id, m.folder_id, m.path, m.size, m.mtime_ns):
                     moved += 1
         return moved
 
