@@ -1,0 +1,429 @@
+"""Search at scale: a library of N chunks on SQLite and PostgreSQL, searched through `search_store`.
+
+    python bench/scale.py --chunks 100000 --engines sqlite,postgresql --json bench/results/scale_100k.json
+    python bench/scale.py --chunks 1000000 --engines sqlite            # the 1M run (build cached, see below)
+    python bench/scale.py --quick                                      # 100k, SQLite, 100 queries
+
+The library is bench/server_scale.py's (its loader and replicas): SciFact abstracts with their real
+all-MiniLM-L6-v2 vectors (~/.cache/trove-bench/scifact_minilm_1500.npz by default), replicated until there are
+N chunks, each replica's vectors with N(0, 0.02) noise and its text a replica word; one chunk per document, dealt
+round-robin into --folders folders, so one folder holds 1/--folders of the library (the filtered queries).
+
+The library is built once by the bulk path (SQLite: one writer, a few thousand documents per transaction, rows
+as write_document makes them with the text pipeline run once per original; PostgreSQL: COPY, then the HNSW
+index) in a child process, and cached under --work with the build time (a must-show); later runs reuse it.
+
+Measured per engine, in this process, after opening the cached library (the open is timed):
+  - queries.<mode>.p50_ms / p95_ms for keyword / semantic / hybrid (server_scale.json's shape), and the same with
+    a folder filter (queries_folder.<mode>, with how many queries came back short of k);
+  - semantic recall@10 of the store's dense candidates against exact search (numpy over every stored vector),
+    with and without the folder filter;
+  - RSS of this (searching) process before the floors load their matrix; database and side-index size;
+  - the floors, in the same process: numpy dot over the same vectors in RAM; a bare FTS5 MATCH ranked by bm25
+    (SQLite); the bare tsquery / vector SQL (PostgreSQL, bench/server_scale.bare_latencies). Ratios to them.
+The keyword side's alternatives plug into KEYWORD_CHOICES (name -> function(store, text) -> ranked chunk ids):
+each is timed beside the floor with the same queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import resource
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from _common import ROOT, percentile, save
+from server_scale import (
+    DIM,
+    MODEL,
+    SIGMA,
+    SavedEmbedder,
+    _fields,
+    _split_replica,
+    bare_latencies,
+    fill,
+    library_docs,
+    load_library,
+    replica_language,
+)
+
+K = 10
+BATCH = 5000  # documents per bulk transaction
+MODES = ("keyword", "semantic", "hybrid")
+BUILD_VERSION = 1  # bump when the bulk rows change: cached libraries are rebuilt
+
+
+def say(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+# ---- the bulk build ------------------------------------------------------------------------------------------
+
+
+class _Folder:
+    def __init__(self, fid: int, path: str) -> None:
+        self.id, self.path = fid, path
+
+
+def dealt(docs, vecs, n_chunks: int, folders: list[_Folder]):
+    """The replicated corpus (server_scale.library_docs) dealt round-robin into `folders`."""
+    from dataclasses import replace
+
+    for n, (doc, chunks) in enumerate(library_docs(docs, vecs, n_chunks, _Folder(0, "/bench/all"))):
+        f = folders[n % len(folders)]
+        yield replace(doc, folder_id=f.id, path=doc.path.replace("/bench/all", f.path)), chunks
+
+
+@lru_cache(maxsize=16384)
+def _title_fields(fts_title: str) -> str:
+    from desktop_app.core import text as tp
+
+    return tp.index_fields(fts_title, "")["title"]
+
+
+def replica_fields(fts_title: str, text: str) -> dict[str, str]:
+    """tp.index_fields of a replica from its original's (run once per original) plus its replica word's."""
+    base, word = _split_replica(text)
+    fields = dict(_fields(base))
+    if word:
+        extra = _fields(word)
+        fields = {n: " ".join(x for x in (v, extra.get(n, "")) if x) for n, v in fields.items()}
+    fields["title"] = _title_fields(fts_title)
+    return fields
+
+
+def bulk_sqlite(path: Path, docs, vecs, n_chunks: int, n_folders: int) -> None:
+    """The SQLite library through the store's own schema: BATCH documents per transaction."""
+    from desktop_app.core import text as tp
+    from desktop_app.core.ingest.extract import index_title
+    from desktop_app.core.store.sqlite import SQLiteStore
+    from desktop_app.core.store.sqlite.chunks import text_hash
+    from desktop_app.core.store.sqlite.vectors import vector_rowid
+
+    store = SQLiteStore(path)
+    store.ensure_embedding_model(MODEL, DIM)
+    folders = [_Folder(store.add_folder(f"/bench/f{i:02d}").id, f"/bench/f{i:02d}") for i in range(n_folders)]
+    fts = (f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
+           f"VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})")
+    items = dealt(docs, vecs, n_chunks, folders)
+    done = 0
+    while True:
+        batch = [x for _, x in zip(range(BATCH), items, strict=False)]
+        if not batch:
+            break
+        with store._tx() as conn:
+            for doc, chunks in batch:
+                body = chunks[0].span.text
+                doc_id = int(conn.execute(
+                    "INSERT INTO documents (path, folder_id, title, type, size, mtime_ns, content_hash, pages, "
+                    "chunk_count, indexed_at, status) VALUES (?,?,?,?,?,?,?,?,1,?, 'indexed')",
+                    (doc.path, doc.folder_id, doc.title, doc.type, doc.size, doc.mtime_ns, doc.digest, doc.pages,
+                     time.time())).lastrowid)
+                cid = int(conn.execute(
+                    "INSERT INTO chunks (document_id, ordinal, page, start, end, text, text_hash, embedded, lang, "
+                    "label, ocr) VALUES (?,0,NULL,0,?,?,?,1,?,'',0)",
+                    (doc_id, len(body), body, text_hash(body), replica_language(body))).lastrowid)
+                fields = replica_fields(index_title(doc.title, Path(doc.path)), body)
+                conn.execute(fts, (cid, *(fields[c] for c in tp.FTS5_COLUMNS)))
+                conn.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
+                             (vector_rowid(cid, 0), np.asarray(chunks[0].vectors[0], dtype=np.float32).tobytes()))
+        done += len(batch)
+        if done % 100_000 < BATCH:
+            say(f"sqlite bulk: {done} chunks")
+    store.close()
+
+
+def bulk_postgres(where: str, docs, vecs, n_chunks: int, n_folders: int) -> None:
+    from desktop_app.core.store.postgres import PostgresStore
+
+    store = PostgresStore(where, machine="bench")
+    store.ensure_embedding_model(MODEL, DIM)
+    folders = [_Folder(store.add_folder(f"/bench/f{i:02d}").id, f"/bench/f{i:02d}") for i in range(n_folders)]
+    store.close()
+    fill("postgresql", None, where, dealt(docs, vecs, n_chunks, folders))
+    import psycopg
+
+    with psycopg.connect(where, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+
+
+def _build_child(engine: str, where: str, vectors: str, dataset: str, n_chunks: int, n_folders: int) -> None:
+    docs, vecs, _, _ = load_library(Path(vectors), Path(dataset))
+    if engine == "sqlite":
+        bulk_sqlite(Path(where), docs, vecs, n_chunks, n_folders)
+    else:
+        bulk_postgres(where, docs, vecs, n_chunks, n_folders)
+
+
+def cached_library(engine: str, args, where: str, marker: Path) -> dict:
+    """Build the library in a child process unless `marker` says this build is already there."""
+    want = {"engine": engine, "chunks": args.chunks, "folders": args.folders, "vectors": args.vectors,
+            "build_version": BUILD_VERSION}
+    if marker.exists():
+        info = json.loads(marker.read_text())
+        if {k: info.get(k) for k in want} == want:
+            say(f"{engine}: cached library ({info['build_seconds']} s to build)")
+            return {**info, "cached": True}
+    say(f"{engine}: building {args.chunks} chunks by the bulk path")
+    started = time.perf_counter()
+    child = mp.get_context("spawn").Process(
+        target=_build_child, args=(engine, where, args.vectors, args.dataset, args.chunks, args.folders))
+    child.start()
+    child.join()
+    if child.exitcode != 0:
+        raise SystemExit(f"{engine}: the bulk build failed (exit {child.exitcode})")
+    info = {**want, "build_seconds": round(time.perf_counter() - started, 1), "built_at": time.strftime("%F %T"),
+            "load_at_build": os.getloadavg()}
+    marker.write_text(json.dumps(info))
+    say(f"{engine}: built in {info['build_seconds']} s")
+    return {**info, "cached": False}
+
+
+# ---- measuring -----------------------------------------------------------------------------------------------
+
+
+def timed(fn: Callable[[int], object], n: int, warm: int = 10) -> dict:
+    for i in range(min(warm, n)):
+        fn(i)
+    times = []
+    for i in range(n):
+        started = time.perf_counter()
+        fn(i)
+        times.append((time.perf_counter() - started) * 1000)
+    return {"p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2)}
+
+
+def store_queries(store, texts, qvecs, filters) -> dict:
+    from desktop_app.core.search.service import search_store
+
+    embedder = SavedEmbedder(texts, qvecs)
+    out = {}
+    for mode in MODES:
+        counts: list[int] = []
+
+        def one(i: int, mode=mode, counts=counts) -> None:
+            counts.append(len(search_store(store, texts[i], embedder=embedder, mode=mode, top_k=K, filters=filters)))
+
+        out[mode] = timed(one, len(texts))
+        out[mode]["queries_short_of_k"] = sum(c < K for c in counts[-len(texts):])
+    return out
+
+
+def stored_vectors(store, engine: str) -> tuple[np.ndarray, np.ndarray]:
+    """(chunk ids, float32 matrix) of every stored vector, read from the store (the floors' data)."""
+    if engine == "sqlite":
+        from desktop_app.core.embed.base import MAX_WINDOWS
+
+        with store._read() as conn:
+            rows = conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
+        ids = np.array([r[0] // MAX_WINDOWS for r in rows], dtype=np.int64)
+        mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), DIM)
+        return ids, mat
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    with psycopg.connect(store_url(store), autocommit=True) as conn:
+        register_vector(conn)
+        rows = conn.execute("SELECT chunk_id, embedding FROM chunk_vectors").fetchall()
+    mat = np.stack([np.asarray(r[1].to_numpy(), np.float32) for r in rows])
+    return np.array([r[0] for r in rows], dtype=np.int64), mat
+
+
+def store_url(store) -> str:
+    return store._bench_url  # set by open_library
+
+
+def exact_top(ids: np.ndarray, mat: np.ndarray, q: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[int]:
+    sims = mat @ q
+    if mask is not None:
+        sims = np.where(mask, sims, -2.0)
+    top = np.argpartition(-sims, k)[:k]
+    return [int(ids[i]) for i in top[np.argsort(-sims[top])]]
+
+
+def recall(store, ids, mat, qvecs, folder_mask, folder_filter) -> dict:
+    """Recall@10 of dense_candidates against exact cosine over the same vectors (all, and one folder)."""
+    out = {}
+    for name, mask, filters in (("all", None, None), ("folder", folder_mask, folder_filter)):
+        got = 0
+        for q in qvecs:
+            truth = set(exact_top(ids, mat, q, K, mask))
+            got += len(truth & {c for c, _ in store.dense_candidates(q, K, filters=filters)})
+        out[name] = round(got / (K * len(qvecs)), 4)
+    return out
+
+
+def floors(store, engine: str, ids, mat, texts, qvecs) -> dict:
+    """The same searches with nothing but the core operation, in this process."""
+    out = {"numpy_dot": timed(lambda i: exact_top(ids, mat, qvecs[i], K), len(qvecs))}
+    if engine == "sqlite":
+        from desktop_app.core import text as tp
+
+        rank = tp.fts5_rank("chunks_fts", {"title": 2.0})
+        sql = f"SELECT rowid, {rank} AS r FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY r LIMIT 30"
+        matches = [tp.to_fts5(tp.build_query(t)) for t in texts]
+        with store._read() as conn:
+            out["fts5_bm25"] = timed(lambda i: conn.execute(sql, (matches[i],)).fetchall() if matches[i] else [],
+                                     len(texts))
+    else:
+        out["bare_psycopg"] = bare_latencies(store_url(store), texts, qvecs)
+    for name, fn in KEYWORD_CHOICES.items():
+        out[f"keyword_{name}"] = timed(lambda i, fn=fn: fn(store, texts[i]), len(texts))
+    return out
+
+
+# The keyword side's candidates (engineer G's choice plugs in here): name -> function(store, text) -> chunk ids.
+KEYWORD_CHOICES: dict[str, Callable[[object, str], object]] = {}
+
+
+def rss_mb() -> dict:
+    status = dict(line.split(":", 1) for line in open("/proc/self/status", encoding="ascii") if ":" in line)
+    return {"rss_mb": round(int(status["VmRSS"].split()[0]) / 1024, 1),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def side_index_bytes(db: Path) -> int:
+    return sum(p.stat().st_size for p in db.parent.glob(db.name + ".*") if not p.name.endswith(("-wal", "-shm")))
+
+
+def open_library(engine: str, where: str):
+    from server_scale import open_engine
+
+    started = time.perf_counter()
+    store = open_engine(engine, where)
+    store.ensure_embedding_model(MODEL, DIM)
+    store._bench_url = where
+    return store, round((time.perf_counter() - started) * 1000, 1)
+
+
+def measure(engine: str, where: str, texts, qvecs, build: dict) -> dict:
+    from desktop_app.core.store.rows import Filters
+
+    store, open_ms = open_library(engine, where)
+    folder = store.folders()[0]
+    by_folder = Filters(folder_ids=(folder.id,))
+    result: dict = {"chunks": store.counts().chunks, "build": build, "open_ms": open_ms}
+    from desktop_app.core.search.service import search_store
+
+    started = time.perf_counter()
+    search_store(store, texts[0], embedder=SavedEmbedder(texts, qvecs), mode="semantic", top_k=K)
+    result["first_semantic_query_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    say(f"{engine}: open {open_ms} ms, first semantic query {result['first_semantic_query_ms']} ms; queries")
+    result["queries"] = store_queries(store, texts, qvecs, None)
+    say(f"{engine}: {result['queries']}")
+    result["queries_folder"] = store_queries(store, texts, qvecs, by_folder)
+    say(f"{engine}: folder filter {result['queries_folder']}")
+    result["memory"] = rss_mb()
+    if engine == "sqlite":
+        db = Path(where)
+        result["database_mb"] = round(sum(p.stat().st_size for p in db.parent.glob(db.name + "*")
+                                          if p.name in (db.name, db.name + "-wal")) / 1e6, 1)
+        result["side_index_mb"] = round(side_index_bytes(db) / 1e6, 1)
+    else:
+        result["database_mb"] = round(store.info().size_bytes / 1e6, 1)
+    ids, mat = stored_vectors(store, engine)
+    folder_ids = _folder_chunks(store, engine, folder.id)
+    result["recall_at_10"] = recall(store, ids, mat, qvecs, np.isin(ids, folder_ids), by_folder)
+    say(f"{engine}: recall@10 {result['recall_at_10']}; floors")
+    result["floors"] = floors(store, engine, ids, mat, texts, qvecs)
+    result["ratios"] = ratios(result)
+    store.close()
+    return result
+
+
+def _folder_chunks(store, engine: str, folder_id: int) -> np.ndarray:
+    sql = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.folder_id = "
+    if engine == "sqlite":
+        with store._read() as conn:
+            return np.array([r[0] for r in conn.execute(sql + "?", (folder_id,))], dtype=np.int64)
+    import psycopg
+
+    with psycopg.connect(store_url(store), autocommit=True) as conn:
+        return np.array([r[0] for r in conn.execute(sql + "%s", (folder_id,))], dtype=np.int64)
+
+
+def ratios(r: dict) -> dict:
+    f = r["floors"]
+    keyword_floor = f.get("fts5_bm25") or f["bare_psycopg"]["keyword"]
+    out = {}
+    for q in ("p50_ms", "p95_ms"):
+        out[f"semantic_{q[:3]}_vs_numpy"] = round(r["queries"]["semantic"][q] / f["numpy_dot"][q], 2)
+        out[f"keyword_{q[:3]}_vs_bare"] = round(r["queries"]["keyword"][q] / keyword_floor[q], 2)
+        out[f"hybrid_{q[:3]}_vs_numpy_plus_keyword_bare"] = round(
+            r["queries"]["hybrid"][q] / (f["numpy_dot"][q] + keyword_floor[q]), 2)
+    return out
+
+
+# ---- main ----------------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--chunks", type=int, default=1_000_000)
+    ap.add_argument("--engines", default="sqlite,postgresql")
+    ap.add_argument("--quick", action="store_true", help="100k chunks, SQLite, the first 100 queries")
+    ap.add_argument("--queries", type=int, default=0, help="only the first N test queries (0: all 300)")
+    ap.add_argument("--folders", type=int, default=10, help="folders the library is dealt into (filter keeps 1)")
+    ap.add_argument("--vectors", default=str(Path.home() / ".cache" / "trove-bench" / "scifact_minilm_1500.npz"))
+    ap.add_argument("--dataset", default=str(ROOT.parent.parent / "shared" / "eval" / "scifact"))
+    ap.add_argument("--work", default=str(Path.home() / ".cache" / "trove-bench"), help="where the libraries go")
+    ap.add_argument("--rebuild", action="store_true", help="build the libraries again even when cached")
+    ap.add_argument("--json", help="results file (default bench/results/scale_<N>.json)")
+    args = ap.parse_args()
+    if args.quick:
+        args.chunks, args.engines, args.queries = 100_000, "sqlite", args.queries or 100
+    if not Path(args.dataset).exists():
+        args.dataset = "/work/shared/eval/scifact"
+    _, _, texts, qvecs = load_library(Path(args.vectors), Path(args.dataset))
+    if args.queries:
+        texts, qvecs = texts[: args.queries], qvecs[: args.queries]
+    work = Path(args.work).expanduser() / f"scale-{args.chunks}"
+    if args.rebuild:
+        shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True, exist_ok=True)
+    results: dict = {"chunks": args.chunks, "queries": len(texts), "k": K, "folders": args.folders,
+                     "vector_source": f"{args.vectors}: {MODEL} vectors of SciFact abstracts, replicated with "
+                                      f"N(0, {SIGMA}) noise per dimension, renormalised",
+                     "load_before": os.getloadavg()}
+    for engine in args.engines.split(","):
+        results[engine] = run_engine(engine, args, work, texts, qvecs)
+    results["load_after"] = os.getloadavg()
+    print(json.dumps({e: {k: results[e][k] for k in ("queries", "recall_at_10", "memory", "ratios")}
+                      for e in args.engines.split(",")}, indent=1))
+    save(f"scale_{args.chunks}", results, args.json)
+
+
+def run_engine(engine: str, args, work: Path, texts, qvecs) -> dict:
+    if engine == "sqlite":
+        where = str(work / "library.db")
+        build = cached_library(engine, args, where, work / "sqlite.json")
+        return measure(engine, where, texts, qvecs, build)
+    from desktop_app.core.store.postgres.server import TroveServer
+
+    server = TroveServer(work / "server")
+    marker = work / "postgresql.json"
+    try:
+        server.start(port=0)
+        if not marker.exists() or args.rebuild:
+            where = server.create_database("bench")
+        else:
+            where = server.url("bench")
+        build = cached_library(engine, args, where, marker)
+        result = measure(engine, where, texts, qvecs, build)
+        result["server_version"] = server.status().version
+        return result
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(10_000)
+    main()
