@@ -376,6 +376,7 @@ def main() -> None:
     ap.add_argument("--dataset", default=str(ROOT.parent.parent / "shared" / "eval" / "scifact"))
     ap.add_argument("--work", default=str(Path.home() / ".cache" / "trove-bench"), help="where the libraries go")
     ap.add_argument("--rebuild", action="store_true", help="build the libraries again even when cached")
+    ap.add_argument("--build-only", action="store_true", help="build (or find) the cached libraries, measure nothing")
     ap.add_argument("--json", help="results file (default bench/results/scale_<N>.json)")
     args = ap.parse_args()
     if args.quick:
@@ -396,6 +397,9 @@ def main() -> None:
     for engine in args.engines.split(","):
         results[engine] = run_engine(engine, args, work, texts, qvecs)
     results["load_after"] = os.getloadavg()
+    if args.build_only:
+        print(json.dumps(results, indent=1))
+        return
     print(json.dumps({e: {k: results[e][k] for k in ("queries", "recall_at_10", "memory", "ratios")}
                       for e in args.engines.split(",")}, indent=1))
     save(f"scale_{args.chunks}", results, args.json)
@@ -405,7 +409,7 @@ def run_engine(engine: str, args, work: Path, texts, qvecs) -> dict:
     if engine == "sqlite":
         where = str(work / "library.db")
         build = cached_library(engine, args, where, work / "sqlite.json")
-        return measure(engine, where, texts, qvecs, build)
+        return build if args.build_only else measure(engine, where, texts, qvecs, build)
     from desktop_app.core.store.postgres.server import TroveServer
 
     server = TroveServer(work / "server")
@@ -417,6 +421,8 @@ def run_engine(engine: str, args, work: Path, texts, qvecs) -> dict:
         else:
             where = server.url("bench")
         build = cached_library(engine, args, where, marker)
+        if args.build_only:
+            return build
         result = measure(engine, where, texts, qvecs, build)
         result["server_version"] = server.status().version
         return result
