@@ -65,20 +65,23 @@ class EmbedWorker(BackgroundPhase):
         vectors.
 
         Rounds are sized to take about `round_seconds` at the measured rate, so a kill loses seconds of work and
-        files become semantically searchable progressively, without making the model's batches tiny.
+        files become semantically searchable progressively, without making the model's batches tiny. A document
+        found out of scope is left out by the store's pending query from then on: its chunks are read once, not
+        every round.
         """
         self._choose_model()
         scope = self.scope()
+        skip: set[int] = set()
         total = self.store.count_pending()
         done, after, started = 0, 0, time.monotonic()
         self.skipped = 0
         size = min(MIN_ROUND, self.batch)
         while not self.stopping:
-            rows = self.store.pending_chunks(size, after)
+            rows = self.store.pending_chunks(size, after, skip_documents=skip)
             if not rows:
                 break
             after = rows[-1].id
-            rows, current = self._in_scope(rows, scope)
+            rows, current = self._in_scope(rows, scope, skip)
             if not rows:
                 continue
             round_started = time.monotonic()
@@ -95,10 +98,15 @@ class EmbedWorker(BackgroundPhase):
             self.emit(IndexProgress("semantic", chunks_embedded=done, chunks_total=done, eta_seconds=0.0))
         return done
 
-    def _in_scope(self, rows: list[PendingChunk], scope: SemanticScope) -> tuple[list[PendingChunk], str]:
-        """The rows this run embeds, and the file the last of them is in (what progress names)."""
+    def _in_scope(self, rows: list[PendingChunk], scope: SemanticScope,
+                  skip: set[int]) -> tuple[list[PendingChunk], str]:
+        """The rows this run embeds, and the file the last of them is in (what progress names). The documents of
+        the others join `skip`, and `skipped` counts every pending chunk of them."""
         info = self.store.chunk_rows([row.id for row in rows])
         kept = [row for row in rows if row.id not in info or scope.wanted(info[row.id])]
-        self.skipped += len(rows) - len(kept)
+        if len(kept) < len(rows):
+            kept_ids = {row.id for row in kept}
+            skip.update(info[row.id].document_id for row in rows if row.id not in kept_ids)
+            self.skipped = self.store.count_pending() - self.store.count_pending(skip_documents=skip)
         last = info.get(kept[-1].id) if kept else None
         return kept, (last.container or last.path) if last is not None else ""

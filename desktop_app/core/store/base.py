@@ -11,7 +11,7 @@ part may ask for that part.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -237,12 +237,14 @@ class KeywordStore(Protocol):
 class VectorStore(Protocol):
     """Chunk vectors: what waits for the semantic phase, and writing them."""
 
-    def count_pending(self) -> int:
-        """Chunks without vectors."""
+    def count_pending(self, *, skip_documents: Collection[int] = ()) -> int:
+        """Chunks without vectors (not counting those of `skip_documents`)."""
         ...
 
-    def pending_chunks(self, limit: int, after_id: int = 0, document_id: int | None = None) -> list[PendingChunk]:
-        """Chunks without vectors, in id order, after `after_id` (of one document when given)."""
+    def pending_chunks(self, limit: int, after_id: int = 0, document_id: int | None = None, *,
+                       skip_documents: Collection[int] = ()) -> list[PendingChunk]:
+        """Chunks without vectors, in id order, after `after_id` (of one document when given), none of
+        `skip_documents` (the documents the semantic phase leaves out)."""
         ...
 
     def store_vectors(self, items: Iterable[ChunkVectors]) -> int:

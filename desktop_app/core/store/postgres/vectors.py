@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import psycopg
 
@@ -17,6 +17,8 @@ MODEL_LOCK = 0x7472_6F77  # serialises two desktops that switch the embedding mo
 
 # Chunks this machine embeds: those of folders it watches (another desktop embeds its own).
 _PENDING = f"NOT c.embedded AND c.document_id IN (SELECT id FROM documents WHERE folder_id IN ({MY_FOLDER_IDS}))"
+# ... leaving out the documents the semantic phase skips (an empty array skips none).
+_SKIP = " AND NOT (c.document_id = ANY(%(skip)s::bigint[]))"
 
 
 class VectorSQL(PostgresBase):
@@ -47,21 +49,24 @@ class VectorSQL(PostgresBase):
             return True
         return self._write(work)
 
-    def count_pending(self) -> int:
-        """Chunks of this machine's folders without vectors."""
+    def count_pending(self, *, skip_documents: Collection[int] = ()) -> int:
+        """Chunks of this machine's folders without vectors (not counting those of `skip_documents`)."""
         return int(self._read(lambda c: scalar(c.execute(
-            "SELECT count(*) FROM chunks c WHERE " + _PENDING, {"m": self.machine_id}))))
+            "SELECT count(*) FROM chunks c WHERE " + _PENDING + _SKIP,
+            {"m": self.machine_id, "skip": sorted(skip_documents)}))))
 
-    def pending_chunks(self, limit: int, after_id: int = 0, document_id: int | None = None) -> list[PendingChunk]:
-        """Chunks without vectors, in id order (of this machine's folders, or of one document)."""
+    def pending_chunks(self, limit: int, after_id: int = 0, document_id: int | None = None, *,
+                       skip_documents: Collection[int] = ()) -> list[PendingChunk]:
+        """Chunks without vectors, in id order (of this machine's folders, or of one document; none of
+        `skip_documents`: what the semantic phase leaves out)."""
         if document_id is None:
-            sql, args = ("SELECT c.id, c.text_hash, c.text FROM chunks c WHERE " + _PENDING +
+            sql, args = ("SELECT c.id, c.text_hash, c.text FROM chunks c WHERE " + _PENDING + _SKIP +
                          " AND c.id > %(after)s ORDER BY c.id LIMIT %(n)s",
-                         {"m": self.machine_id, "after": after_id, "n": limit})
+                         {"m": self.machine_id, "after": after_id, "n": limit, "skip": sorted(skip_documents)})
         else:
             sql, args = ("SELECT c.id, c.text_hash, c.text FROM chunks c WHERE NOT c.embedded AND c.id > %(after)s "
-                         "AND c.document_id = %(doc)s ORDER BY c.id LIMIT %(n)s",
-                         {"after": after_id, "doc": document_id, "n": limit})
+                         "AND c.document_id = %(doc)s" + _SKIP + " ORDER BY c.id LIMIT %(n)s",
+                         {"after": after_id, "doc": document_id, "n": limit, "skip": sorted(skip_documents)})
         rows = self._read(lambda c: c.execute(sql, args).fetchall())
         return [PendingChunk(int(r[0]), r[1], r[2]) for r in rows]
 

@@ -6,7 +6,8 @@ chunk id * MAX_WINDOWS + window, so a chunk's vectors are point lookups (vec0 sc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Collection, Iterable, Sequence
 
 import numpy as np
 
@@ -14,6 +15,13 @@ from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.store.rows import ChunkVectors, PendingChunk
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection, run_script
+
+# Pending chunks leave out the documents the semantic phase skips (a JSON array of ids; "[]" skips none).
+_SKIP = " AND document_id NOT IN (SELECT value FROM json_each(?))"
+
+
+def _ids_json(ids: Collection[int]) -> str:
+    return json.dumps(sorted(int(i) for i in ids))
 
 
 def vector_rowid(chunk_id: int, window: int) -> int:
@@ -86,24 +94,27 @@ class VectorSQL(SQLiteBase):
                 )
         return True
 
-    def count_pending(self) -> int:
-        """Chunks without vectors."""
+    def count_pending(self, *, skip_documents: Collection[int] = ()) -> int:
+        """Chunks without vectors (not counting those of `skip_documents`)."""
         with self._read() as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0").fetchone()[0])
+            return int(conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0" + _SKIP,
+                                    (_ids_json(skip_documents),)).fetchone()[0])
 
-    def pending_chunks(self, limit: int, after_id: int = 0, document_id: int | None = None) -> list[PendingChunk]:
-        """Chunks without vectors, in id order."""
+    def pending_chunks(self, limit: int, after_id: int = 0, document_id: int | None = None, *,
+                       skip_documents: Collection[int] = ()) -> list[PendingChunk]:
+        """Chunks without vectors, in id order (none of `skip_documents`: what the semantic phase leaves out)."""
         with self._read() as conn:
             if document_id is None:
                 rows = conn.execute(
-                    "SELECT id, text_hash, text FROM chunks WHERE embedded = 0 AND id > ? ORDER BY id LIMIT ?",
-                    (after_id, limit),
+                    "SELECT id, text_hash, text FROM chunks WHERE embedded = 0 AND id > ?" + _SKIP +
+                    " ORDER BY id LIMIT ?",
+                    (after_id, _ids_json(skip_documents), limit),
                 )
             else:
                 rows = conn.execute(
                     "SELECT id, text_hash, text FROM chunks WHERE embedded = 0 AND id > ? "
-                    "AND document_id = ? ORDER BY id LIMIT ?",
-                    (after_id, document_id, limit),
+                    "AND document_id = ?" + _SKIP + " ORDER BY id LIMIT ?",
+                    (after_id, document_id, _ids_json(skip_documents), limit),
                 )
             return [PendingChunk(int(r[0]), r[1], r[2]) for r in rows]
 
