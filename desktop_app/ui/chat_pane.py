@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.chat.conversation import Conversation, Request
 from desktop_app.core.log import get_logger
 from desktop_app.ui.chat_answer_view import shown_exchange
+from desktop_app.ui.chat_parts import ScopeBar, TokenRelay, fill_chat_list
 from desktop_app.ui.chat_transcript import ChatTranscript
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.sources_panel import SourcesPanel
@@ -34,21 +35,6 @@ from desktop_app.ui.welcome import WelcomeView
 log = get_logger("ui")
 
 RENDER_MS = 50  # re-render a streaming answer at most 20 times a second, however fast tokens come
-
-
-class _TokenRelay(QObject):
-    """Lives on the UI thread; the LLM worker emits on it, so tokens and progress arrive as queued signals."""
-
-    token = Signal(int, str)  # (request id, text)
-    quote = Signal(int, object)  # (request id, Quote): chosen before the model's first token
-    progress = Signal(int, int, int)  # (request id, model calls done, calls planned) of a summary
-
-
-def scope_text(paths) -> str:
-    """"Asking about: a.pdf, notes/ (+2 more)" for the scope bar."""
-    names = [os.path.basename(p.rstrip("/\\")) + ("/" if os.path.isdir(p) else "") for p in paths]
-    shown = ", ".join(names[:3]) + (f" (+{len(names) - 3} more)" if len(names) > 3 else "")
-    return f"Asking about: {shown}"
 
 
 class ChatPane(QWidget):
@@ -82,7 +68,35 @@ class ChatPane(QWidget):
         self.tasks = tasks
         self.conversation = Conversation()
         self.scope: tuple[str, ...] = ()
+        header = self._build_header()
+        body = self._build_body()
+        self.scope_bar = ScopeBar()
+        self.scope_bar.cleared.connect(self.clear_scope)
+        self.scope_label, self.scope_clear = self.scope_bar.label, self.scope_bar.clear
+        ask_row = self._build_ask_row()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(header)
+        layout.addWidget(body, 1)
+        layout.addWidget(self.scope_bar)
+        layout.addLayout(ask_row)
+        layout.addWidget(self.use_context)
+        self._relay = TokenRelay(self)
+        self._relay.token.connect(self.on_token)
+        self._relay.quote.connect(self.on_quote)
+        self._relay.progress.connect(self.on_summary_progress)
+        self._render_timer = QTimer(self, singleShot=True, interval=RENDER_MS)
+        self._render_timer.timeout.connect(self.on_render_timeout)
+        QShortcut(QKeySequence("Ctrl+N"), self, self.on_new_chat_clicked)
+        self.set_scope(())
+        self.refresh_model()
+        self.refresh_chats()
+        self._render()
 
+    # ---- building ------------------------------------------------------------------------------
+
+    def _build_header(self) -> QHBoxLayout:
+        """The model's name and size, Model… and New chat."""
         self.model_label = QLabel("Model: …")
         self.model_label.setObjectName("modelLabel")
         make_plain(self.model_label)  # it shows a GGUF file's model name
@@ -95,7 +109,10 @@ class ChatPane(QWidget):
         header.addWidget(self.model_label, 1)
         header.addWidget(self.model_button)
         header.addWidget(self.new_button)
+        return header
 
+    def _build_body(self) -> QSplitter:
+        """Past chats on the left; the welcome state or transcript above the passages on the right."""
         self.chats = QListWidget()
         self.chats.setObjectName("chatList")
         self.chats.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -112,26 +129,6 @@ class ChatPane(QWidget):
         self.talk.setObjectName("chatTalk")
         self.talk.addWidget(self.welcome)
         self.talk.addWidget(self.transcript)
-        self.input = QPlainTextEdit(placeholderText="Ask a question about your documents  (Ctrl+Enter to send)")
-        self.input.setObjectName("chatInput")
-        self.input.setMaximumHeight(80)
-        self.input.installEventFilter(self)
-        self.use_context = QCheckBox("Answer from my documents", checked=True)
-        self.scope_label = QLabel()
-        self.scope_label.setObjectName("chatScope")
-        self.scope_clear = QPushButton("All documents")
-        self.scope_clear.setToolTip("Answer from the whole library again")
-        self.scope_clear.clicked.connect(self.clear_scope)
-        scope_row = QHBoxLayout()
-        scope_row.addWidget(self.scope_label, 1)
-        scope_row.addWidget(self.scope_clear)
-        self.send_button = QPushButton("Send")
-        self.send_button.setDefault(True)
-        self.send_button.clicked.connect(self.on_send_clicked)
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.on_stop_clicked)
-
         right = QSplitter(Qt.Orientation.Vertical)
         right.setObjectName("chatSplit")
         right.addWidget(self.talk)
@@ -145,31 +142,28 @@ class ChatPane(QWidget):
         body.setStretchFactor(1, 1)
         body.setSizes([120, 470])
         self.splitters = (right, body)
+        return body
+
+    def _build_ask_row(self) -> QHBoxLayout:
+        """The question box with Send and Stop (and the Answer from my documents box, laid out below)."""
+        self.input = QPlainTextEdit(placeholderText="Ask a question about your documents  (Ctrl+Enter to send)")
+        self.input.setObjectName("chatInput")
+        self.input.setMaximumHeight(80)
+        self.input.installEventFilter(self)
+        self.use_context = QCheckBox("Answer from my documents", checked=True)
+        self.send_button = QPushButton("Send")
+        self.send_button.setDefault(True)
+        self.send_button.clicked.connect(self.on_send_clicked)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.on_stop_clicked)
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
         ask_row = QHBoxLayout()
         ask_row.addWidget(self.input, 1)
         ask_row.addLayout(buttons)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(header)
-        layout.addWidget(body, 1)
-        layout.addLayout(scope_row)
-        layout.addLayout(ask_row)
-        layout.addWidget(self.use_context)
-
-        self._relay = _TokenRelay(self)
-        self._relay.token.connect(self.on_token)
-        self._relay.quote.connect(self.on_quote)
-        self._relay.progress.connect(self.on_summary_progress)
-        self._render_timer = QTimer(self, singleShot=True, interval=RENDER_MS)
-        self._render_timer.timeout.connect(self.on_render_timeout)
-        QShortcut(QKeySequence("Ctrl+N"), self, self.on_new_chat_clicked)
-        self.set_scope(())
-        self.refresh_model()
-        self.refresh_chats()
-        self._render()
+        return ask_row
 
     # ---- state ---------------------------------------------------------------------------------
 
@@ -218,14 +212,7 @@ class ChatPane(QWidget):
         self.tasks.run(self.chat.list_chats, self.on_chats_listed, lambda exc: log.warning("chats: %s", exc))
 
     def on_chats_listed(self, chats) -> None:
-        self.chats.clear()
-        for summary in chats:
-            item = QListWidgetItem(summary.title or "(untitled)")
-            item.setData(Qt.ItemDataRole.UserRole, summary.id)
-            item.setToolTip(plain_tooltip(f"{summary.title}\n{summary.message_count // 2} questions"))
-            self.chats.addItem(item)
-            if summary.id == self.chat_id:
-                self.chats.setCurrentItem(item)
+        fill_chat_list(self.chats, chats, self.chat_id)
 
     # ---- asking --------------------------------------------------------------------------------
 
@@ -251,10 +238,7 @@ class ChatPane(QWidget):
     def set_scope(self, paths) -> None:
         """Answer the next questions only from these files and folders (empty: the whole library)."""
         self.scope = tuple(str(p) for p in paths)
-        self.scope_label.setText(scope_text(self.scope) if self.scope else "")
-        self.scope_label.setToolTip("\n".join(self.scope))
-        self.scope_label.setVisible(bool(self.scope))
-        self.scope_clear.setVisible(bool(self.scope))
+        self.scope_bar.show_scope(self.scope)
         self.scope_changed.emit(self.scope)
         if self.scope:
             self.input.setFocus()

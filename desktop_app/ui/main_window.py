@@ -64,6 +64,22 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self._warmed_up = False
         self._suggested_for = -1  # the document count the welcome questions were drawn for
 
+        self._build_panes(library)
+        self._build_menus()
+        self._connect()
+
+        self.restore_layout()
+        self.refresh_now()
+        # Live sync; its first step is the startup rescan that catches what changed while Trove was closed.
+        self.tasks.run(library.start_watching, None,
+                       lambda exc: self.on_notice(Notice("warning", f"Folders are not watched for changes: {exc}")))
+        self.chat_pane.answer_finished.connect(self.on_first_answer)
+        heap.freeze_long_lived("window built")
+
+    # ---- building ------------------------------------------------------------------------------
+
+    def _build_panes(self, library) -> None:
+        """Folders | search | chat in a splitter, behind the empty state; the status bar and the notices."""
         self.folders_panel = FoldersPanel(library, self.tasks)
         self.search_panel = SearchPanel(library.search, self.tasks, top_k=library.settings.top_k,
                                         rerank=library.settings.search_rerank)
@@ -84,8 +100,9 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.status = StatusBar()
         self.setStatusBar(self.status)
         self.notices = NoticesView(self)
-        self._build_menus()
 
+    def _connect(self) -> None:
+        """Library events, panel requests and the refresh timers to the window's slots."""
         self.events.progress.connect(self.on_progress)
         self.events.notice.connect(self.on_notice)
         self.tasks.task_failed.connect(self.on_task_failed)
@@ -105,14 +122,6 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self._suggest_timer.timeout.connect(self.chat_pane.refresh_suggestions)
         self.chat_pane.models_requested.connect(self.on_models_triggered)
         self.chat_pane.suggestions_shown.connect(self.on_suggestions_shown)
-
-        self.restore_layout()
-        self.refresh_now()
-        # Live sync; its first step is the startup rescan that catches what changed while Trove was closed.
-        self.tasks.run(library.start_watching, None,
-                       lambda exc: self.on_notice(Notice("warning", f"Folders are not watched for changes: {exc}")))
-        self.chat_pane.answer_finished.connect(self.on_first_answer)
-        heap.freeze_long_lived("window built")
 
     # ---- menus and shortcuts -------------------------------------------------------------------
 

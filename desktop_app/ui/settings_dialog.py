@@ -68,8 +68,20 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Trove settings")
         self.original = settings
         self.home = home
-        s = settings
+        forms = (("Library", self._engine_form(settings)), ("Chat model", self._chat_form(settings)),
+                 ("Indexing", self._index_form(settings)), ("Search and answers", self._search_form(settings)))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        for title, form in forms:
+            box = QGroupBox(title)
+            box.setLayout(form)
+            layout.addWidget(box)
+        layout.addWidget(buttons)
 
+    def _engine_form(self, s: Settings) -> QFormLayout:
+        """The library's engine: a server URL with Test connection, or an invite to join."""
         self.server_url = QLineEdit(s.server_url, placeholderText="empty: the library on this computer (SQLite)")
         self.server_url.setToolTip("A postgresql:// URL of a team library server (`trove join` stores one; "
                                    "its password stays in a file only you can read).")
@@ -95,7 +107,10 @@ class SettingsDialog(QDialog):
         engine.addRow("Library server", server_row)
         engine.addRow("Join with an invite", join_row)
         engine.addRow("", self.probe_result)
+        return engine
 
+    def _chat_form(self, s: Settings) -> QFormLayout:
+        """The model file, its context size and threads."""
         self.model_path = QLineEdit(s.model_path, placeholderText="the bundled SmolLM2-135M-Instruct")
         browse = QPushButton("Choose…")
         browse.clicked.connect(self.on_browse_clicked)
@@ -109,7 +124,10 @@ class SettingsDialog(QDialog):
         chat.addRow("Model file (GGUF)", model_row)
         chat.addRow("Context size", self.n_ctx)
         chat.addRow("Threads", self.n_threads)
+        return chat
 
+    def _index_form(self, s: Settings) -> QFormLayout:
+        """The semantic model, chunking and exclusions."""
         self.chunk_size = _spin(32, 8192, s.chunk_size, 32, " words")
         self.chunk_overlap = _spin(0, 4096, s.chunk_overlap, 8, " words")
         self.excluded = QPlainTextEdit("\n".join(s.excluded_patterns))
@@ -126,7 +144,10 @@ class SettingsDialog(QDialog):
         index.addRow("Chunk size", self.chunk_size)
         index.addRow("Chunk overlap", self.chunk_overlap)
         index.addRow("Excluded patterns", self.excluded)
+        return index
 
+    def _search_form(self, s: Settings) -> QFormLayout:
+        """Result counts, the passage floor and the hybrid weights."""
         self.top_k = _spin(1, 100, s.top_k)
         self.context_top_k = _spin(1, 50, s.context_top_k)
         self.min_score = _dspin(0.0, 1.0, s.context_min_score, 0.01)
@@ -138,17 +159,7 @@ class SettingsDialog(QDialog):
         search.addRow("Minimum passage score", self.min_score)
         search.addRow("Keyword weight", self.keyword_weight)
         search.addRow("Semantic weight", self.semantic_weight)
-
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        for title, form in (("Library", engine), ("Chat model", chat), ("Indexing", index),
-                            ("Search and answers", search)):
-            box = QGroupBox(title)
-            box.setLayout(form)
-            layout.addWidget(box)
-        layout.addWidget(buttons)
+        return search
 
     def values(self) -> dict:
         """Every editable setting as the dialog shows it."""

@@ -1,0 +1,63 @@
+"""The chat pane's small parts: the relay that brings a worker's tokens to the UI thread, the scope bar, and the
+list of past chats. Each does one thing, so the pane itself only lays them out and forwards."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QWidget
+
+from desktop_app.ui.safe_document import plain_tooltip
+
+
+class TokenRelay(QObject):
+    """Lives on the UI thread; the LLM worker emits on it, so tokens and progress arrive as queued signals."""
+
+    token = Signal(int, str)  # (request id, text)
+    quote = Signal(int, object)  # (request id, Quote): chosen before the model's first token
+    progress = Signal(int, int, int)  # (request id, model calls done, calls planned) of a summary
+
+
+def scope_text(paths) -> str:
+    """"Asking about: a.pdf, notes/ (+2 more)" for the scope bar."""
+    names = [os.path.basename(p.rstrip("/\\")) + ("/" if os.path.isdir(p) else "") for p in paths]
+    shown = ", ".join(names[:3]) + (f" (+{len(names) - 3} more)" if len(names) > 3 else "")
+    return f"Asking about: {shown}"
+
+
+class ScopeBar(QWidget):
+    """Names the files and folders questions are limited to, with All documents; hidden for the whole library."""
+
+    cleared = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel()
+        self.label.setObjectName("chatScope")
+        self.clear = QPushButton("All documents")
+        self.clear.setToolTip("Answer from the whole library again")
+        self.clear.clicked.connect(self.cleared.emit)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.clear)
+
+    def show_scope(self, scope: tuple[str, ...]) -> None:
+        self.label.setText(scope_text(scope) if scope else "")
+        self.label.setToolTip("\n".join(scope))
+        self.label.setVisible(bool(scope))
+        self.clear.setVisible(bool(scope))
+        self.setVisible(bool(scope))
+
+
+def fill_chat_list(chats: QListWidget, summaries, current: int | None) -> None:
+    """Past chats, newest first as listed, the current one selected."""
+    chats.clear()
+    for summary in summaries:
+        item = QListWidgetItem(summary.title or "(untitled)")
+        item.setData(Qt.ItemDataRole.UserRole, summary.id)
+        item.setToolTip(plain_tooltip(f"{summary.title}\n{summary.message_count // 2} questions"))
+        chats.addItem(item)
+        if summary.id == current:
+            chats.setCurrentItem(item)
