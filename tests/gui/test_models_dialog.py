@@ -157,3 +157,13 @@ def test_closing_the_window_stops_a_download_and_keeps_its_part(dialog, window, 
     window.close()
     assert time.monotonic() - started < 5
     assert 0 < dialog.manager.partial_download(server.url(name)) < SIZE
+
+
+def test_the_chat_header_and_the_dialog_give_one_size_for_the_default_model(dialog, window, qtbot):
+    """One byte formatter for the UI: the header once said 368.1 MB where the dialog said 386 MB for one file."""
+    pane = window.chat_pane
+    qtbot.waitUntil(lambda: " · " in pane.model_label.text(), timeout=10_000)
+    header_size = pane.model_label.text().rsplit(" · ", 1)[1]
+    row = next(r for r in range(dialog.models_table.rowCount()) if _text(dialog.models_table, r, 0) == "● default")
+    assert header_size == _text(dialog.models_table, row, 2)
+    assert header_size.endswith(" MB") and f"({header_size}, bundled)" in pane.welcome.note.text()
