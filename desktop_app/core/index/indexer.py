@@ -1,4 +1,7 @@
-"""The keyword phase: bring documents in the database in line with files on disk, one transaction per file."""
+"""The keyword phase: bring documents in the database in line with files on disk, each file all-or-nothing.
+
+Small quick files share a transaction (a batch of up to BATCH_FILES files or BATCH_SECONDS, each file its own
+SAVEPOINT in it: a bad file rolls back alone); other files get one transaction each."""
 
 from __future__ import annotations
 
@@ -7,7 +10,8 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from desktop_app.core.errors import ExtractionError, KnownError
@@ -80,6 +84,65 @@ def chunk_page_text(text: str, page: int, label: str, config: ChunkConfig, *, oc
     return [NewChunk(span, page, label, ocr) for span in chunk_spans(text, config)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class FileJob:
+    """One file on its way through the keyword phase: where it is, what it is, and its content hash once read."""
+
+    folder_id: int
+    item: Found | Skipped
+    title: str
+    type: str
+    digest: str = ""
+
+    @property
+    def path(self) -> Path:
+        return self.item.path
+
+    def hashed(self, digest: str) -> FileJob:
+        return replace(self, digest=digest)
+
+    def failure(self) -> NewDocument:
+        """The document row that records this file as failed."""
+        return NewDocument(self.folder_id, str(self.path), self.title, self.type, self.item.size,
+                           self.item.mtime_ns, self.digest)
+
+
+# Many small quick files share one transaction (one COMMIT instead of one per file); each is still its own
+# SAVEPOINT. A batch ends after BATCH_FILES files or BATCH_SECONDS, and before a file that is not small and quick,
+# so other writers (the semantic phase, the window) wait a fraction of a second at most.
+BATCH_FILES = 256
+BATCH_SECONDS = 0.25
+BATCH_MAX_BYTES = 256 * 1024
+
+
+class _Batches:
+    """The open write batch of a run: `around(item)` is the context to index `item` in."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._open: AbstractContextManager[None] | None = None
+        self._files = 0
+        self._started = 0.0
+
+    def before(self, item: Found) -> None:
+        """Open, keep or close the batch for the next file."""
+        small = cost_order(item)[0] == 0 and item.size <= BATCH_MAX_BYTES
+        if self._open is not None and (not small or self._files >= BATCH_FILES
+                                       or time.monotonic() - self._started >= BATCH_SECONDS):
+            self.close()
+        if small and self._open is None:
+            self._open = self.store.write_batch()
+            self._open.__enter__()
+            self._files, self._started = 0, time.monotonic()
+        self._files += 1
+
+    def close(self, exc: BaseException | None = None) -> None:
+        """Commit the open batch (roll it back when `exc` is given)."""
+        batch, self._open = self._open, None
+        if batch is not None:
+            batch.__exit__(type(exc) if exc else None, exc, exc.__traceback__ if exc else None)
+
+
 # The keyword phase takes quick formats first: a library of notes is searchable while its PDFs are still read.
 _COST_CLASS = {"text": 0, "markdown": 0, "code": 0, "html": 0, "pdf": 2}
 _DEFAULT_COST = 1  # office documents, e-books, mail, notebooks
@@ -137,15 +200,9 @@ class Indexer:
                 plans.append(plan)
         todo = sorted(((plan, item) for plan in plans for item in plan.todo), key=lambda pi: cost_order(pi[1]))
         self._emit_scan(len(todo))
-        for n, (plan, item) in enumerate(todo, start=1):
-            if self.stopping.is_set():
-                report.seconds = time.monotonic() - started
-                return report  # the rest is picked up by the next sync; nothing half-done is left
-            self._index_found(plan.folder_id, item, plan.known.get(str(item.path)), plan.by_hash, report)
-            elapsed = max(time.monotonic() - started, 1e-6)
-            self.emit(IndexProgress("keyword", files_queued=len(todo), files_done=n - report.failed,
-                                    files_failed=report.failed, current_file=str(item.path), bytes_done=report.bytes,
-                                    rate=n / elapsed, eta_seconds=(len(todo) - n) * elapsed / n))
+        if not self._index_all(todo, report, started):
+            report.seconds = time.monotonic() - started
+            return report  # the rest is picked up by the next sync; nothing half-done is left
         for plan in plans:
             moved = plan.hashed - {doc.id for doc in plan.by_hash.values()}  # taken from by_hash by a move
             for doc in plan.vanished:
@@ -154,6 +211,27 @@ class Indexer:
             self.store.mark_scanned(plan.folder_id, time.time())
         report.seconds = time.monotonic() - started
         return report
+
+    def _index_all(self, todo: list[tuple[FolderPlan, Found]], report: SyncReport, started: float) -> bool:
+        """Index the files in order, small quick ones in shared batches. False when the library began closing."""
+        batches = _Batches(self.store)
+        try:
+            for n, (plan, item) in enumerate(todo, start=1):
+                if self.stopping.is_set():
+                    batches.close()
+                    return False
+                batches.before(item)
+                self._index_found(plan.folder_id, item, plan.known.get(str(item.path)), plan.by_hash, report)
+                elapsed = max(time.monotonic() - started, 1e-6)
+                self.emit(IndexProgress("keyword", files_queued=len(todo), files_done=n - report.failed,
+                                        files_failed=report.failed, current_file=str(item.path),
+                                        bytes_done=report.bytes, rate=n / elapsed,
+                                        eta_seconds=(len(todo) - n) * elapsed / n))
+        except BaseException as exc:
+            batches.close(exc)
+            raise
+        batches.close()
+        return True
 
     def rebuild_keywords(self, batch: int = 500) -> None:
         """Refill the keyword index from stored chunk text when the text pipeline changed (resumable; a batch per
@@ -186,7 +264,8 @@ class Indexer:
             return None
         for path, entry in skipped.items():
             if not _unchanged(known.get(path), entry):
-                self._fail(folder_id, entry, entry.path.name, file_type(entry.path) or "", "", entry.reason, report)
+                job = FileJob(folder_id=folder_id, item=entry, title=entry.path.name, type=file_type(entry.path) or "")
+                self._fail(job, entry.reason, report)
         vanished = [d for p, d in known.items() if p not in found and p not in skipped]
         by_hash = {d.content_hash: d for d in vanished if d.status == DocStatus.INDEXED and d.content_hash}
         todo = [f for p, f in found.items() if not _unchanged(known.get(p), f)]
@@ -210,7 +289,8 @@ class Indexer:
         elif _unchanged(old, found):
             report.unchanged += 1
         elif isinstance(found, Skipped):
-            self._fail(folder_id, found, path.name, file_type(path) or "", "", found.reason, report)
+            self._fail(FileJob(folder_id=folder_id, item=found, title=path.name, type=file_type(path) or ""),
+                       found.reason, report)
         else:
             self._index_found(folder_id, found, old, {}, report)
         report.seconds = time.monotonic() - started
@@ -243,63 +323,61 @@ class Indexer:
     def _index_found(self, folder_id: int, item: Found, old: DocRow | None,
                      by_hash: dict[str, DocRow], report: SyncReport) -> None:
         path = item.path
-        type_ = file_type(path) or ""
-        title = title_from_path(path)
-        too_big = size_problem(item.size, type_, self.settings)
+        job = FileJob(folder_id=folder_id, item=item, title=title_from_path(path), type=file_type(path) or "")
+        too_big = size_problem(item.size, job.type, self.settings)
         if too_big:
-            self._fail(folder_id, item, title, type_, "", too_big, report)
+            self._fail(job, too_big, report)
             return
         try:
-            source = read_for_index(path, type_)  # regular files only; hashed as it is read
+            source = read_for_index(path, job.type)  # regular files only; hashed as it is read
         except (ExtractionError, OSError) as exc:
-            self._fail(folder_id, item, title, type_, "", str(exc), report)
+            self._fail(job, str(exc), report)
             return
-        digest = source.digest
+        job = job.hashed(source.digest)
         report.bytes += source.size
-        if old is not None and old.content_hash == digest and old.status == DocStatus.INDEXED:
+        if old is not None and old.content_hash == job.digest and old.status == DocStatus.INDEXED:
             self.store.touch_document(old.id, item.size, item.mtime_ns)
             report.unchanged += 1
             return
-        moved = by_hash.pop(digest, None) if old is None else None
+        moved = by_hash.pop(job.digest, None) if old is None else None
         if moved is not None:
             move = DocumentMove(doc_id=moved.id, folder_id=folder_id, path=str(path), size=item.size,
                                 mtime_ns=item.mtime_ns)
             report.moved += self.store.move_documents([move])
             return
         try:
-            doc, inner = extract_document(path, type_, source, self.settings)  # under the per-file budget
+            doc, inner = extract_document(path, job.type, source, self.settings)  # under the per-file budget
         except ExtractionError as exc:
-            self._fail(folder_id, item, title, type_, digest, str(exc), report)
+            self._fail(job, str(exc), report)
             return
         except KnownError:
             raise
         except Exception as exc:  # a bug in a parser must not stop the run; the file is marked with the reason
             log.exception("unexpected error extracting %s", path)
-            reason = f"could not be read ({type(exc).__name__}: {exc})"
-            self._fail(folder_id, item, title, type_, digest, reason, report)
+            self._fail(job, f"could not be read ({type(exc).__name__}: {exc})", report)
             return
-        self._write(folder_id, item, title, type_, digest, doc, inner, report)
+        self._write(job, doc, inner, report)
 
-    def _write(self, folder_id: int, item: Found, title: str, type_: str, digest: str, doc: Extracted | StreamedText,
-               inner: Extraction, report: SyncReport) -> None:
+    def _write(self, job: FileJob, doc: Extracted | StreamedText, inner: Extraction, report: SyncReport) -> None:
         """Write an extraction (its chunks streamed for a big text file), its pages for OCR and its parts."""
         first, chunks = peek(chunk_extracted(doc, self.chunk_config))
         needing_ocr = doc.pages_needing_ocr if isinstance(doc, Extracted) else ()
         ocr_pages = [OcrPageRef(p.number, p.label) for p in needing_ocr] if self.settings.ocr_enabled else []
-        parts = self._parts(folder_id, inner)
+        parts = self._parts(job.folder_id, inner)
         if first is None and not ocr_pages and not any(p.chunks for p in parts):
             reason = "empty: no text to index" if not needing_ocr else "scanned pages only, and OCR is off"
-            self._fail(folder_id, item, title, type_, digest, reason, report)
+            self._fail(job, reason, report)
             return
         counted = Counted(chunks)
         pages = doc.page_count if isinstance(doc, Extracted) else None
         meta = doc.metadata or None if isinstance(doc, Extracted) else None
+        item = job.item
         try:
-            self.store.write_document(NewDocument(folder_id, str(item.path), doc.title, doc.type, item.size,
-                                                  item.mtime_ns, digest, pages, metadata=meta),
+            self.store.write_document(NewDocument(job.folder_id, str(item.path), doc.title, doc.type, item.size,
+                                                  item.mtime_ns, job.digest, pages, metadata=meta),
                                       counted, ocr_pages, parts)
         except (ExtractionError, OSError) as exc:  # a streamed file that went wrong half-way: nothing was kept
-            self._fail(folder_id, item, title, type_, digest, str(exc), report)
+            self._fail(job, str(exc), report)
             return
         report.indexed += 1
         report.chunks += counted.count + sum(len(p.chunks) for p in parts)
@@ -315,18 +393,14 @@ class Indexer:
                           reason=f.reason) for f in inner.failed]
         return parts
 
-    def _fail(self, folder_id: int, item: Found | Skipped, title: str, type_: str, digest: str, reason: str,
-              report: SyncReport) -> None:
-        if _gone(item.path):
-            self._vanished(item.path, report)
+    def _fail(self, job: FileJob, reason: str, report: SyncReport) -> None:
+        if _gone(job.path):
+            self._vanished(job.path, report)
             return
-        log.info("failed to index %s: %s", item.path, reason)
-        self.store.record_failure(NewDocument(folder_id, str(item.path), title, type_, item.size, item.mtime_ns,
-                                              digest),
-                                  reason)
+        log.info("failed to index %s: %s", job.path, reason)
+        self.store.record_failure(job.failure(), reason)
         report.failed += 1
-        report.errors.append((str(item.path), reason))
-
+        report.errors.append((str(job.path), reason))
 
     def _vanished(self, path: Path, report: SyncReport) -> None:
         """A file that was listed and is gone by the time it is read is not a failure: it is gone. Its old entry

@@ -12,6 +12,7 @@ part may ask for that part.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -142,6 +143,11 @@ class FolderStore(Protocol):
 
 class DocumentStore(Protocol):
     """Documents: written, moved, failed and forgotten, one transaction each."""
+
+    def write_batch(self) -> AbstractContextManager[None]:
+        """Writes inside may share one transaction (SQLite: one COMMIT for many small files), each still
+        all-or-nothing on its own: a failed one rolls back alone. An engine may commit each write by itself."""
+        ...
 
     def documents_under(self, folder_id: int, prefix: str = "") -> dict[str, DocRow]:
         """A folder's document rows by path, only those whose path starts with `prefix` when given."""

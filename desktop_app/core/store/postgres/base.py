@@ -9,6 +9,7 @@ server) become one-line KnownErrors here, for reads and writes alike, as the SQL
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -74,6 +75,11 @@ class PostgresBase:
             return psycopg.connect(self.url, autocommit=True, connect_timeout=pgc.CONNECT_TIMEOUT)
         except psycopg.Error as exc:
             raise pgc.translate_connect_error(exc, self.url) from None
+
+    def write_batch(self) -> contextlib.AbstractContextManager[None]:
+        """Each write inside still commits by itself here (a pooled connection per write, and derived rows do
+        not wait for the WAL flush): the batch is SQLite's saving, not needed on a server."""
+        return contextlib.nullcontext()
 
     def _read(self, fn: Callable[[psycopg.Connection], T]) -> T:
         """Run a read on a pooled connection (autocommit: it sees the latest committed state)."""

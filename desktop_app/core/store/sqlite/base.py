@@ -11,7 +11,14 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from desktop_app.core.store.sqlite.connect import Connection, Error, connect, transaction, translate_error
+from desktop_app.core.store.sqlite.connect import (
+    Connection,
+    Error,
+    connect,
+    savepoint,
+    transaction,
+    translate_error,
+)
 from desktop_app.core.store.sqlite.migrations import migrate
 
 
@@ -29,13 +36,36 @@ class SQLiteBase:
         self._readers: dict[int, Connection] = {}
         self._readers_lock = threading.Lock()
         self._closed = False
+        self._batch = False  # in a write_batch (only the thread holding _lock sees True)
         with self._lock, _translated():
             migrate(self._conn)
 
     @contextlib.contextmanager
     def _tx(self) -> Iterator[Connection]:
-        with self._lock, transaction(self._conn) as conn:
-            yield conn
+        """One write: its own transaction, or inside a `write_batch` its own SAVEPOINT (all-or-nothing alone)."""
+        with self._lock:
+            if not self._batch:
+                with transaction(self._conn) as conn:
+                    yield conn
+                return
+            with savepoint(self._conn) as conn:
+                yield conn
+
+    @contextlib.contextmanager
+    def write_batch(self) -> Iterator[None]:
+        """The writes inside share one transaction, each all-or-nothing (a SAVEPOINT): one that fails rolls back
+        alone and the others commit at the end; a kill before then loses the batch whole, never half a write.
+        Other threads' writes wait for the batch (keep it short)."""
+        with self._lock:
+            if self._batch:  # already in one: the outer batch commits
+                yield
+                return
+            with transaction(self._conn):
+                self._batch = True
+                try:
+                    yield
+                finally:
+                    self._batch = False
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Connection]:

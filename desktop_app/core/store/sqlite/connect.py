@@ -88,6 +88,26 @@ def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator
         raise
 
 
+@contextlib.contextmanager
+def savepoint(conn: sqlite3.Connection, name: str = "trove_write") -> Iterator[sqlite3.Connection]:
+    """SAVEPOINT … RELEASE inside an open transaction, or ROLLBACK TO it on any exception (the rest of the
+    transaction stays). The environment's failures become KnownErrors."""
+    try:
+        conn.execute(f"SAVEPOINT {name}")
+    except sqlite3.Error as exc:
+        raise translate_error(exc) from exc
+    try:
+        yield conn
+        conn.execute(f"RELEASE {name}")
+    except BaseException as exc:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute(f"ROLLBACK TO {name}")
+            conn.execute(f"RELEASE {name}")
+        if isinstance(exc, sqlite3.Error):
+            raise translate_error(exc) from exc
+        raise
+
+
 def translate_error(exc: BaseException, where: str = "") -> BaseException:
     """Map SQLite's environment failures (by result code) to KnownErrors with a plain message; leave others alone."""
     code = getattr(exc, "sqlite_errorcode", None)

@@ -1,0 +1,45 @@
+"""Store.write_batch on both engines: the writes inside commit together, each all-or-nothing on its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_app.core.errors import ExtractionError
+from desktop_app.core.store.rows import NewChunk
+from tests.integration.store.test_store_protocol import chunks, doc
+
+
+def broken_after_one(first: NewChunk):
+    """Chunks that fail half-way (a streamed file that went bad while it was read)."""
+    yield first
+    raise ExtractionError("the file changed while it was read")
+
+
+def test_a_failed_write_in_a_batch_rolls_back_alone(store, folder):
+    store.write_document(doc(folder.id, folder.path + "/b.txt"), chunks("b old"))
+    with store.write_batch():
+        a = store.write_document(doc(folder.id, folder.path + "/a.txt"), chunks("a1", "a2"))
+        with pytest.raises(ExtractionError):
+            store.write_document(doc(folder.id, folder.path + "/b.txt", digest="2"),
+                                 broken_after_one(chunks("b new")[0]))
+        store.record_failure(doc(folder.id, folder.path + "/c.pdf"), "bad")
+        with store.write_batch():  # nested: part of the outer batch
+            store.write_document(doc(folder.id, folder.path + "/d.txt"), chunks("d1"))
+    known = store.documents_under(folder.id)
+    assert sorted(p.rsplit("/", 1)[-1] for p in known) == ["a.txt", "b.txt", "c.pdf", "d.txt"]
+    assert known[folder.path + "/b.txt"].content_hash == "d1"  # the failed rewrite left the old one whole
+    assert [p.text for p in store.pending_chunks(10, document_id=a)] == ["a1", "a2"]
+    assert sorted(p.text for p in store.pending_chunks(10)) == ["a1", "a2", "b old", "d1"]
+    assert store.counts().chunks == 4
+
+
+def test_an_exception_out_of_a_batch_keeps_no_half_file(store, folder):
+    store.write_document(doc(folder.id, folder.path + "/kept.txt"), chunks("kept"))
+    with pytest.raises(RuntimeError), store.write_batch():
+        store.write_document(doc(folder.id, folder.path + "/x.txt"), chunks("x1", "x2"))
+        raise RuntimeError("the run stopped")
+    known = store.documents_under(folder.id)
+    assert folder.path + "/kept.txt" in known
+    x = known.get(folder.path + "/x.txt")  # SQLite rolls the batch back; PostgreSQL committed the write whole
+    assert x is None or len(store.pending_chunks(10, document_id=x.id)) == 2
+    assert store.counts().chunks == (1 if x is None else 3)
