@@ -12,6 +12,7 @@ from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keywords import filter_sql
+from desktop_app.core.store.sqlite.vector_index import VectorIndex, ann_candidates, exact_among
 from desktop_app.core.store.sqlite.vectors import chunk_vectors
 
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k in a KNN query
@@ -35,6 +36,9 @@ class SearchSQL(SQLiteBase):
                 scoped = _scoped_chunks(conn, filters)
                 if scoped is not None:
                     return _exact(conn, query, scoped)[: int(limit)]
+            ann = self._ann(conn, query, int(limit), filters)
+            if ann is not None:
+                return ann
             k = min(int(limit) * (MAX_WINDOWS if filters else 2), VEC0_MAX_K)  # a chunk's windows share the k places
             rows = conn.execute("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? "
                                 "ORDER BY distance", (query.tobytes(), k)).fetchall()
@@ -45,6 +49,25 @@ class SearchSQL(SQLiteBase):
             if filters:
                 hits = _keep_filtered(conn, hits, filters)
         return hits[: int(limit)]
+
+    def _ann(self, conn: Connection, query: np.ndarray, limit: int,
+             filters: Filters | None) -> list[tuple[int, float]] | None:
+        """Candidates from the side index (vector_index.py); None while there is none: vec0's exact KNN answers.
+        A filter over-fetches from the graph, then compares all the chunks it allows (k results either way)."""
+        if self.path is None:
+            return None
+        vix = self.__dict__.get("_vector_index")
+        if vix is None:
+            vix = self.__dict__.setdefault("_vector_index", VectorIndex(self.path))
+        index = vix.usable(conn, len(query))
+        if index is None:
+            return None
+        if not filters:
+            return ann_candidates(conn, index, query, limit)
+        hits = ann_candidates(conn, index, query, limit, keep=lambda h: _keep_filtered(conn, h, filters))
+        if hits is None:
+            hits = exact_among(conn, index, query, _filtered_chunks(conn, filters), limit)
+        return hits
 
     def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
         """(page, text) of one document's chunks, in document order (empty when it is not indexed)."""
@@ -103,6 +126,13 @@ def _keep_filtered(conn: Connection, hits: list[tuple[int, float]], filters: Fil
 
 
 EXACT_SCOPE = 5000  # chunks: up to this many, a scoped search compares every vector (point lookups, numpy)
+
+
+def _filtered_chunks(conn: Connection, filters: Filters) -> list[int]:
+    """Every embedded chunk a filter allows."""
+    extra, args = filter_sql(filters)
+    return [r[0] for r in conn.execute(
+        f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.embedded = 1{extra}", args)]
 
 
 def _scoped_chunks(conn: Connection, filters: Filters) -> list[int] | None:

@@ -15,6 +15,7 @@ from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.store.rows import ChunkVectors, PendingChunk
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection, run_script
+from desktop_app.core.store.sqlite.vector_index import bump_generation
 
 # Pending chunks leave out the documents the semantic phase skips (a JSON array of ids; "[]" skips none).
 _SKIP = " AND document_id NOT IN (SELECT value FROM json_each(?))"
@@ -41,7 +42,9 @@ def chunk_vectors(conn: Connection, chunk_id: int) -> list[bytes]:
 
 
 def insert_windows(conn: Connection, chunk_id: int, blobs: Sequence[bytes]) -> None:
-    """Insert a chunk's window vectors (raw float32 blobs)."""
+    """Insert a chunk's window vectors (raw float32 blobs); the side index built before is stale from now on."""
+    if blobs:
+        bump_generation(conn)
     for w, blob in enumerate(blobs[:MAX_WINDOWS]):
         conn.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)", (vector_rowid(chunk_id, w), blob))
 
@@ -63,6 +66,7 @@ def recreate_vector_table(conn: Connection, dim: int) -> None:
     UPDATE chunks SET embedded = 0;
     """,
     )
+    bump_generation(conn)
 
 
 class VectorSQL(SQLiteBase):

@@ -1,0 +1,194 @@
+"""The SQLite engine's side vector index (core/store/sqlite/vector_index.py) on real sqlite-vec and usearch.
+
+Small libraries (600 chunks of 32 dimensions) with the size threshold lowered, so the index is used; every
+answer is compared with exact cosine search over the same vectors in numpy."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+import os
+import signal
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from desktop_app.core.ingest.chunking import Span
+from desktop_app.core.store.rows import Filters, NewChunk, NewDocument
+from desktop_app.core.store.sqlite import SQLiteStore
+from desktop_app.core.store.sqlite import vector_index as vi
+
+DIM = 32
+N = 600
+
+
+def vectors(n: int, seed: int = 0) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=(n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def make_library(path: Path, mat: np.ndarray, folders: int = 3) -> tuple[SQLiteStore, dict[int, int], list[int]]:
+    """A library of one-chunk documents dealt round-robin into `folders`; (store, chunk id -> row, folder ids)."""
+    store = SQLiteStore(path)
+    store.ensure_embedding_model("test-model", DIM)
+    fids = [store.add_folder(f"/lib/f{i}").id for i in range(folders)]
+    for i, vec in enumerate(mat):
+        fid = fids[i % folders]
+        text = f"chunk {i}"
+        store.write_document(NewDocument(fid, f"/lib/f{i % folders}/{i}.txt", str(i), "txt", 1, 1, str(i)),
+                             [NewChunk(Span(0, len(text), text), None, vectors=vec[None, :])])
+    with store._read() as conn:
+        rows = {int(cid): int(text.split()[1]) for cid, text in conn.execute("SELECT id, text FROM chunks")}
+    return store, rows, fids
+
+
+def exact(mat: np.ndarray, rows: dict[int, int], q: np.ndarray, k: int, allowed=None) -> list[int]:
+    ids = [c for c in rows if allowed is None or c in allowed]
+    sims = np.array([mat[rows[c]] @ q for c in ids])
+    return [ids[i] for i in np.argsort(-sims)[:k]]
+
+
+def built(store: SQLiteStore, q: np.ndarray) -> list[tuple[int, float]]:
+    """A search that starts the rebuild, then waits for it; returns the first (exact, vec0) answer."""
+    first = store.dense_candidates(q, 10)
+    store.__dict__["_vector_index"].wait(60)
+    return first
+
+
+@pytest.fixture(autouse=True)
+def small_threshold(monkeypatch):
+    monkeypatch.setattr(vi, "MIN_VECTORS", 100)
+
+
+@pytest.fixture
+def library(tmp_path):
+    mat = vectors(N)
+    store, rows, fids = make_library(tmp_path / "library.db", mat)
+    yield store, mat, rows, fids
+    store.close()
+
+
+def test_results_equal_exact_search_and_the_index_is_used(library, caplog):
+    store, mat, rows, _ = library
+    queries = vectors(20, seed=7)
+    with caplog.at_level(logging.WARNING):
+        built(store, queries[0])
+    assert "missing" in caplog.text and vi.index_path(store.path).exists()
+    assert store.__dict__["_vector_index"]._index is not None
+    for q in queries:
+        got = store.dense_candidates(q, 30)
+        assert [c for c, _ in got] == exact(mat, rows, q, 30)
+        assert all(abs(s - float(mat[rows[c]] @ q)) < 1e-5 for c, s in got)  # exact scores, not int8 ones
+
+
+def test_filters_return_k_from_the_allowed_chunks(library, monkeypatch):
+    store, mat, rows, fids = library
+    built(store, vectors(1, seed=3)[0])
+    with store._read() as conn:
+        in_folder = {int(r[0]) for r in conn.execute(
+            "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.folder_id = ?", (fids[1],))}
+    for q in vectors(5, seed=11):
+        got = [c for c, _ in store.dense_candidates(q, 30, filters=Filters(folder_ids=(fids[1],)))]
+        assert got == exact(mat, rows, q, 30, in_folder)
+    monkeypatch.setattr(vi, "FETCH_ROUNDS", (1,))  # the graph's round falls short: every allowed chunk is compared
+    monkeypatch.setattr(vi, "RESCORE", 20)
+    for q in vectors(5, seed=12):
+        got = [c for c, _ in store.dense_candidates(q, 30, filters=Filters(folder_ids=(fids[1],)))]
+        assert got == exact(mat, rows, q, 30, in_folder)
+
+
+def test_a_stale_index_is_rebuilt_and_search_stays_exact_meanwhile(library, caplog):
+    store, mat, rows, fids = library
+    built(store, mat[0])
+    new = vectors(1, seed=99)[0]
+    text = "the new one"
+    store.write_document(NewDocument(fids[0], "/lib/f0/new.txt", "new", "txt", 1, 1, "new"),
+                         [NewChunk(Span(0, len(text), text), None, vectors=new[None, :])])
+    with caplog.at_level(logging.WARNING):
+        first = store.dense_candidates(new, 10)  # vec0 answers while the index is rebuilt
+    assert "stale" in caplog.text
+    with store._read() as conn:
+        new_id = int(conn.execute("SELECT id FROM chunks WHERE text = ?", (text,)).fetchone()[0])
+    assert first[0][0] == new_id
+    store.__dict__["_vector_index"].wait(60)
+    assert store.dense_candidates(new, 10)[0][0] == new_id
+    assert store.__dict__["_vector_index"]._generation == vi.vector_generation(store._conn)
+
+
+@pytest.mark.parametrize("harm, reason", [
+    (lambda b: b[:-100] + bytes(100 * [7]), "damaged (checksum)"),
+    (lambda b: b[:8] + (99).to_bytes(4, "little") + b[12:], "another version"),
+    (lambda b: b[:10], "damaged (short header)"),
+    (lambda b: b"NOTMAGIC" + b[8:], "not a vector index"),
+])
+def test_a_damaged_or_other_version_file_is_rebuilt_with_a_notice(tmp_path, caplog, harm, reason):
+    mat = vectors(N)
+    store, rows, _ = make_library(tmp_path / "library.db", mat)
+    built(store, mat[0])
+    store.close()
+    path = vi.index_path(tmp_path / "library.db")
+    path.write_bytes(harm(path.read_bytes()))
+    store = SQLiteStore(tmp_path / "library.db")
+    q = vectors(1, seed=5)[0]
+    with caplog.at_level(logging.WARNING):
+        assert [c for c, _ in built(store, q)] == exact(mat, rows, q, 10)
+    assert reason in caplog.text
+    assert vi.read_index(path, DIM, vi.vector_generation(store._conn))[0] is not None  # rebuilt whole
+    assert [c for c, _ in store.dense_candidates(q, 10)] == exact(mat, rows, q, 10)
+    store.close()
+
+
+def _write_and_hang(db: str, flag: str) -> None:
+    """Child process: build the index, stopping for good after the header and first block are on disk."""
+    def hang(fh, block):
+        fh.write(block[: len(block) // 2])
+        fh.flush()
+        Path(flag).write_text("writing")
+        time.sleep(600)
+
+    vi.write_block = hang
+    vi.build_index(Path(db), DIM)
+
+
+@pytest.mark.parametrize("had_index", [False, True])
+def test_kill_9_while_writing_leaves_search_correct(tmp_path, had_index):
+    mat = vectors(N)
+    db = tmp_path / "library.db"
+    store, rows, _ = make_library(db, mat)
+    q = vectors(1, seed=21)[0]
+    if had_index:
+        built(store, q)
+    before = vi.index_path(db).read_bytes() if had_index else None
+    flag = tmp_path / "flag"
+    child = mp.get_context("spawn").Process(target=_write_and_hang, args=(str(db), str(flag)))
+    child.start()
+    deadline = time.monotonic() + 120
+    while not flag.exists() and time.monotonic() < deadline and child.is_alive():
+        time.sleep(0.05)
+    assert flag.exists(), "the child never started writing"
+    os.kill(child.pid, signal.SIGKILL)
+    child.join(10)
+    assert child.exitcode == -signal.SIGKILL
+    assert list(tmp_path.glob("library.db.vectors.tmp-*"))  # the half-written file is there, under its own name
+    if had_index:
+        assert vi.index_path(db).read_bytes() == before  # the old file untouched
+    else:
+        assert not vi.index_path(db).exists()
+    store.close()
+    store = SQLiteStore(db)
+    assert [c for c, _ in built(store, q)] == exact(mat, rows, q, 10)
+    assert [c for c, _ in store.dense_candidates(q, 10)] == exact(mat, rows, q, 10)
+    assert store.__dict__["_vector_index"]._index is not None
+    store.close()
+
+
+def test_a_small_library_has_no_side_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(vi, "MIN_VECTORS", 10_000)
+    mat = vectors(50)
+    store, rows, _ = make_library(tmp_path / "library.db", mat)
+    q = vectors(1, seed=2)[0]
+    assert [c for c, _ in store.dense_candidates(q, 10)] == exact(mat, rows, q, 10)
+    assert not vi.index_path(tmp_path / "library.db").exists()
+    store.close()
