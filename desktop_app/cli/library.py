@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,6 +19,8 @@ from desktop_app.core.errors import FolderNotFoundError, KnownError
 from desktop_app.core.pathnames import display_path
 from desktop_app.core.store.rows import Share, parse_share
 from desktop_app.core.text.language import LANGUAGE_NAMES
+
+STOP_SECONDS = 5.0  # --no-wait: how long a background phase gets to finish its step before the process ends
 
 
 def add_library_commands(sub: argparse._SubParsersAction) -> None:
@@ -129,14 +134,36 @@ def cmd_index(args, library) -> int:
             print(f"  failed: {display_path(path)}: {reason}")
         for path in report.offline:
             print(f"  offline: {display_path(path)}")
-    if not args.no_wait and library.ocr_worker.error:
+    if args.no_wait:
+        return finish_without_waiting(library)
+    if library.ocr_worker.error:
         print(f"trove: files are keyword-searchable, but the OCR phase stopped: {library.ocr_worker.error}",
               file=sys.stderr)
         return EXIT_ERROR
-    if not args.no_wait and library.embed_worker.error:
+    if library.embed_worker.error:
         print(f"trove: files are keyword-searchable, but semantic indexing failed: {library.embed_worker.error}",
               file=sys.stderr)
         return EXIT_ERROR
+    return EXIT_OK
+
+
+def finish_without_waiting(library) -> int:
+    """--no-wait: stop the OCR and vector phases after the step in flight (OCR writes no page after that), and end.
+
+    A phase may be inside native code that cannot be interrupted (onnxruntime importing its models, building a
+    session or reading a page: seconds, minutes on a busy machine). The interpreter's teardown under such a
+    thread aborts ("terminate called without an active exception"), so if one has not stopped within
+    STOP_SECONDS the process ends without that teardown: what the keyword phase wrote is committed, the
+    atexit handlers (the extraction worker's shutdown) run, and SQLite rolls back any open transaction."""
+    phases = (library.ocr_worker, library.embed_worker)
+    for phase in phases:
+        phase.stop(STOP_SECONDS)
+    names = {f"trove-{phase.verb}" for phase in phases}
+    if any(thread.name in names and thread.is_alive() for thread in threading.enumerate()):
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_OK)
     return EXIT_OK
 
 

@@ -90,8 +90,11 @@ class OcrWorker(BackgroundPhase):
         return done
 
     def _read_page(self, task: OcrTask) -> bool:
+        """OCR one page and write what it yields; nothing once stop() was called (the page stays pending whole)."""
         if task.text:  # read before from this very file (a reindex): only re-chunk
             text, confidence, reason = task.text, 1.0, ""
+        elif self.stopping:  # before loading the engine or rendering: the library is closing
+            return False
         else:
             try:
                 data = Path(task.path).read_bytes()
@@ -103,6 +106,8 @@ class OcrWorker(BackgroundPhase):
                 text, confidence, reason = self.read(data, task.type, task.page)
             except (ExtractionError, UnavailableError) as exc:
                 text, confidence, reason = "", 0.0, str(exc)
+        if self.stopping:  # stopped while the page was read: it is read again by the next run
+            return False
         chunks = chunk_page_text(text, task.page, task.label, self.chunk_config) if text.strip() else []
         return self.store.store_ocr_page(task, chunks, text=text, confidence=confidence,
                                          reason=reason or ("" if chunks else "OCR found no text on this page"))
