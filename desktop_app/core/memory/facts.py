@@ -13,13 +13,17 @@ import difflib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from desktop_app.core.memory.extract import slug
 from desktop_app.core.memory.rows import Fact, NewFact
-from desktop_app.core.store.sqlite.memory import MemoryFactSQL, fact_title
+from desktop_app.core.store.sqlite.memory import fact_title
 from desktop_app.core.text.stem import stem
+
+if TYPE_CHECKING:
+    from desktop_app.core.memory.engines import FactSQL
 
 FILLER = frozenset("preferred prefered favourite favorite fav primary main default current usual personal own "
                    "chosen go to".split())
@@ -81,7 +85,7 @@ def age_text(seconds: float) -> str:
 class FactBook:
     """The person's facts in one library."""
 
-    def __init__(self, sql: MemoryFactSQL, vectorise: Vectorise, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, sql: FactSQL, vectorise: Vectorise, clock: Callable[[], float] = time.time) -> None:
         self.sql = sql
         self.vectorise = vectorise
         self.clock = clock

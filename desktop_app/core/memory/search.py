@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import regex
@@ -21,11 +21,13 @@ from desktop_app.core.memory.facts import FactBook, age_text, fact_text
 from desktop_app.core.memory.rows import Fact, MemoryChunk, MemoryHit
 from desktop_app.core.search.fusion import convex_fuse
 from desktop_app.core.store.sqlite.memory import fact_title
-from desktop_app.core.store.sqlite.memory_chunks import MemoryChunkSQL
 from desktop_app.core.text import build_query
 from desktop_app.core.text.fields import analyze
 from desktop_app.core.text.query import STOPWORDS
 from desktop_app.core.types import RetrievalResult
+
+if TYPE_CHECKING:
+    from desktop_app.core.memory.engines import ChunkSQL
 
 SCOPES = ("memory", "documents", "all")
 FACT_TIER, HISTORY_TIER, DOCUMENT_TIER = 0, 1, 2
@@ -47,7 +49,7 @@ def date_text(when: float) -> str:
 class MemorySearch:
     """Searches one library's memory (and, for scope "all", its documents through `documents`)."""
 
-    def __init__(self, facts: FactBook, chunks: MemoryChunkSQL, query_vector: QueryVector,
+    def __init__(self, facts: FactBook, chunks: ChunkSQL, query_vector: QueryVector,
                  documents: Documents | None = None, clock: Callable[[], float] = time.time) -> None:
         self.facts = facts
         self.chunks = chunks

@@ -2,9 +2,9 @@
 
 Facts (added by the person or found by the extractor in what they say), raw chat history (turns compaction moves
 out of the window, packed and indexed like documents), one search over both and the documents, and recall for a
-chat's next prompt. Memory lives in the local SQLite library (a team library keeps it in a local file beside its
-settings until the server's row-level security can keep it private). Turned off, memory is in no prompt and no
-search, and nothing new is written to it.
+chat's next prompt. Memory lives in the library: the SQLite file's own tables, or on a team server in per-person
+tables that row-level security keeps private to their person (core/store/postgres/memory_schema.py). Turned off,
+memory is in no prompt and no search, and nothing new is written to it.
 
 How a chat uses it (ChatService's wiring):
     memory.remember(question, chat_id=..., turn=n)          # after each exchange: explicit self-statements
@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from desktop_app.core.chat.budget import Turn
 from desktop_app.core.embed.base import MAX_WINDOWS, Embedder, embed_passages, embed_query
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
+from desktop_app.core.memory.engines import memory_sql
 from desktop_app.core.memory.extract import extract_statements
 from desktop_app.core.memory.facts import FactBook, FactChange
 from desktop_app.core.memory.raw import (
@@ -48,14 +50,10 @@ from desktop_app.core.memory.recall import (
 )
 from desktop_app.core.memory.rows import Fact, FactSource, MemoryHit, NewFact, Recall
 from desktop_app.core.memory.search import Documents, MemorySearch
-from desktop_app.core.store.sqlite.base import SQLiteBase
-from desktop_app.core.store.sqlite.memory import MemoryFactSQL
-from desktop_app.core.store.sqlite.memory_chunks import MemoryChunkSQL
 from desktop_app.core.types import RetrievalResult
 
 log = get_logger("chat")
 
-MEMORY_DB = "memory.db"
 FACT_TOKENS = 200  # the fact list's default share of a prompt
 EXPLICIT_CONFIDENCE = 1.0  # "remember that …"
 STATED_CONFIDENCE = 0.9
@@ -66,7 +64,7 @@ EmbedderSource = Embedder | Callable[[], Embedder | None] | None
 class MemoryService:
     """One library's memory. Thread-safe through its store (one writer, a reader per thread)."""
 
-    def __init__(self, store: SQLiteBase, embedder: EmbedderSource = None, *, documents: Documents | None = None,
+    def __init__(self, store: Any, embedder: EmbedderSource = None, *, documents: Documents | None = None,
                  clock: Callable[[], float] = time.time, owns_store: bool = False,
                  target_chars: int = RAW_TARGET_CHARS) -> None:
         self.store = store
@@ -74,8 +72,7 @@ class MemoryService:
         self._owns_store = owns_store
         self.clock = clock
         self.target_chars = target_chars
-        self.fact_sql = MemoryFactSQL(store)
-        self.chunk_sql = MemoryChunkSQL(store)
+        self.fact_sql, self.chunk_sql = memory_sql(store)
         self.facts = FactBook(self.fact_sql, self._vectorise, clock)
         self.searcher = MemorySearch(self.facts, self.chunk_sql, self._query_vector, documents, clock)
         self.recaller = Recaller(self.searcher, clock)
@@ -85,12 +82,10 @@ class MemoryService:
     @classmethod
     def for_store(cls, store: object, home: Path, embedder: EmbedderSource = None, *,
                   documents: Documents | None = None) -> MemoryService:
-        """Memory in the library's own SQLite file, or in a local file in `home` for a server library."""
-        if isinstance(store, SQLiteBase):
-            return cls(store, embedder, documents=documents)
-        from desktop_app.core.store.sqlite import SQLiteStore
-
-        return cls(SQLiteStore(home / MEMORY_DB), embedder, documents=documents, owns_store=True)
+        """Memory in the library's own store: its SQLite file, or the team server (the person's own rows).
+        `home` is unused now (memory of a server library was once kept in a local file there)."""
+        del home
+        return cls(store, embedder, documents=documents)
 
     # ---- switch --------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""Memory through the Library facade with the real embedder (MiniLM) and real SQLite: what a chat relies on."""
+"""Memory through the Library facade with the real embedder (MiniLM) on both engines (real SQLite, and the test
+PostgreSQL server, where memory is in the person's own tables): what a chat relies on."""
 
 from __future__ import annotations
 
@@ -17,9 +18,14 @@ from desktop_app.core.settings import Settings
 DAY = 86400.0
 
 
-@pytest.fixture
-def library(tmp_path, minilm):
-    lib = Library(home=tmp_path / "home", settings=Settings(embedder="minilm"), embedder=minilm)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def library(request, tmp_path, minilm, monkeypatch):
+    """A library on each engine: SQLite, and a team library on the test PostgreSQL (memory in its own tables)."""
+    db = None
+    if request.param == "postgresql":
+        monkeypatch.setenv("TROVE_MACHINE_ID", "desk-memory")
+        db = request.getfixturevalue("pg_url")
+    lib = Library(home=tmp_path / "home", settings=Settings(embedder="minilm"), embedder=minilm, db=db)
     yield lib
     lib.close()
 

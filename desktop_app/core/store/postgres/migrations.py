@@ -16,6 +16,7 @@ import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.errors import KnownError, SchemaTooNewError
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.migration import MigrationRegistry
+from desktop_app.core.store.postgres.memory_schema import create_memory_schema
 from desktop_app.core.store.postgres.permissions import create_schema, grant_people, is_person, people_lack_grants
 
 log = get_logger("db")
@@ -175,6 +176,13 @@ def m006_permissions(conn: psycopg.Connection) -> None:
     """Who sees what: folders get an owner and a visibility, chats and messages an author, machine ids a role;
     row-level security on every table with document text or ids; DML only for trove_people (see permissions)."""
     create_schema(conn)
+
+
+@migration
+def m007_memory(conn: psycopg.Connection) -> None:
+    """Conversation memory on the server: each person's facts, raw chat history, vectors and recall records, private
+    to their person by FORCEd row-level security (see memory_schema)."""
+    create_memory_schema(conn)
 
 
 Migration = Callable[[psycopg.Connection], None]

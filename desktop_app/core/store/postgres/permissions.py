@@ -72,6 +72,9 @@ def grant_people(conn: psycopg.Connection) -> bool:
     conn.execute(sql.SQL("GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {}").format(group))
     for function in FUNCTIONS:
         conn.execute(sql.SQL("GRANT EXECUTE ON FUNCTION " + function + " TO {}").format(group))
+    from desktop_app.core.store.postgres.memory_schema import grant_memory  # migration 007's tables, if made
+
+    grant_memory(conn)
     return True
 
 
@@ -79,8 +82,11 @@ def people_lack_grants(conn: psycopg.Connection) -> bool:
     """Whether trove_people exists but misses a privilege migration 006 gives it (made after the migration)."""
     if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (PEOPLE_GROUP,)).fetchone() is None:
         return False
+    from desktop_app.core.store.postgres.memory_schema import existing_memory_tables
+
+    tables = [f"public.{t}" for t in (*DML_TABLES, *existing_memory_tables(conn))]
     row = conn.execute("SELECT bool_and(has_table_privilege(%s, t, 'SELECT,INSERT,UPDATE,DELETE')) "
-                       "FROM unnest(%s::text[]) AS t", (PEOPLE_GROUP, [f"public.{t}" for t in DML_TABLES])).fetchone()
+                       "FROM unnest(%s::text[]) AS t", (PEOPLE_GROUP, tables)).fetchone()
     return not (row and row[0])
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,18 +68,22 @@ def test_deleting_a_chat_deletes_its_memory(memory, store, clock):
     assert memory.chunk_sql.count() == 0
 
 
-def test_a_server_library_keeps_memory_in_a_local_file(tmp_path):
-    from desktop_app.core.memory.service import MEMORY_DB, MemoryService
+def test_memory_lives_in_its_library_store_and_refuses_any_other_object(tmp_path):
+    from desktop_app.core.memory.service import MemoryService
+    from desktop_app.core.store.sqlite import SQLiteStore
 
-    memory = MemoryService.for_store(object(), tmp_path)  # not a SQLite store: a team library's server
+    with pytest.raises(TypeError, match="no memory for a object"):
+        MemoryService.for_store(object(), tmp_path)  # a team library's server memory: tests/integration/memory
+    store = SQLiteStore(tmp_path / "library.db")
     try:
+        memory = MemoryService.for_store(store, tmp_path)
         assert memory.save_compacted(42, [Turn("staging port?", "The staging port is 8099.")], title="Ops") == 1
-        assert (tmp_path / MEMORY_DB).exists()
+        assert not (tmp_path / "memory.db").exists()  # no file of its own beside the library
         [hit] = memory.search("staging port")
         assert hit.provenance["chat_id"] == 42 and hit.provenance["chat_title"] == "Ops"
         assert memory.forget_chat(42) == 1 and memory.search("staging port") == []
     finally:
-        memory.close()
+        store.close()
 
 
 def test_a_chunk_gets_one_vector_text_per_turn_at_most_eight():

@@ -37,6 +37,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         4: ("title_trigrams", "038c6b6bdd8f3a4f"),
         5: ("text_pipeline_ocr_parts", "b784255dcd6001ff"),
         6: ("permissions", "1499e96c9fad359e"),
+        7: ("memory", "4db2ca0391e506c6"),
     },
 }
 
