@@ -1,6 +1,6 @@
-"""Memory in a chat on a team library (the real PostgreSQL of the test fixtures): the chats live on the server, the
-person's memory in a local file beside the library's settings (until the server's row-level security can keep it
-private). A decision of chat 1 is recalled in chat 3 with its provenance; deleting chat 1 deletes its memory."""
+"""Memory in a chat on a team library (the real PostgreSQL of the test fixtures): the chats and the person's memory
+live on the server (memory in tables row-level security keeps to its person), nothing in a local file. A decision
+of chat 1 is recalled in chat 3 with its provenance; deleting chat 1 deletes its memory."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library
-from desktop_app.core.memory.service import MEMORY_DB
 from desktop_app.core.settings import Settings
 from tests.integration.chat.scripted import ScriptedRuntime
 from tests.integration.memory.test_memory_chat import SETTINGS, reply, system
@@ -30,7 +29,8 @@ def test_memory_beside_a_server_library_recalls_across_chats_and_forgets_a_delet
     one = library.ask("Which port should the staging server listen on?")
     library.ask("Remember that the shed code is 4417.")
     three = library.ask("What did we decide about the staging port last week?")
-    assert (tmp_path / "home" / MEMORY_DB).exists()  # memory is local, not on the server
+    assert not (tmp_path / "home" / "memory.db").exists()  # memory is on the server, not in a local file
+    assert library.memory.fact_sql.db is library.store
     assert "shed code → 4417" in system(rt)
     [item] = [m for m in three.memory if m["kind"] == "history"]
     assert item["provenance"]["chat_id"] == one.chat_id and "8099" in item["text"]
