@@ -25,8 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import __version__
-from desktop_app.core.chat.model_files import bundled_model_path
-from desktop_app.core.chat.models import MODELS_DIR
+from desktop_app.core.library_tools import bundled_model_path, models_folder
 from desktop_app.ui.log_file import log_path
 from desktop_app.ui.safe_document import make_plain
 
@@ -57,7 +56,7 @@ def places(library) -> list[Place]:
            Place("Index" if not library.is_team_library else "Index (server)", str(info.location)),
            Place("Settings", str(library.settings_path)),
            Place("Log file", str(log_path(home))),
-           Place("Downloaded models", str(home / MODELS_DIR))]
+           Place("Downloaded models", str(models_folder(home)))]
     if bundled is not None:
         out.append(Place("Bundled model", str(bundled)))
     return out

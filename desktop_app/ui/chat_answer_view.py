@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from desktop_app.core.chat.conversation import Ending, Exchange
-from desktop_app.core.chat.prompt import NOT_COVERED
+from desktop_app.core.library_tools import NOT_COVERED
 from desktop_app.ui.chat_markdown import Exchange as ShownExchange
 from desktop_app.ui.chat_markdown import escape_markdown
 

@@ -20,8 +20,8 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from desktop_app.core.library_tools import folder_to_show, refusal
 from desktop_app.core.log import get_logger
-from desktop_app.core.open_check import folder_to_show, refusal
 
 log = get_logger("ui")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from desktop_app.core.paths import default_home
+from desktop_app.core.library_tools import default_home
 from desktop_app.resources import sample_docs_dir
 
 SAMPLE_FOLDER = "sample-documents"

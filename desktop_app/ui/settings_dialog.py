@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.errors import KnownError
+from desktop_app.core.library_tools import join_invite, probe_server, redact_url
 from desktop_app.core.settings import Settings
 from desktop_app.ui.safe_document import make_plain
 
@@ -200,14 +201,8 @@ class SettingsDialog(QDialog):
         threading.Thread(target=self._probe, args=(url,), name="trove-probe", daemon=True).start()
 
     def _probe(self, url: str) -> None:  # on the worker thread: only emits
-        from desktop_app.core.store import is_server_url
-
         try:
-            if not is_server_url(url):
-                raise KnownError("Not a server URL: it must start with postgresql://")
-            from desktop_app.core.store.postgres.probe import check_server
-
-            self.probed.emit(True, check_server(url))
+            self.probed.emit(True, probe_server(url))
         except KnownError as exc:
             self.probed.emit(False, str(exc))
         except Exception as exc:  # noqa: BLE001 - a malformed URL must come back as a message, not a dead button
@@ -215,9 +210,7 @@ class SettingsDialog(QDialog):
 
     def _mask_password(self, url: str) -> None:
         """A URL with a password in it shows as dots except while it is being edited."""
-        from desktop_app.core.store.postgres.connect import redact
-
-        masked = redact(url) != url
+        masked = redact_url(url) != url
         self.server_url.setEchoMode(QLineEdit.EchoMode.PasswordEchoOnEdit if masked else QLineEdit.EchoMode.Normal)
 
     def on_join_clicked(self) -> None:
@@ -231,11 +224,8 @@ class SettingsDialog(QDialog):
         threading.Thread(target=self._join, args=(text,), name="trove-join", daemon=True).start()
 
     def _join(self, text: str) -> None:  # on the worker thread: only emits
-        from desktop_app.core.paths import resolve_home
-        from desktop_app.core.store.postgres.joining import join
-
         try:
-            done = join(resolve_home(self.home), text)
+            done = join_invite(self.home, text)
             self.joined.emit(True, f"Joined {done.database} on {done.host} as {done.person}.", done.url)
         except KnownError as exc:
             self.joined.emit(False, str(exc), "")

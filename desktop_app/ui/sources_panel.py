@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.chat.memory_step import is_memory
+from desktop_app.core.library_tools import is_memory
 from desktop_app.core.pathnames import display_path
 from desktop_app.core.text import RIGHT_TO_LEFT, detect_language
 from desktop_app.ui import open_file

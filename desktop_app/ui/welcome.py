@@ -9,7 +9,8 @@ from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from desktop_app.core.chat.model_files import bundled_model_path
+from desktop_app.core.library_tools import bundled_model_path
+from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.units import format_bytes
 
@@ -27,6 +28,20 @@ def model_note(info) -> str:
     if bundled is not None and str(bundled) == info.path:
         details.append("bundled")
     return f"Answers come from {info.name}" + (f" ({', '.join(details)})." if details else ".")
+
+
+def library_line(stats: dict) -> str:
+    """“12 documents, in English and Thai.” from Library.stats() (its per-language chunk counts, most first)."""
+    documents = int(stats.get("documents") or 0)
+    if not documents:
+        return ""
+    names = [LANGUAGE_NAMES.get(code, code) for code, _n in stats.get("languages") or [] if code != "und"]
+    count = f"{documents} document{'s' if documents != 1 else ''}"
+    if not names:
+        return f"Your library: {count}."
+    shown = names[:4] + ([f"{len(names) - 4} more"] if len(names) > 4 else [])
+    spoken = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    return f"Your library: {count}, in {spoken}."
 
 
 class LinkButton(QPushButton):
@@ -91,10 +106,12 @@ class WelcomeView(QWidget):
     Signals:
         question_clicked(str): the person picked a question (its text).
         models_requested(): the person wants the Models dialog.
+        team_requested(): the person wants to share the library with a team (Settings: the team library).
     """
 
     question_clicked = Signal(str)
     models_requested = Signal()
+    team_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -108,12 +125,15 @@ class WelcomeView(QWidget):
         title.setFont(font)
         self.intro = QLabel(NO_QUESTIONS, wordWrap=True)
         self.intro.setObjectName("welcomeIntro")
+        self.library = QLabel(wordWrap=True)  # the library's size and languages, once something is indexed
+        self.library.setObjectName("welcomeLibrary")
+        self.library.setVisible(False)
         self.questions_box = QVBoxLayout()
         self.buttons: list[QuestionButton] = []
         self.note = QLabel(model_note(None), wordWrap=True)
         self.note.setObjectName("modelNote")
         # the window's text colour, not a muted role: a theme that leaves PlaceholderText unset makes it unreadable
-        make_plain(self.intro, self.note)
+        make_plain(self.intro, self.note, self.library)
         self.better = LinkButton("Get a better model…")
         self.better.setObjectName("betterModel")
         self.better.setToolTip("The catalog of chat models, sized to this computer's memory; "
@@ -123,10 +143,16 @@ class WelcomeView(QWidget):
         note_row.setSpacing(0)
         note_row.addWidget(self.note)
         note_row.addWidget(self.better, 0, Qt.AlignmentFlag.AlignLeft)
+        self.team = LinkButton("Share this library with a team…")
+        self.team.setObjectName("shareWithTeam")
+        self.team.setToolTip("Put the library on a team server, or join one with an invite (Settings)")
+        self.team.clicked.connect(self.team_requested.emit)
+        note_row.addWidget(self.team, 0, Qt.AlignmentFlag.AlignLeft)
         layout = QVBoxLayout(self)
         margin = self.fontMetrics().height() // 2
         layout.setContentsMargins(margin, margin, margin, margin)
         layout.addWidget(title)
+        layout.addWidget(self.library)
         layout.addWidget(self.intro)
         layout.addLayout(self.questions_box)
         layout.addStretch(1)
@@ -153,3 +179,9 @@ class WelcomeView(QWidget):
         """Say which model answers (a ModelInfo, or None when there is none)."""
         self.note.setText(model_note(info))
         self.note.setToolTip(plain_tooltip(info.path, path=True) if info is not None else "")
+
+    def set_library(self, stats: dict) -> None:
+        """Say what the library holds (Library.stats(): its document count and languages)."""
+        text = library_line(stats)
+        self.library.setText(text)
+        self.library.setVisible(bool(text))
