@@ -94,6 +94,7 @@ class FoldersPanel(FolderDropTarget, QWidget):
         self._rows: dict[str, FolderRow] = {}
         self._keyword: IndexProgress | None = None
         self._semantic: IndexProgress | None = None  # the semantic phase's last progress (its rate and file)
+        self.keyword_error: str | None = None  # the last sync's one-line failure (a full disk), until one succeeds
         self.setAcceptDrops(True)
         self.is_team = bool(getattr(library, "is_team_library", False))  # sharing applies (a server library)
         self.ask_people: Callable[[str], str | None] = self._ask_people  # tests replace this
@@ -167,9 +168,21 @@ class FoldersPanel(FolderDropTarget, QWidget):
             self.failures.addTopLevelItem(line)
         self.failures.setVisible(bool(failures))
 
+    def set_keyword_error(self, message: str | None) -> None:
+        """A sync stopped with this one line (the keyword phase, or the keyword rebuild a migration asks for, on a
+        full disk, say), or a sync finished (None): shown on the keyword bar of every active folder."""
+        self.keyword_error = message
+        for row in self._rows.values():
+            self._show_stopped(row, row.info)
+
     def _show_stopped(self, row: FolderRow, info) -> None:
         """The semantic phase on each folder: stopped (a full disk, say) with the reason, paused, or the file it
-        is on and the time left for the folder at the phase's rate; an OCR phase that stopped, too."""
+        is on and the time left for the folder at the phase's rate; a keyword or OCR phase that stopped, too."""
+        if self.keyword_error and info.state == "active":
+            row.keyword.setFormat("Keyword stopped")
+            row.keyword.setToolTip(plain_tooltip(f"Indexing stopped: {self.keyword_error}"))
+        else:
+            row.keyword.setFormat("Keyword %p%")
         semantic = getattr(getattr(self.library, "embed_worker", None), "error", None)
         left = info.chunks - info.embedded
         if semantic and left > 0:

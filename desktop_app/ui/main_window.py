@@ -121,6 +121,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self._suggest_timer = QTimer(self, singleShot=True, interval=SUGGEST_MS)
         self._suggest_timer.timeout.connect(self.chat_pane.refresh_suggestions)
         self.chat_pane.models_requested.connect(self.on_models_triggered)
+        self.chat_pane.welcome.team_requested.connect(self.on_settings_triggered)  # the team library is there
         self.chat_pane.suggestions_shown.connect(self.on_suggestions_shown)
 
     # ---- menus and shortcuts -------------------------------------------------------------------
@@ -176,6 +177,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.folders_panel.set_folders(folders, stats.get("failures", []))
         self.search_panel.set_folders(stats.get("search_folders") or [f.path for f in folders])
         self.search_panel.set_languages(stats.get("languages", []))
+        self.chat_pane.welcome.set_library(stats)
         self.status.on_stats(stats)
         self.stack.setCurrentWidget(self.splitter if folders else self.empty_state)
         if stats.get("documents", 0) != self._suggested_for:  # what is indexed changed: new questions, once it settles
@@ -215,6 +217,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
 
     def on_sync_done(self, report) -> None:
         self._sync_running = False
+        self.folders_panel.set_keyword_error(None)
         self.refresh_now()
         if report.errors:
             log.info("%d files failed in this sync", len(report.errors))
@@ -229,6 +232,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
     def on_sync_failed(self, exc: BaseException) -> None:
         self._sync_running = False
         self.on_notice(Notice("error", f"Indexing failed: {exc}"))
+        self.folders_panel.set_keyword_error(str(exc))  # and on the folders, until a sync succeeds
         self.refresh_now()
 
     # ---- slots ---------------------------------------------------------------------------------
