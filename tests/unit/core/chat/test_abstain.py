@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from desktop_app.core.chat import abstain
-from desktop_app.core.chat.abstain import Signals, answer_kind, answer_probability, rare_words, signals, typed
+from desktop_app.core.chat.abstain import (
+    Signals,
+    answer_kind,
+    answer_probability,
+    rare_words,
+    refusal_rule,
+    signals,
+    typed,
+)
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.quote import Quote
 
@@ -58,3 +66,21 @@ def test_the_rule_is_a_logistic_model_of_the_signals():
     more_missing = Signals(**{**s.to_dict(), "missing": 2.0})
     assert answer_probability(more_missing, {**zero, "missing": -1.0}) < 0.5
     assert 0.0 < answer_probability(s) < 1.0
+
+
+def test_rare_sentence_and_negated_read_the_quoted_sentence_itself():
+    grant = "Rollo, a Viking leader, was granted land by King Charles in 911."
+    later = "His descendants ruled Normandy from Rouen for two centuries."
+    assert signals("Who granted Rollo land in 911?", quote_of(grant), P).rare_sentence == 1.0
+    assert signals("Where did Rollo's descendants rule?", quote_of(later), P).rare_sentence == 0.0
+    assert signals("Who was not granted land by Charles?", quote_of(grant), P).negated == 1.0
+    assert signals("Who wasn't granted land?", quote_of(grant), P).negated == 1.0
+    assert signals("Who was granted land by Charles?", quote_of(grant), P).negated == 0.0
+
+
+def test_the_rules_refuse_whatever_the_gate_would_say():
+    plain = Signals(score=0.95, margin=0.3, sentence=1.0, passage=1.0, rare=1.0, missing=0.0, typed=1.0)
+    assert refusal_rule(plain) == "" and answer_probability(plain) > abstain.THRESHOLD
+    for change in ({"negated": 1.0}, {"typed": 0.0}, {"rare_sentence": 0.0}):
+        ruled = Signals(**{**plain.to_dict(), **change})
+        assert refusal_rule(ruled) and answer_probability(ruled) == 0.0
