@@ -15,6 +15,7 @@ from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
+from desktop_app.core.store.sqlite.keyword_topk import TopK
 
 _INSERT = (f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
            f"VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})")
@@ -51,20 +52,21 @@ class KeywordSQL(SQLiteBase):
 
     def keyword_candidates(self, query: str, limit: int, *, title_weight: float = 2.0,
                            filters: Filters | None = None) -> list[tuple[int, float]]:
-        """Chunks matching the query's terms, by BM25 over the pipeline's fields (score = -bm25, higher is better)."""
-        match = tp.to_fts5(tp.build_query(query))
+        """Chunks matching the query's terms, by BM25 over the pipeline's fields (score = -bm25, higher is better);
+        ties by chunk id. keyword_topk.TopK answers from the rare terms' rows when it can prove the top k exact."""
+        terms = tp.build_query(query)
+        match = tp.to_fts5(terms)
         if not match or limit <= 0:
             return []
         rank = tp.fts5_rank("chunks_fts", {"title": title_weight})
         extra, args = filter_sql(filters)
-        if extra:
-            sql = (f"SELECT chunks_fts.rowid, {rank} AS r FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-                   f"JOIN documents d ON d.id = c.document_id WHERE chunks_fts MATCH ?{extra} ORDER BY r LIMIT ?")
-        else:
-            sql = f"SELECT rowid, {rank} AS r FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY r LIMIT ?"
+        join = " JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id" if extra else ""
         with self._read() as conn:
-            rows = conn.execute(sql, [match, *args, int(limit)]).fetchall()
-        return [(int(cid), -float(r)) for cid, r in rows]
+            plan = TopK(conn, rank, join=join, extra=extra, args=args)
+            hits = plan.search(terms, int(limit))  # exact top k from the rare terms' rows, or None
+            if hits is None:
+                hits = plan.plain(match, int(limit))
+        return hits
 
     def keyword_rebuild_pending(self) -> int:
         """Chunks whose keyword rows were made by another text pipeline version (0 when the index is current)."""
