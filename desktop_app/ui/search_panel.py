@@ -1,4 +1,5 @@
-"""The search pane: a query box answering as you type, a mode switch, filters, a rerank toggle, and the results.
+"""The search pane: a query box answering as you type, a scope (documents, memory, both), a mode switch, filters,
+a rerank toggle, and the results (a memory result names its provenance: fact key and age, or chat and turns).
 
 Rerank is a second pass: the plain results are shown first (a keystroke's search never waits for a model), then,
 when the toggle is on, the same search runs again with `rerank=True` on its own lane and the list is replaced by
@@ -25,6 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.log import get_logger
+from desktop_app.core.memory.rows import MemoryHit
+from desktop_app.core.memory.service import memory_results
 from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
@@ -39,6 +42,8 @@ log = get_logger("ui")
 
 DEBOUNCE_MS = 120  # under the 150 ms budget: typing feels live, a burst of keys costs one search
 MODES = (("Hybrid", "hybrid"), ("Keyword", "keyword"), ("Semantic", "semantic"))
+SCOPES = (("Documents", "documents"), ("Memory", "memory"), ("Both", "all"))
+MemorySearchFn = Callable[[str, int, str], list[MemoryHit]]
 EMPTY_HINT = "Type to search: results appear as you type. ↓ moves into them, Enter opens, Esc clears."
 
 
@@ -61,17 +66,31 @@ class SearchPanel(QWidget):
     result_opened = Signal(str, object)
 
     def __init__(self, search_fn: Callable[..., list[RetrievalResult]], tasks: TaskRunner, *, top_k: int = 10,
-                 rerank: bool = False, parent: QWidget | None = None) -> None:
+                 rerank: bool = False, memory_search: MemorySearchFn | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.search_fn = search_fn  # Library.search; tests wrap it to add delays
+        self.memory_search = memory_search or library_memory_search(search_fn)  # None: documents only
         self.tasks = tasks
         self.top_k = top_k
         self._seq = 0
         self.stale_dropped = 0
         self._started: dict[int, float] = {}
+        self._build_pickers(rerank)
+        self._build_results()
+        self._build_layout()
+        self._show_hint(True)
+        self._connect()
 
+    def _build_pickers(self, rerank: bool) -> None:
+        """The query box, the scope, mode and filter pickers, and the rerank toggle."""
         self.query = QLineEdit(placeholderText="Search your library  (Ctrl+K)", clearButtonEnabled=True)
         self.query.setObjectName("searchBox")
+        self.scope = QComboBox(toolTip="Search documents, memory (facts and past chats), or both")
+        self.scope.setObjectName("searchScope")
+        for label, value in SCOPES:
+            self.scope.addItem(label, value)
+        self.scope.setVisible(self.memory_search is not None)
         self.mode = QComboBox(toolTip="Hybrid combines keyword and semantic search")
         for label, value in MODES:
             self.mode.addItem(label, value)
@@ -90,6 +109,9 @@ class SearchPanel(QWidget):
         for box in (self.folder_filter, self.type_filter, self.lang_filter):  # long names must not widen the window
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             box.setMinimumContentsLength(6)
+
+    def _build_results(self) -> None:
+        """The summary line, the results list and the empty state."""
         self.summary = QLabel(EMPTY_HINT, wordWrap=True)  # wrapping: a long hint must not widen the pane
         make_plain(self.summary)  # shows error messages, which may quote a file name
         self.summary.setObjectName("searchSummary")
@@ -107,6 +129,7 @@ class SearchPanel(QWidget):
         self.results_stack.addWidget(self.hint)
         self.results_stack.addWidget(self.view)
 
+    def _build_layout(self) -> None:
         filters = QHBoxLayout()
         filters.addWidget(self.mode)
         filters.addWidget(self.folder_filter, 1)
@@ -114,6 +137,7 @@ class SearchPanel(QWidget):
         filters.addWidget(self.lang_filter)
         top = QHBoxLayout()  # the toggle beside the query box: the filters row would widen the pane past small screens
         top.addWidget(self.query, 1)
+        top.addWidget(self.scope)
         top.addWidget(self.rerank)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -121,15 +145,13 @@ class SearchPanel(QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.summary)
         layout.addWidget(self.results_stack, 1)
-        self._show_hint(True)
 
+    def _connect(self) -> None:
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self.on_debounce_timeout)
         self.query.textChanged.connect(self.on_text_changed)
-        self.mode.currentIndexChanged.connect(self.on_filters_changed)
-        self.folder_filter.currentIndexChanged.connect(self.on_filters_changed)
-        self.type_filter.currentIndexChanged.connect(self.on_filters_changed)
-        self.lang_filter.currentIndexChanged.connect(self.on_filters_changed)
+        for box in (self.scope, self.mode, self.folder_filter, self.type_filter, self.lang_filter):
+            box.currentIndexChanged.connect(self.on_filters_changed)
         self.rerank.toggled.connect(self.on_rerank_toggled)
         self.view.doubleClicked.connect(self.on_double_clicked)
         self.query.installEventFilter(self)
@@ -203,6 +225,9 @@ class SearchPanel(QWidget):
             return seq
         kwargs = self.search_kwargs()
         search = self.search_fn
+        scope, memory, k = self.scope.currentData(), self.memory_search, self.top_k
+        if memory is not None and scope != "documents":
+            search = lambda text, **_kw: memory_hits_as_results(memory(text, k, scope))  # noqa: E731
         self._started[seq] = time.perf_counter()
         self.tasks.run(lambda: search(text, **kwargs),
                        lambda results: self.on_search_done(seq, text, results),
@@ -236,6 +261,8 @@ class SearchPanel(QWidget):
                 return False
             index = self.model.index(0)
         result = self.model.result(index.row())
+        if result.metadata.get("memory", {}).get("kind") in ("fact", "history"):
+            return False  # a fact or a past chat's excerpt: no file to open
         page = result.metadata.get("page")
         machine = result.metadata.get("machine", "")
         if not open_file.open_path(result.source, page, machine=machine) and machine:
@@ -270,7 +297,7 @@ class SearchPanel(QWidget):
                              + (" · reranking…" if self.rerank.isChecked() else "")
                              if results else f"No results for “{text}”")
         self.results_shown.emit(text, len(results))
-        if results and self.rerank.isChecked():
+        if results and self.rerank.isChecked() and self.scope.currentData() == "documents":
             self.rerank_now(seq, text)
 
     def on_rerank_toggled(self, on: bool) -> None:
@@ -346,3 +373,26 @@ class SearchPanel(QWidget):
                 self.query.setFocus(Qt.FocusReason.OtherFocusReason)
                 return True
         return False
+
+
+def memory_hits_as_results(hits: Sequence[MemoryHit]) -> list[RetrievalResult]:
+    """Memory hits for the results list: a fact or a past-chat excerpt is named "Memory · fact" / "Memory · chat"
+    with its provenance (key and age, or chat title, turns and date; "outdated: …" when a newer fact replaced it)
+    on the line under it; a document passage (scope "Both") keeps its file."""
+    out = []
+    for hit, result in zip(hits, memory_results(hits), strict=True):
+        if hit.kind == "document":
+            out.append(RetrievalResult(result.content, result.score, result.source,
+                                       {**result.metadata, "label": hit.provenance.get("label", "")}))
+        else:
+            name = "Memory · fact" if hit.kind == "fact" else "Memory · chat"
+            out.append(RetrievalResult(result.content, result.score, name, {**result.metadata, "type": ""}))
+    return out
+
+
+def library_memory_search(search_fn: Callable[..., object]) -> MemorySearchFn | None:
+    """Library.memory.search beside Library.search (the window passes the bound method), or None."""
+    owner = getattr(search_fn, "__self__", None)
+    if owner is None or not hasattr(type(owner), "memory"):
+        return None
+    return lambda query, k, scope: owner.memory.search(query, k, scope)
