@@ -58,6 +58,7 @@ from server_scale import (
 K = 10
 BATCH = 5000  # documents per bulk transaction
 MODES = ("keyword", "semantic", "hybrid")
+ACTIVE_MODES = list(MODES)  # --modes narrows it
 BUILD_VERSION = 1  # bump when the bulk rows change: cached libraries are rebuilt
 
 
@@ -206,7 +207,7 @@ def store_queries(store, texts, qvecs, filters) -> dict:
 
     embedder = SavedEmbedder(texts, qvecs)
     out = {}
-    for mode in MODES:
+    for mode in ACTIVE_MODES:
         counts: list[int] = []
 
         def one(i: int, mode=mode, counts=counts) -> None:
@@ -264,7 +265,9 @@ def recall(store, ids, mat, qvecs, folder_mask, folder_filter) -> dict:
 def floors(store, engine: str, ids, mat, texts, qvecs) -> dict:
     """The same searches with nothing but the core operation, in this process."""
     out = {"numpy_dot": timed(lambda i: exact_top(ids, mat, qvecs[i], K), len(qvecs))}
-    if engine == "sqlite":
+    if "keyword" not in ACTIVE_MODES:
+        pass
+    elif engine == "sqlite":
         from desktop_app.core import text as tp
 
         rank = tp.fts5_rank("chunks_fts", {"title": 2.0})
@@ -372,10 +375,14 @@ def _folder_chunks(store, engine: str, folder_id: int) -> np.ndarray:
 
 def ratios(r: dict) -> dict:
     f = r["floors"]
-    keyword_floor = f.get("fts5_bm25") or f["bare_psycopg"]["keyword"]
     out = {}
     for q in ("p50_ms", "p95_ms"):
-        out[f"semantic_{q[:3]}_vs_numpy"] = round(r["queries"]["semantic"][q] / f["numpy_dot"][q], 2)
+        if "semantic" in r["queries"]:
+            out[f"semantic_{q[:3]}_vs_numpy"] = round(r["queries"]["semantic"][q] / f["numpy_dot"][q], 2)
+    if set(MODES) - set(r["queries"]):
+        return out
+    keyword_floor = f.get("fts5_bm25") or f["bare_psycopg"]["keyword"]
+    for q in ("p50_ms", "p95_ms"):
         out[f"keyword_{q[:3]}_vs_bare"] = round(r["queries"]["keyword"][q] / keyword_floor[q], 2)
         out[f"hybrid_{q[:3]}_vs_numpy_plus_keyword_bare"] = round(
             r["queries"]["hybrid"][q] / (f["numpy_dot"][q] + keyword_floor[q]), 2)
@@ -396,9 +403,11 @@ def main() -> None:
     ap.add_argument("--dataset", default=str(ROOT.parent.parent / "shared" / "eval" / "scifact"))
     ap.add_argument("--work", default=str(Path.home() / ".cache" / "trove-bench"), help="where the libraries go")
     ap.add_argument("--rebuild", action="store_true", help="build the libraries again even when cached")
+    ap.add_argument("--modes", default=",".join(MODES), help="search modes to time (keyword,semantic,hybrid)")
     ap.add_argument("--build-only", action="store_true", help="build (or find) the cached libraries, measure nothing")
     ap.add_argument("--json", help="results file (default bench/results/scale_<N>.json)")
     args = ap.parse_args()
+    ACTIVE_MODES[:] = [m for m in args.modes.split(",") if m in MODES]
     if args.quick:
         args.chunks, args.engines, args.queries = 100_000, "sqlite", args.queries or 100
     if not Path(args.dataset).exists():
