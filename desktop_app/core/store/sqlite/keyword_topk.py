@@ -15,7 +15,7 @@ engines use it) gets the same top k, with the same scores, from far fewer rows:
    answer is exact. Otherwise the caller runs the plain plan (`None`).
 
 `tests/integration/store/test_keyword_topk.py` checks it against the plain plan; bench/keyword_plans.py measures
-it (docs/search.md has the figures).
+it (docs/keyword-scale.md has the figures).
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from desktop_app.core import text as tp
 from desktop_app.core.store.sqlite.connect import Connection
 
-K1 = 1.2  # FTS5's bm25() constants (fts5_aux.c)
-B = 0.75
+K1 = 1.2  # FTS5's bm25() k1 (fts5_aux.c; its b, 0.75, does not enter the bound)
 MIN_IDF = 1e-6  # FTS5 uses this IDF for a term in half the rows or more
 # Rows the essential terms may bring: a share of the table (measured on SciFact train queries at 100k chunks:
 # 6% proved 17 of 40 top-50s exact, 15% 36 of 40, at about half the plain plan's cost), and at least MIN_CANDIDATES.
