@@ -1,7 +1,8 @@
 """Conversation memory on LoCoMo: does memory search surface a turn that holds the answer?
 
     python bench/memory.py --data PATH/locomo10.json [--split tune|report|all] [--embedder minilm|hash]
-        [--target-chars N] [--only 5,6] [--json bench/results/memory.json]
+        [--target-chars N] [--only 5,6] [--json bench/results/memory.json] [--keep DIR]
+    python bench/memory.py --data PATH --split all --latency-from DIR   # time search alone on kept libraries
 
 The data: LoCoMo (snap-research/LoCoMo on GitHub, file `data/locomo10.json`: 10 long two-person conversations,
 about 2,000 questions, each with the dialogue ids of the turns that hold its answer). Its licence is CC BY-NC 4.0
@@ -148,11 +149,16 @@ class TranscriptBaseline:
         return [(rows[cid].start, rows[cid].end) for cid, _ in ranked if cid in rows]
 
 
-def run_conversation(sample: dict, embedder: Embedder, target_chars: int, baseline_words: int) -> dict:
-    """Every question of one conversation against memory and the baseline."""
+def run_conversation(sample: dict, embedder: Embedder, target_chars: int, baseline_words: int,
+                     keep: Path | None = None) -> dict:
+    """Every question of one conversation against memory and the baseline (the replayed library kept in `keep`)."""
     with tempfile.TemporaryDirectory(prefix="trove-bench-memory-") as tmp:
+        home = Path(tmp)
+        if keep is not None:
+            home = keep / str(sample.get("sample_id"))
+            home.mkdir(parents=True, exist_ok=False)
         t0 = time.perf_counter()
-        replay = Replay(sample, embedder, Path(tmp), target_chars)
+        replay = Replay(sample, embedder, home, target_chars)
         replay_s = time.perf_counter() - t0
         baseline = TranscriptBaseline(replay, embedder, Path(tmp), baseline_words)
         rows, latencies, embed_ms = [], [], []
@@ -235,6 +241,28 @@ def make_embedder(name: str) -> Embedder:
     return QueryCache(embedder)
 
 
+def time_kept(data: list, chosen: list[int], embedder: Embedder, kept: Path) -> dict:
+    """Search latency alone, on libraries a quality run kept (`--keep`): each question's vector made first, then
+    the store's search timed; for a timing run under the shared lock, without replaying the conversations."""
+    latencies, embed_ms = [], []
+    for index in chosen:
+        store = SQLiteStore(kept / str(data[index].get("sample_id")) / "library.db")
+        memory = MemoryService(store, embedder)
+        for qa in data[index]["qa"]:
+            if not any(e.strip() for e in qa.get("evidence", [])):
+                continue
+            t = time.perf_counter()
+            memory.searcher.query_vector(qa["question"])
+            embed_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            memory.search(qa["question"], top_k=10)
+            latencies.append((time.perf_counter() - t) * 1000)
+        store.close()
+    return {"conversations": chosen, "embedder": embedder.model_id, "searches": len(latencies),
+            "search_ms_p50": percentile(latencies, 0.5), "search_ms_p95": percentile(latencies, 0.95),
+            "query_embedding_ms_p50": percentile(embed_ms, 0.5), "query_embedding_ms_p95": percentile(embed_ms, 0.95)}
+
+
 def make_report(args, chosen, embedder, baseline_words, rows, latencies, embed_ms, per_conv) -> dict:
     """The JSON report of the conversations measured so far."""
     by_cat = defaultdict(list)
@@ -267,14 +295,23 @@ def main() -> None:
     parser.add_argument("--only", type=lambda t: [int(x) for x in t.split(",")], metavar="I,J",
                         help="only these conversations of the split (a slow machine: fewer of the held-out ones)")
     parser.add_argument("--json", type=Path, help="write the results here (e.g. bench/results/memory.json)")
+    parser.add_argument("--keep", type=Path, help="keep each replayed library in a folder of this (new) folder")
+    parser.add_argument("--latency-from", type=Path, metavar="KEPT",
+                        help="only time memory search on the libraries a run kept with --keep (no replay)")
     args = parser.parse_args()
     chosen = [i for i in SPLITS[args.split] if args.only is None or i in args.only]
     data = json.loads(args.data.read_text(encoding="utf-8"))
     embedder = make_embedder(args.embedder)
+    if args.latency_from:
+        timing = time_kept(data, chosen, embedder, args.latency_from)
+        print(json.dumps(timing))
+        if args.json:
+            write(args.json, timing)
+        return
     baseline_words = max(20, args.target_chars // 6)  # LoCoMo's English: about 6 characters a word
     per_conv, rows, latencies, embed_ms = [], [], [], []
     for index in chosen:
-        result = run_conversation(data[index], embedder, args.target_chars, baseline_words)
+        result = run_conversation(data[index], embedder, args.target_chars, baseline_words, args.keep)
         conv_rows = result.pop("questions")
         rows += conv_rows
         latencies += result.pop("latency_ms")
