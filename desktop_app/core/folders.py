@@ -114,14 +114,18 @@ class FolderMonitor:
             raise FolderNotFoundError(f"Not a library folder: {normalise(path)}")
         self.store.set_folder_state(row.id, FolderState(state))
 
+    def rows(self) -> list[FolderRow]:
+        """This machine's folders with their states as recorded now, by path (the watcher reads them here)."""
+        return self.store.folders()
+
     def by_path(self, path: str | os.PathLike[str]) -> FolderRow | None:
         """The folder row whose path is exactly `path` (normalised)."""
         target = normalise(path)
-        return next((f for f in self.store.folders() if f.path == target), None)
+        return next((f for f in self.rows() if f.path == target), None)
 
     def containing(self, path: str | os.PathLike[str]) -> FolderRow | None:
         """The folder that contains `path`, the deepest one when folders nest."""
-        return deepest_folder(self.store.folders(), str(Path(path).expanduser().absolute()))
+        return deepest_folder(self.rows(), str(Path(path).expanduser().absolute()))
 
     def info(self, row: FolderRow) -> FolderInfo:
         """A folder with its counts."""
@@ -131,7 +135,7 @@ class FolderMonitor:
 
     def all(self) -> list[FolderInfo]:
         """Every folder with its counts, by path."""
-        return [self.info(row) for row in self.store.folders()]
+        return [self.info(row) for row in self.rows()]
 
     def available(self, row: FolderRow) -> bool:
         """Whether the root can be used. An active (or paused) folder is lost when its root is missing or stopped

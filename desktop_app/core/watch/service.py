@@ -14,40 +14,24 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 from watchdog.observers import Observer
 
 from desktop_app.core.events import Notice
 from desktop_app.core.folders import deepest_folder
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.rows import FolderRow, FolderState
+from desktop_app.core.store.rows import FolderState
 from desktop_app.core.watch.apply import OpRunner
 from desktop_app.core.watch.debounce import Debouncer, Move, Op
-from desktop_app.core.watch.observer import FolderEventHandler, FolderObserver, ObserverFactory, PathFilter
+from desktop_app.core.watch.folder import FolderObservers, WatchedFolder
+from desktop_app.core.watch.observer import ObserverFactory
 from desktop_app.core.watch.target import WatchTarget
 
 log = get_logger("watch")
 
 RETRY_SECONDS = 10.0  # a failed startup reconcile is tried again this soon, not at the next rescan
 MAX_HELD = 10_000  # held operations per paused folder; beyond that, resume reconciles the folder instead
-
-
-@dataclass
-class _Folder:
-    """Sync-thread bookkeeping for one library folder."""
-
-    id: int
-    path: str
-    state: FolderState
-    observer: FolderObserver | None = None
-    held: list[Op] = field(default_factory=list)
-    held_overflow: bool = False
-    fresh: bool = True  # not yet watched or reconciled by us
-
-    def row(self) -> FolderRow:
-        """The folder as the store and the monitor know it."""
-        return FolderRow(self.id, self.path, self.state)
 
 
 @dataclass(frozen=True)
@@ -70,21 +54,21 @@ class LibraryWatcher:
         self.monitor = library.monitor
         self.check_seconds = check_seconds
         self.poll_seconds = poll_seconds
-        self._native_factory = native_factory
         self._clock = clock
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._idle = threading.Event()
         self._refresh_due = False
         self._rescan_due = False
-        self._told_polling: set[str] = set()
         self._last_error = ""
-        self._folders: dict[str, _Folder] = {}
+        self._folders: dict[str, WatchedFolder] = {}
         self._status: tuple[FolderWatchStatus, ...] = ()
         self._thread: threading.Thread | None = None
         self._lifecycle = threading.Lock()
         self.debouncer = Debouncer(library.settings.debounce_seconds, on_event=self._on_event)
         self.runner = OpRunner(library, should_stop=self._stop.is_set, clock=clock)
+        self.observers = FolderObservers(self.debouncer, lambda: library.settings, library.publish,
+                                         poll_seconds=poll_seconds, native_factory=native_factory)
 
     # ---- public API (any thread) ---------------------------------------------------------------
 
@@ -160,7 +144,7 @@ class LibraryWatcher:
                     self._step_safely()
         finally:
             for folder in self._folders.values():
-                self._stop_observer(folder)
+                self.observers.stop(folder)
             self._idle.set()
 
     def _step_safely(self) -> None:
@@ -180,7 +164,6 @@ class LibraryWatcher:
             return False
         self._last_error = ""
         return True
-
 
     def _step(self) -> None:
         now = self._clock()
@@ -220,84 +203,55 @@ class LibraryWatcher:
     # ---- folders -------------------------------------------------------------------------------
 
     def _refresh_folders(self) -> None:
-        rows = {row.path: (row.id, row.state) for row in self.monitor.store.folders()}
+        rows = {row.path: row for row in self.monitor.rows()}
         for path in [p for p in self._folders if p not in rows]:
-            self._stop_observer(self._folders.pop(path))  # removed from the library: Library already purged it
+            self.observers.stop(self._folders.pop(path))  # removed from the library: Library already purged it
             self.debouncer.discard_under(path)
-        for path, (fid, state) in rows.items():
+        for path, row in rows.items():
             folder = self._folders.get(path)
-            if folder is None or folder.id != fid:
+            if folder is None or folder.row.id != row.id:
                 if folder is not None:
-                    self._stop_observer(folder)
-                self._folders[path] = _Folder(fid, path, state)
-            elif folder.state != state:
-                self._state_changed(folder, state)
+                    self.observers.stop(folder)
+                self._folders[path] = WatchedFolder(row)
+            else:
+                self._follow(folder, row.state)
 
-    def _state_changed(self, folder: _Folder, state: FolderState) -> None:
-        previous, folder.state = folder.state, state
-        log.info("folder %s: %s -> %s", folder.path, previous, state)
-        if state == FolderState.OFFLINE:
-            self._stop_observer(folder)
-        elif state == FolderState.ACTIVE and previous == FolderState.PAUSED:
-            self._replay_held(folder)
-
-    def _check_folder(self, folder: _Folder) -> None:
+    def _check_folder(self, folder: WatchedFolder) -> None:
         """Let the monitor bring the folder's state in line with its root, then watch (or stop) accordingly."""
         if folder.state == FolderState.PAUSED:
-            if self.monitor.available(folder.row()):
+            if self.monitor.available(folder.row):
                 self._ensure_observer(folder)
             else:
-                self._stop_observer(folder)  # events from a vanished tree are not worth remembering
+                self.observers.stop(folder)  # events from a vanished tree are not worth remembering
                 folder.held.clear()
             return
-        state = self.monitor.check(folder.row())
-        if state == FolderState.OFFLINE and folder.state != FolderState.OFFLINE:
-            folder.state = state
-            self._stop_observer(folder)
-            self.debouncer.discard_under(folder.path)
-            folder.held.clear()
-        elif state == FolderState.ACTIVE and folder.state == FolderState.OFFLINE:
-            folder.state = state
-            self._ensure_observer(folder)
-            self.runner.reconcile_folder(folder.path)
+        state = self.monitor.check(folder.row)
+        if state != folder.state:
+            self._follow(folder, state)
         elif state == FolderState.ACTIVE:
             self._ensure_observer(folder)
 
-    def _ensure_observer(self, folder: _Folder) -> None:
-        old = folder.observer
-        if old is not None and old.alive():
+    def _follow(self, folder: WatchedFolder, state: FolderState) -> None:
+        """React to a state FolderMonitor recorded (read from its rows or answered by its check): the one place
+        where the watcher's observers, held work and reconciles follow a folder's transitions."""
+        previous = folder.state
+        if state == previous:
             return
-        lost_events = old is not None  # it died under us: events may be missing
-        force_polling = old is not None and not old.status.polling
-        self._stop_observer(folder)
-        handler = FolderEventHandler(PathFilter(folder.path, self.library.settings.excluded_patterns), self.debouncer)
-        observer = FolderObserver(folder.path, handler, poll_seconds=self.poll_seconds,
-                                  native_factory=self._native_factory)
-        try:
-            status = observer.start(force_polling=force_polling)
-        except OSError as exc:
-            log.warning("cannot watch %s: %s", folder.path, exc)
-            return
-        folder.observer = observer
-        if status.polling:
-            self._tell_polling(folder.path, status.reason or "the live watcher stopped")
-        if lost_events and folder.state == FolderState.ACTIVE:
+        folder.row = replace(folder.row, state=state)
+        log.info("folder %s: %s -> %s", folder.path, previous, state)
+        if state == FolderState.OFFLINE:  # the reconcile when it returns catches up; nothing here is worth keeping
+            self.observers.stop(folder)
+            self.debouncer.discard_under(folder.path)
+            folder.held.clear()
+        elif state == FolderState.ACTIVE and previous == FolderState.PAUSED:
+            self._replay_held(folder)
+        elif state == FolderState.ACTIVE and previous == FolderState.OFFLINE:
+            self._ensure_observer(folder)
             self.runner.reconcile_folder(folder.path)
 
-    def _tell_polling(self, path: str, reason: str) -> None:
-        if path in self._told_polling:
-            return
-        self._told_polling.add(path)
-        self.library.publish(Notice(
-            "warning", f"Trove cannot get instant change notifications for {path} ({reason}), so it checks that "
-                       f"folder for changes every {self.poll_seconds:g} seconds instead. Changes there may take a "
-                       "little longer to show up. (On Linux, raising fs.inotify.max_user_watches fixes this.)", path))
-
-    @staticmethod
-    def _stop_observer(folder: _Folder) -> None:
-        if folder.observer is not None:
-            folder.observer.stop()
-            folder.observer = None
+    def _ensure_observer(self, folder: WatchedFolder) -> None:
+        if self.observers.ensure(folder) and folder.state == FolderState.ACTIVE:
+            self.runner.reconcile_folder(folder.path)  # its observer died under us: events may be missing
 
     # ---- operations ----------------------------------------------------------------------------
 
@@ -316,24 +270,24 @@ class LibraryWatcher:
         if now_ops:
             self.runner.run(now_ops)
 
-    def _hold(self, folder: _Folder, op: Op) -> None:
+    def _hold(self, folder: WatchedFolder, op: Op) -> None:
         if len(folder.held) >= MAX_HELD:
             folder.held_overflow = True
         else:
             folder.held.append(op)
 
-    def _replay_held(self, folder: _Folder) -> None:
+    def _replay_held(self, folder: WatchedFolder) -> None:
         ops, overflow = folder.held, folder.held_overflow
         folder.held, folder.held_overflow = [], False
-        if not self.monitor.available(folder.row()):
+        if not self.monitor.available(folder.row):
             return  # the next check marks it offline
         if overflow:
             self.runner.reconcile_folder(folder.path)
         elif ops:
             self.runner.run(ops)
 
-    def _folder_of(self, path: str) -> _Folder | None:
-        row = deepest_folder([f.row() for f in self._folders.values()], path)
+    def _folder_of(self, path: str) -> WatchedFolder | None:
+        row = deepest_folder([f.row for f in self._folders.values()], path)
         return self._folders.get(row.path) if row else None
 
     def _publish_status(self) -> None:
