@@ -11,6 +11,7 @@ when a server function is called, so a desktop library never imports psycopg.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,10 +24,12 @@ from desktop_app.core.store import is_server_url
 
 if TYPE_CHECKING:
     from desktop_app.core.chat.context import Passage
+    from desktop_app.core.memory.rows import MemoryHit
     from desktop_app.core.store.postgres.joining import Joined
+    from desktop_app.core.types import RetrievalResult
 
 __all__ = ["NOT_COVERED", "bundled_model_path", "default_home", "folder_to_show", "is_memory", "join_invite",
-           "models_folder", "probe_server", "redact_url", "refusal"]
+           "memory_results", "models_folder", "probe_server", "redact_url", "refusal"]
 
 def probe_server(url: str) -> str:
     """What a library server at `url` is (version, schema), or a KnownError saying why it cannot be used."""
@@ -63,3 +66,10 @@ def is_memory(passage: Passage) -> bool:
     from desktop_app.core.chat.memory_step import is_memory as from_memory  # loaded with the chat already
 
     return from_memory(passage)
+
+
+def memory_results(hits: Sequence[MemoryHit]) -> list[RetrievalResult]:
+    """Memory hits (Library.memory's recall) as RetrievalResults, for the Sources pane and citations."""
+    from desktop_app.core.memory.service import memory_results as as_results
+
+    return as_results(hits)

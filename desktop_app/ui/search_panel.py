@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.library_tools import memory_results
 from desktop_app.core.log import get_logger
 from desktop_app.core.memory.rows import MemoryHit
-from desktop_app.core.memory.service import memory_results
 from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
