@@ -10,13 +10,11 @@ from functools import cache
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
-TYPE_LABELS = {"pdf": "PDF", "markdown": "MD", "text": "TXT", "code": "</>", "html": "HTML", "docx": "DOC",
-               "odt": "ODT", "rtf": "RTF", "epub": "EPUB", "pptx": "PPT", "odp": "ODP", "xlsx": "XLS", "ods": "ODS",
-               "csv": "CSV", "email": "@", "notebook": "NB", "image": "IMG"}
-TYPE_NAMES = {"pdf": "PDF", "markdown": "Markdown", "text": "Text", "code": "Code", "html": "HTML", "docx": "Word",
-              "odt": "OpenDocument text", "rtf": "Rich Text", "epub": "E-book", "pptx": "PowerPoint",
-              "odp": "OpenDocument slides", "xlsx": "Excel", "ods": "OpenDocument sheet", "csv": "CSV",
-              "email": "E-mail", "notebook": "Notebook", "image": "Image (OCR)"}
+from desktop_app.core.ingest.filetypes import FormatRegistry
+
+# Badge and name come from the format's registration (core/ingest/filetypes.py); only the colours are the UI's.
+TYPE_LABELS = {f.kind: f.badge for f in FormatRegistry.all()}
+TYPE_NAMES = {f.kind: f.name for f in FormatRegistry.all()}
 # Families share a hue (documents blue, slides orange, sheets green), so a list of results reads at a glance.
 _COLOURS = {"pdf": "#c0392b", "markdown": "#2c7a7b", "text": "#5a6270", "code": "#6b46c1", "html": "#c05621",
             "docx": "#2b6cb0", "odt": "#2c5282", "rtf": "#4a5568", "epub": "#97266d", "pptx": "#dd6b20",

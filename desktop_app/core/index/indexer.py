@@ -21,7 +21,7 @@ from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.ingest.discover import Found, Skipped, classify, scan
 from desktop_app.core.ingest.extract import title_from_path
 from desktop_app.core.ingest.extracted import Extracted, Extraction
-from desktop_app.core.ingest.filetypes import file_type
+from desktop_app.core.ingest.filetypes import cost_class, file_type
 from desktop_app.core.ingest.reader import Counted, extract_document, peek, read_for_index, size_problem
 from desktop_app.core.ingest.readtext import StreamedText
 from desktop_app.core.log import get_logger
@@ -143,14 +143,11 @@ class _Batches:
             batch.__exit__(type(exc) if exc else None, exc, exc.__traceback__ if exc else None)
 
 
-# The keyword phase takes quick formats first: a library of notes is searchable while its PDFs are still read.
-_COST_CLASS = {"text": 0, "markdown": 0, "code": 0, "html": 0, "pdf": 2}
-_DEFAULT_COST = 1  # office documents, e-books, mail, notebooks
-
-
+# The keyword phase takes quick formats first (each format's cost class is registered with it, in
+# core/ingest/filetypes.py): a library of notes is searchable while its PDFs are still read.
 def cost_order(item: Found) -> tuple[int, int]:
     """Sort key for the keyword phase: the file type's cost class, then its size."""
-    return _COST_CLASS.get(file_type(item.path) or "", _DEFAULT_COST), item.size
+    return cost_class(file_type(item.path) or ""), item.size
 
 
 @dataclass

@@ -1,33 +1,95 @@
-"""Which files Trove reads, and as what."""
+"""Which files Trove reads, and as what: each format registered once (its kind, suffixes, badge, display name and
+cost class), the way MemoryRegistry registers memory backends. The extension sets, FORMAT_TYPES and
+DOCUMENT_TYPES below are views of the registry; the window's badges and type names read it too."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import PurePath
 
-TEXT_EXTENSIONS = frozenset(
-    (
-        ".txt .text .rst .log .org .adoc .tex .bib .ini .cfg .conf .toml .properties .env .srt .vtt"
-    ).split()
-)
-MARKDOWN_EXTENSIONS = frozenset([".md", ".markdown", ".mdown", ".mkd"])
-CODE_EXTENSIONS = frozenset(
-    (
+
+@dataclass(frozen=True, kw_only=True)
+class Format:
+    """One document kind Trove reads. `cost` orders the keyword phase: 0 plain text (cheap, batched), 1 office
+    documents, e-books, mail and notebooks, 2 PDFs (pages, maybe OCR)."""
+
+    kind: str  # the type stored with the document and offered in type filters
+    suffixes: tuple[str, ...]
+    badge: str  # the short label on the result's icon
+    name: str  # how the window names the kind
+    cost: int = 1
+
+
+class FormatRegistry:
+    """Formats by kind: `FormatRegistry.register(Format(...))`, `FormatRegistry.get("pdf")`, `.all()`."""
+
+    _formats: dict[str, Format] = {}
+
+    @classmethod
+    def register(cls, fmt: Format) -> Format:
+        taken = {s for f in cls._formats.values() if f.kind != fmt.kind for s in f.suffixes} & set(fmt.suffixes)
+        if taken:
+            raise ValueError(f"format {fmt.kind!r}: suffixes already registered: {', '.join(sorted(taken))}")
+        cls._formats[fmt.kind] = fmt
+        return fmt
+
+    @classmethod
+    def get(cls, kind: str) -> Format | None:
+        return cls._formats.get(kind)
+
+    @classmethod
+    def all(cls) -> tuple[Format, ...]:
+        return tuple(cls._formats.values())
+
+    @classmethod
+    def kind_of_suffix(cls, suffix: str) -> str | None:
+        return next((f.kind for f in cls._formats.values() if suffix in f.suffixes), None)
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+for _format in (  # in the order of the window's type menu
+    Format(kind="pdf", suffixes=(".pdf",), badge="PDF", name="PDF", cost=2),
+    Format(kind="markdown", suffixes=(".md", ".markdown", ".mdown", ".mkd"), badge="MD", name="Markdown", cost=0),
+    Format(kind="text", suffixes=_words(".txt .text .rst .log .org .adoc .tex .bib .ini .cfg .conf .toml .properties "
+                                        ".env .srt .vtt"), badge="TXT", name="Text", cost=0),
+    Format(kind="code", suffixes=_words(
         ".py .pyi .js .jsx .mjs .cjs .ts .tsx .rs .go .java .kt .kts .scala .c .h .cc .cpp .cxx .hpp .hh .cs .rb "
         ".php .pl .pm .lua .r .jl .swift .m .mm .sh .bash .zsh .fish .ps1 .bat .sql .yaml .yml .json .jsonl .xml "
         ".css .scss .sass .less .vue .svelte .dart .ex .exs .erl .hs .ml .clj .el .vim .gradle .cmake .mk "
-        ".dockerfile .proto .graphql .tf"
-    ).split()
-)
-HTML_EXTENSIONS = frozenset([".html", ".htm", ".xhtml"])
+        ".dockerfile .proto .graphql .tf"), badge="</>", name="Code", cost=0),
+    Format(kind="html", suffixes=(".html", ".htm", ".xhtml"), badge="HTML", name="HTML", cost=0),
+    Format(kind="docx", suffixes=(".docx",), badge="DOC", name="Word"),
+    Format(kind="odt", suffixes=(".odt",), badge="ODT", name="OpenDocument text"),
+    Format(kind="rtf", suffixes=(".rtf",), badge="RTF", name="Rich Text"),
+    Format(kind="epub", suffixes=(".epub",), badge="EPUB", name="E-book"),
+    Format(kind="pptx", suffixes=(".pptx",), badge="PPT", name="PowerPoint"),
+    Format(kind="odp", suffixes=(".odp",), badge="ODP", name="OpenDocument slides"),
+    Format(kind="xlsx", suffixes=(".xlsx", ".xlsm"), badge="XLS", name="Excel"),
+    Format(kind="ods", suffixes=(".ods",), badge="ODS", name="OpenDocument sheet"),
+    Format(kind="csv", suffixes=(".csv", ".tsv"), badge="CSV", name="CSV"),
+    Format(kind="email", suffixes=(".eml", ".mbox", ".msg"), badge="@", name="E-mail"),
+    Format(kind="notebook", suffixes=(".ipynb",), badge="NB", name="Notebook"),
+    Format(kind="image", suffixes=(".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp"), badge="IMG",
+           name="Image (OCR)"),
+):
+    FormatRegistry.register(_format)
+
+
+def _suffixes(kind: str) -> frozenset[str]:
+    fmt = FormatRegistry.get(kind)
+    return frozenset(fmt.suffixes if fmt else ())
+
+
+TEXT_EXTENSIONS = _suffixes("text")
+MARKDOWN_EXTENSIONS = _suffixes("markdown")
+CODE_EXTENSIONS = _suffixes("code")
+HTML_EXTENSIONS = _suffixes("html")
+_PLAIN_KINDS = ("html", "markdown", "code", "text")  # read as text; file_type() also knows names and no suffix
 # Formats read by a library each; the value is the type stored with the document (and offered in type filters).
-FORMAT_TYPES = {
-    ".pdf": "pdf", ".docx": "docx", ".odt": "odt", ".rtf": "rtf", ".epub": "epub",
-    ".pptx": "pptx", ".odp": "odp",
-    ".xlsx": "xlsx", ".xlsm": "xlsx", ".ods": "ods", ".csv": "csv", ".tsv": "csv",
-    ".eml": "email", ".mbox": "email", ".msg": "email",
-    ".ipynb": "notebook",
-    ".png": "image", ".jpg": "image", ".jpeg": "image", ".tif": "image", ".tiff": "image", ".webp": "image",
-}
+FORMAT_TYPES = {s: f.kind for f in FormatRegistry.all() if f.kind not in _PLAIN_KINDS for s in f.suffixes}
 CODE_FILENAMES = frozenset(
     "Makefile Dockerfile CMakeLists.txt Rakefile Gemfile Procfile Jenkinsfile LICENSE README".split())
 BINARY_EXTENSIONS = frozenset(
@@ -61,5 +123,10 @@ def file_type(path: PurePath) -> str | None:
 
 
 # Every value file_type() can return, for type filters (`trove search --type`, the window's type menu).
-DOCUMENT_TYPES = ("pdf", "docx", "odt", "rtf", "epub", "html", "markdown", "text", "code", "pptx", "odp", "xlsx",
-                  "ods", "csv", "email", "notebook", "image")
+DOCUMENT_TYPES = tuple(f.kind for f in FormatRegistry.all())
+
+
+def cost_class(kind: str) -> int:
+    """The keyword phase's cost class of a kind (1 for one not registered)."""
+    fmt = FormatRegistry.get(kind)
+    return fmt.cost if fmt is not None else 1
