@@ -54,18 +54,24 @@ class SQLiteBase:
     @contextlib.contextmanager
     def write_batch(self) -> Iterator[None]:
         """The writes inside share one transaction, each all-or-nothing (a SAVEPOINT): one that fails rolls back
-        alone and the others commit at the end; a kill before then loses the batch whole, never half a write.
-        Other threads' writes wait for the batch (keep it short)."""
+        alone and the others commit at the end, also when an exception leaves the batch (it is raised after the
+        commit); a kill before then loses the batch whole, never half a write. Other threads' writes wait for the
+        batch (keep it short)."""
         with self._lock:
             if self._batch:  # already in one: the outer batch commits
                 yield
                 return
+            failure: BaseException | None = None
             with transaction(self._conn):
                 self._batch = True
                 try:
                     yield
+                except BaseException as exc:  # the writes done are whole: keep them, then raise
+                    failure = exc
                 finally:
                     self._batch = False
+            if failure is not None:
+                raise failure
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Connection]:
