@@ -61,9 +61,9 @@ def make_mixed(folder: Path, files: int, seed: int = 7) -> None:
         if kind < 2:
             pdf = FPDF()
             pdf.set_font("Helvetica", size=11)
-            for p in range(3):
+            for page in range(3):
                 pdf.add_page()
-                pdf.multi_cell(0, 6, "\n\n".join(paras[p::3]) or "empty page")
+                pdf.multi_cell(0, 6, "\n\n".join(paras[page::3]) or "empty page")
             pdf.output(str(sub / f"doc{i}.pdf"))
         elif kind == 2:
             d = docx.Document()
@@ -95,7 +95,7 @@ def write_scifact(root: Path, folder: Path) -> None:
 
 def trove_keyword_phase(folder: Path, home: Path) -> dict:
     lib = Library(home, settings=Settings(embedder="hash"))
-    lib.embed_worker.wake = lambda: None  # measure the keyword phase alone
+    lib.embed_worker.wake = lambda: None  # type: ignore[method-assign]  # measure the keyword phase alone
     lib.add_folder(folder)
     t0 = time.perf_counter()
     report = lib.sync(wait=False)
