@@ -282,9 +282,7 @@ def open_models_dialog(window) -> ModelsDialog:
     """Show the window's Models dialog (created once, kept so a download survives closing it)."""
     dialog = getattr(window, "models_dialog", None)
     if dialog is None:
-        from desktop_app.core.chat.models import ModelManager
-
-        dialog = ModelsDialog(ModelManager.for_library(window.library), window.tasks,
+        dialog = ModelsDialog(window.library.models, window.tasks,
                               n_ctx=window.library.settings.n_ctx, parent=window)
         dialog.default_changed.connect(window.chat_pane.refresh_model)
         window.models_dialog = dialog

@@ -100,3 +100,51 @@ def test_sql_lives_only_in_the_store_engines():
     outside = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
                if SQL.search(p.read_text(encoding="utf-8")) and not any(e in p.parents for e in ENGINES)]
     assert outside == []
+
+
+# The UI calls the core through the facade: the Library (core/library.py) and the functions that need no open
+# library (core/library_tools.py). Beside those it may import only value types: what the facade's calls take and
+# return, and the pure helpers that format them. docs/ui.md says so.
+UI_FACADE = {"desktop_app.core", "desktop_app.core.library", "desktop_app.core.library_tools"}
+UI_VALUE_TYPES = {
+    "desktop_app.core.errors",  # KnownError and its kinds
+    "desktop_app.core.events",  # IndexProgress, Notice and their enums
+    "desktop_app.core.types",  # RetrievalResult
+    "desktop_app.core.settings",  # Settings
+    "desktop_app.core.folders",  # FolderInfo
+    "desktop_app.core.store.rows",  # Share (parse_share), FolderState
+    "desktop_app.core.memory.rows",  # MemoryHit
+    "desktop_app.core.log",  # get_logger and the redacting formatter (the log is the core's, the handlers the UI's)
+    "desktop_app.core.pathnames",  # display_path, clean_text: how a stored path is shown
+    "desktop_app.core.text",  # detect_language, RIGHT_TO_LEFT: which way a passage is written
+    "desktop_app.core.text.language",  # LANGUAGE_NAMES
+    "desktop_app.core.chat.conversation",  # Conversation, Exchange, Ending: the chat pane's headless model
+    "desktop_app.core.chat.catalog",  # CatalogEntry, CATALOG, recommend, format_bytes
+    "desktop_app.core.chat.download",  # DownloadProgress, DownloadCancelled
+    "desktop_app.core.ingest.filetypes",  # FormatRegistry: each format's badge and display name
+}
+
+
+def ui_core_imports() -> dict[str, set[str]]:
+    """UI module -> the desktop_app.core modules it imports that are neither the facade nor a value type."""
+    modules = {module_name(p) for p in PACKAGE.rglob("*.py")}
+    found = {}
+    for path in sorted((PACKAGE / "ui").rglob("*.py")):
+        core = {t for t in imports_of(path, modules) if t == "desktop_app.core" or t.startswith("desktop_app.core.")}
+        if extra := core - UI_FACADE - UI_VALUE_TYPES:
+            found[module_name(path)] = extra
+    return found
+
+
+def test_ui_imports_only_the_facade_and_value_types():
+    assert ui_core_imports() == {}
+
+
+def test_the_ui_import_check_sees_a_reach_past_the_facade(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("from desktop_app.core.library import Library\nfrom desktop_app.core.events import Notice\n"
+                     "def f():\n    from desktop_app.core.store.postgres.probe import check_server\n",
+                     encoding="utf-8")
+    modules = {module_name(p) for p in PACKAGE.rglob("*.py")}
+    assert imports_of(probe, modules) - UI_FACADE - UI_VALUE_TYPES == {"desktop_app.core.store.postgres.probe"}
+    assert all(m in modules for m in UI_FACADE | UI_VALUE_TYPES), "every allowed module exists"
