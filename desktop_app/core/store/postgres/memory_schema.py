@@ -18,7 +18,7 @@ import psycopg
 from psycopg import sql
 
 from desktop_app.core.store.postgres.connect import scalar
-from desktop_app.core.store.postgres.permissions import PEOPLE_GROUP
+from desktop_app.core.store.postgres.roles import PEOPLE_GROUP
 
 MEMORY_TABLES = ("memory_settings", "memory_facts", "memory_chunks", "memory_vectors", "memory_recalls")
 
