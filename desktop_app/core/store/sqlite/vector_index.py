@@ -10,7 +10,7 @@ counts vector writes (vectors.py bumps it); a file whose generation differs is s
 damaged or other-version file is rebuilt from chunks_vec in a background thread (a notice in the log), while
 search uses sqlite-vec's exact KNN as before. The rebuild writes a temporary file and renames it, so a kill in
 the middle leaves the old file or none, never half a file. Libraries under MIN_VECTORS vectors have no file:
-the exact scan is fast there.
+the exact scan is fast there (off by default for now: see MIN_VECTORS).
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ log = get_logger("db")
 MAGIC = b"TROVEVIX"
 FORMAT_VERSION = 1
 _HEADER = struct.Struct("<8sIIQQQI")  # magic, version, dim, generation, count, payload length, crc32
-MIN_VECTORS = 20_000  # below this many vectors sqlite-vec's exact scan answers in a few ms: no side file
+# Off by default (no library is this big): measured at 1M chunks, the exact rescoring by point lookups into
+# sqlite-vec's 1.5 MB chunk blobs cost seconds per query (docs/search-scale.md); 20_000 once rescoring is cheap.
+MIN_VECTORS = 1 << 62
 RESCORE = 200  # windows taken from the graph and rescored exactly (at least; more when more are asked)
 EXPANSION = 256  # HNSW ef at search time (at least twice the count asked)
 FETCH_ROUNDS = (4, 16, 64)  # filtered search: over-fetch factors tried before the exact fallback
@@ -214,7 +216,7 @@ def ann_candidates(conn: Connection, index, query: np.ndarray, limit: int,
     for factor in (1,) if keep is None else FETCH_ROUNDS:
         count = min(max(RESCORE, limit * MAX_WINDOWS * factor), total)
         index.expansion_search = max(EXPANSION, 2 * count)
-        matches = index.search(query, count, threads=1)
+        matches = index.search(query, count, threads=1, exact=count >= total)  # all of it: a plain scan
         hits = rescore(conn, query, [int(k) for k in matches.keys])
         if keep is None:
             return hits[:limit]
