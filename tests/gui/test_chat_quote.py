@@ -1,10 +1,13 @@
+
 """The first question a newcomer asks of the sample library, answered by a quote: "What keyboard shortcut focuses
 the search bar?" shows the line that says Ctrl+F or Ctrl+K, cited, highlighted in its passage, before the model's
 answer (which, from the small bundled model, waits behind "Show the model's answer"). The real embedder and quote
-selector; a scripted runtime writes the model's (wrong) answer. Screenshots, light and dark, go to docs/screenshots."""
+selector; a scripted runtime writes the model's (wrong) answer. Screenshots, light and dark, go to docs/screenshots with TROVE_SCREENSHOTS=docs/screenshots."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,7 +25,8 @@ from tests.integration.chat.scripted import ScriptedRuntime
 
 QUESTION = "What keyboard shortcut focuses the search bar?"
 WRONG = "Ctrl+N keyboard-shortcuts.txt"  # what the bundled model said before (issue 20)
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# a test run never rewrites the repository: TROVE_SCREENSHOTS=docs/screenshots saves the pictures the docs show
+SCREENSHOTS = Path(os.environ.get("TROVE_SCREENSHOTS") or Path(tempfile.gettempdir()) / "trove-screenshots")
 
 
 class BundledSizeRuntime(ScriptedRuntime):

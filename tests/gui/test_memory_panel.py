@@ -1,9 +1,12 @@
+
 """The Memory panel, offscreen, over a real library (SQLite, the fast embedder): opened from the Chat menu, list,
 search, edit, forget one, turn memory off, forget all; and a chat answer whose Sources show a fact and a past
-chat's excerpt as memory (a scripted model). Screenshots go to docs/screenshots."""
+chat's excerpt as memory (a scripted model). Screenshots go to docs/screenshots with TROVE_SCREENSHOTS=docs/screenshots."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,8 @@ from desktop_app.ui.sources_panel import passage_label
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
 from tests.integration.chat.scripted import ScriptedRuntime, last_user
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# a test run never rewrites the repository: TROVE_SCREENSHOTS=docs/screenshots saves the pictures the docs show
+SCREENSHOTS = Path(os.environ.get("TROVE_SCREENSHOTS") or Path(tempfile.gettempdir()) / "trove-screenshots")
 DECISION = "We decided the staging server listens on port 8099 from now on."
 
 

@@ -1,16 +1,20 @@
+
 """The search pane's scope control, offscreen, over a real library (SQLite, the tests' embedder): documents, memory
 or both; a memory result names its provenance (fact and age, or chat and turns, and "outdated" when a newer fact
 replaced what it says). Screenshot: docs/screenshots/search-memory-scope.png."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 from desktop_app.core.chat.budget import Turn
 from desktop_app.ui.results_model import location_text
 from tests.gui.gui_helpers import add_and_sync, search
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# a test run never rewrites the repository: TROVE_SCREENSHOTS=docs/screenshots saves the pictures the docs show
+SCREENSHOTS = Path(os.environ.get("TROVE_SCREENSHOTS") or Path(tempfile.gettempdir()) / "trove-screenshots")
 
 
 def shown(results) -> list[tuple[str, str]]:
