@@ -156,6 +156,7 @@ def run(args) -> dict:
     qs = [q for q in (tp.build_query(t) for t in queries(args.queries)) if q][: args.limit]
     plans = {"bare": lambda q: (bare(conn, q), True), "maxscore": lambda q: maxscore(conn, q),
              "and_first": lambda q: and_first(conn, q)}
+    plans = {name: plan for name, plan in plans.items() if name in args.plans.split(",")}
     if args.tantivy:
         tv, index = tantivy_index(CACHE / f"tantivy_{args.chunks}", db)
         plans["tantivy"] = lambda q: (tantivy_search(tv, index, q), True)
@@ -193,6 +194,7 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=100_000)
     ap.add_argument("--queries", choices=("test", "train"), default="test")
     ap.add_argument("--tantivy", action="store_true")
+    ap.add_argument("--plans", default="bare,maxscore,and_first", help="which FTS5 plans (bare is the floor)")
     ap.add_argument("--limit", type=int, default=None, help="the first N queries only")
     ap.add_argument("--build-only", action="store_true", help="build the cached libraries and stop")
     ap.add_argument("--json")
