@@ -126,8 +126,9 @@ class TranscriptBaseline:
         self.text = text
         folder = self.store.add_folder("locomo:").id
         spans = chunk_spans(text, ChunkConfig(chunk_size=words, chunk_overlap=words // 8, min_chunk_size=10))
-        doc = self.store.write_document(NewDocument(folder, "locomo://transcript", "", "text", len(text), 0,
-                                                    content_hash(text.encode())), [NewChunk(s, None) for s in spans])
+        transcript = NewDocument(folder_id=folder, path="locomo://transcript", title="", type="text", size=len(text),
+                                 digest=content_hash(text.encode()))
+        doc = self.store.write_document(transcript, [NewChunk(s, None) for s in spans])
         rows = self.store.pending_chunks(len(spans) + 1, document_id=doc)
         vectors = embed_passages(embedder, [r.text for r in rows])
         self.store.store_vectors(ChunkVectors(r.id, r.text_hash, v) for r, v in zip(rows, vectors, strict=True))

@@ -80,7 +80,8 @@ def replica(docs, vecs, r: int, folder_path: str, folder_id: int):
     for i, (title, text) in enumerate(docs):
         body = text if r == 0 else f"{text} replica{r}"
         path = f"{folder_path}/r{r:03d}/{i:05d}.txt"
-        yield (NewDocument(folder_id, path, title, "txt", len(body), 1, f"{r}-{i}"),
+        yield (NewDocument(folder_id=folder_id, path=path, title=title, type="txt", size=len(body), mtime_ns=1,
+                           digest=f"{r}-{i}"),
                [NewChunk(Span(0, len(body), body), None, vectors=noisy[i:i + 1])])
 
 

@@ -2,7 +2,8 @@
 """The first question a newcomer asks of the sample library, answered by a quote: "What keyboard shortcut focuses
 the search bar?" shows the line that says Ctrl+F or Ctrl+K, cited, highlighted in its passage, before the model's
 answer (which, from the small bundled model, waits behind "Show the model's answer"). The real embedder and quote
-selector; a scripted runtime writes the model's (wrong) answer. Screenshots, light and dark, go to docs/screenshots with TROVE_SCREENSHOTS=docs/screenshots."""
+selector; a scripted runtime writes the model's (wrong) answer. Screenshots, light and dark, go to docs/screenshots
+with TROVE_SCREENSHOTS=docs/screenshots."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 
 """The Memory panel, offscreen, over a real library (SQLite, the fast embedder): opened from the Chat menu, list,
 search, edit, forget one, turn memory off, forget all; and a chat answer whose Sources show a fact and a past
-chat's excerpt as memory (a scripted model). Screenshots go to docs/screenshots with TROVE_SCREENSHOTS=docs/screenshots."""
+chat's excerpt as memory (a scripted model). Screenshots go to docs/screenshots with
+TROVE_SCREENSHOTS=docs/screenshots."""
 
 from __future__ import annotations
 

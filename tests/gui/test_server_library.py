@@ -24,7 +24,8 @@ def library(tmp_path, settings, pg_url, monkeypatch):
     other = PostgresStore(pg_url, machine="desk-a")
     folder = other.add_folder(str(Path(ELSEWHERE).parent))
     text = "The lighthouse logbook records every ship that passed the harbour."
-    other.write_document(NewDocument(folder.id, ELSEWHERE, "Lighthouse logbook", "txt", len(text), 1, "h"),
+    other.write_document(NewDocument(folder_id=folder.id, path=ELSEWHERE, title="Lighthouse logbook", type="txt",
+                                     size=len(text), mtime_ns=1, digest="h"),
                          [NewChunk(Span(0, len(text), text), None)])
     other.close()
     monkeypatch.setenv("TROVE_MACHINE_ID", "desk-b")

@@ -106,7 +106,8 @@ def store(tmp_path_factory):
     s = SQLiteStore(tmp_path_factory.mktemp("fts") / "fts.db")
     folder = s.add_folder("/d")
     text = "some text and more"
-    s.write_document(NewDocument(folder.id, "/d/a title.txt", "a title", "text", 1, 1, "x"),
+    s.write_document(NewDocument(folder_id=folder.id, path="/d/a title.txt", title="a title", type="text", size=1,
+                                 mtime_ns=1, digest="x"),
                      [NewChunk(Span(0, len(text), text), None)])
     yield s
     s.close()

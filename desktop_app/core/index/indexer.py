@@ -103,8 +103,8 @@ class FileJob:
 
     def failure(self) -> NewDocument:
         """The document row that records this file as failed."""
-        return NewDocument(self.folder_id, str(self.path), self.title, self.type, self.item.size,
-                           self.item.mtime_ns, self.digest)
+        return NewDocument(folder_id=self.folder_id, path=str(self.path), title=self.title, type=self.type,
+                           size=self.item.size, mtime_ns=self.item.mtime_ns, digest=self.digest)
 
 
 # Many small quick files share one transaction (one COMMIT instead of one per file); each is still its own
@@ -370,8 +370,9 @@ class Indexer:
         meta = doc.metadata or None if isinstance(doc, Extracted) else None
         item = job.item
         try:
-            self.store.write_document(NewDocument(job.folder_id, str(item.path), doc.title, doc.type, item.size,
-                                                  item.mtime_ns, job.digest, pages, metadata=meta),
+            self.store.write_document(NewDocument(folder_id=job.folder_id, path=str(item.path), title=doc.title,
+                                                  type=doc.type, size=item.size, mtime_ns=item.mtime_ns,
+                                                  digest=job.digest, pages=pages, metadata=meta),
                                       counted, ocr_pages, parts)
         except (ExtractionError, OSError) as exc:  # a streamed file that went wrong half-way: nothing was kept
             self._fail(job, str(exc), report)
@@ -382,11 +383,12 @@ class Indexer:
     def _parts(self, folder_id: int, inner: Extraction) -> list[NewPart]:
         """The documents inside a file (messages, attachments) as parts to write with it; unreadable ones with
         their reason. (Their scanned pages are not OCR'd: OCR reads whole files.)"""
-        parts = [NewPart(d.part, d.label, NewDocument(folder_id, "", d.title, d.type, 0, 0, "", d.page_count,
-                                                      metadata=d.metadata or None),
+        parts = [NewPart(d.part, d.label, NewDocument(folder_id=folder_id, title=d.title, type=d.type,
+                                                      pages=d.page_count, metadata=d.metadata or None),
                          tuple(chunk_extracted(d, self.chunk_config)))
                  for d in inner.documents]
-        parts += [NewPart(f.part, f.name, NewDocument(folder_id, "", f.name, file_type(Path(f.name)) or "", 0, 0, ""),
+        parts += [NewPart(f.part, f.name, NewDocument(folder_id=folder_id, title=f.name,
+                                                      type=file_type(Path(f.name)) or ""),
                           reason=f.reason) for f in inner.failed]
         return parts
 

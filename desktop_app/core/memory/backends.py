@@ -47,10 +47,10 @@ class IndexedMemory(MemoryBackend):
               doc_id: str | None = None) -> str:
         doc_id = doc_id or uuid.uuid4().hex
         chunks = [NewChunk(span, None) for span in chunk_spans(content, self.chunk_config)]
-        new_id = self.db.write_document(NewDocument(
-            self.folder_id, PREFIX + doc_id, "", "memory", len(content), 0,
-            content_hash(content.encode("utf-8", "surrogatepass")),
-            metadata={"doc_id": doc_id, "source": source, "metadata": metadata or {}}), chunks)
+        row = NewDocument(folder_id=self.folder_id, path=PREFIX + doc_id, title="", type="memory", size=len(content),
+                          digest=content_hash(content.encode("utf-8", "surrogatepass")),
+                          metadata={"doc_id": doc_id, "source": source, "metadata": metadata or {}})
+        new_id = self.db.write_document(row, chunks)
         if self.embedder is not None:
             rows = self.db.pending_chunks(len(chunks) + 1, document_id=new_id)
             vectors = embed_passages(self.embedder, [r.text for r in rows]) if rows else []

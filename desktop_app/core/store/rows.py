@@ -103,17 +103,18 @@ class DocRow:
     status: DocStatus
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NewDocument:
-    """A document about to be written (indexed or failed)."""
+    """A document about to be written (indexed or failed). A part of a container (an attachment, an e-mail of a
+    mailbox) has no path, size, mtime or digest of its own: those default to empty."""
 
     folder_id: int
-    path: str
     title: str
     type: str
-    size: int
-    mtime_ns: int
-    digest: str
+    path: str = ""
+    size: int = 0
+    mtime_ns: int = 0
+    digest: str = ""
     pages: int | None = None
     metadata: dict[str, Any] | None = None  # the memory API's JSON; None for files
 

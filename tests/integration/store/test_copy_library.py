@@ -19,7 +19,7 @@ def _library(tmp_path) -> tuple[SQLiteStore, str]:
     folder = source.add_folder(str(tmp_path / "docs"))
     root = folder.path
     source.write_document(doc(folder.id, root + "/notes.txt"), chunks("harbour notes", "tide tables"))
-    inner = NewDocument(folder.id, "", "Re: charts", "eml", 0, 0, "", None, {"from": "ann"})
+    inner = NewDocument(folder_id=folder.id, title="Re: charts", type="eml", metadata={"from": "ann"})
     source.write_document(doc(folder.id, root + "/mail.mbox", type_="mbox"), [],
                           parts=[NewPart("1", "message 1", inner, tuple(chunks("the chart is attached"))),
                                  NewPart("2", "chart.pdf · message 1", inner, reason="encrypted")])

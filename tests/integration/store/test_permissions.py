@@ -41,8 +41,9 @@ def write(store: PostgresStore, folder, name: str, text: str, *, ocr: bool = Fal
     path = Path(folder.path) / name
     vec = np.ones((1, DIM), np.float32) / np.sqrt(DIM)
     pages = [OcrPageRef(2, "2")] if ocr else []
-    return store.write_document(NewDocument(folder.id, str(path), path.stem, "pdf" if ocr else "txt", len(text), 1,
-                                            f"h-{name}", pages=2 if ocr else None),
+    return store.write_document(NewDocument(folder_id=folder.id, path=str(path), title=path.stem,
+                                            type="pdf" if ocr else "txt", size=len(text), mtime_ns=1,
+                                            digest=f"h-{name}", pages=2 if ocr else None),
                                 [NewChunk(Span(0, len(text), text), None, vectors=vec)], ocr_pages=pages)
 
 

@@ -50,7 +50,8 @@ class QueryVector:
 
 def write(store: PostgresStore, folder, name: str, text: str, vectors: np.ndarray) -> None:
     path = Path(folder.path) / name
-    store.write_document(NewDocument(folder.id, str(path), path.stem, "txt", len(text), 1, f"h-{name}"),
+    store.write_document(NewDocument(folder_id=folder.id, path=str(path), title=path.stem, type="txt", size=len(text),
+                                     mtime_ns=1, digest=f"h-{name}"),
                          [NewChunk(Span(0, len(text), text), None, vectors=vectors)])
 
 

@@ -23,7 +23,8 @@ def desks(pg_url):
 
 def write(store, folder, name: str, text: str) -> int:
     path = Path(folder.path) / name
-    return store.write_document(NewDocument(folder.id, str(path), path.stem, "txt", len(text), 1, text),
+    return store.write_document(NewDocument(folder_id=folder.id, path=str(path), title=path.stem, type="txt",
+                                            size=len(text), mtime_ns=1, digest=text),
                                 [NewChunk(Span(0, len(text), text), None)])
 
 

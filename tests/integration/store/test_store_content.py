@@ -75,7 +75,7 @@ def test_languages_are_counted_and_filter_both_sides(store, scripts):
 
 
 def _part(folder_id: int, n: int, text: str = "", reason: str = "") -> NewPart:
-    inner = NewDocument(folder_id, "", f"Subject {n}", "eml", 0, 0, "", None, {"from": "ann"})
+    inner = NewDocument(folder_id=folder_id, title=f"Subject {n}", type="eml", metadata={"from": "ann"})
     return NewPart(str(n), f"message {n}", inner, tuple(chunks(text)) if text else (), reason)
 
 

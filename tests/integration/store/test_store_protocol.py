@@ -41,7 +41,8 @@ def chunks(*texts: str, page: int | None = None) -> list[NewChunk]:
 
 def doc(folder_id: int, path: str, *, digest: str = "d1", title: str = "", type_: str = "txt", size: int = 10,
         mtime: int = 1, metadata=None) -> NewDocument:
-    return NewDocument(folder_id, path, title or Path(path).stem, type_, size, mtime, digest, None, metadata)
+    return NewDocument(folder_id=folder_id, path=path, title=title or Path(path).stem, type=type_, size=size,
+                       mtime_ns=mtime, digest=digest, metadata=metadata)
 
 
 def embed_all(store) -> int:

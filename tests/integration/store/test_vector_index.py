@@ -37,7 +37,8 @@ def make_library(path: Path, mat: np.ndarray, folders: int = 3) -> tuple[SQLiteS
     for i, vec in enumerate(mat):
         fid = fids[i % folders]
         text = f"chunk {i}"
-        store.write_document(NewDocument(fid, f"/lib/f{i % folders}/{i}.txt", str(i), "txt", 1, 1, str(i)),
+        store.write_document(NewDocument(folder_id=fid, path=f"/lib/f{i % folders}/{i}.txt", title=str(i), type="txt",
+                                         size=1, mtime_ns=1, digest=str(i)),
                              [NewChunk(Span(0, len(text), text), None, vectors=vec[None, :])])
     with store._read() as conn:
         rows = {int(cid): int(text.split()[1]) for cid, text in conn.execute("SELECT id, text FROM chunks")}
@@ -104,7 +105,8 @@ def test_a_stale_index_is_rebuilt_and_search_stays_exact_meanwhile(library, capl
     built(store, mat[0])
     new = vectors(1, seed=99)[0]
     text = "the new one"
-    store.write_document(NewDocument(fids[0], "/lib/f0/new.txt", "new", "txt", 1, 1, "new"),
+    store.write_document(NewDocument(folder_id=fids[0], path="/lib/f0/new.txt", title="new", type="txt", size=1,
+                                     mtime_ns=1, digest="new"),
                          [NewChunk(Span(0, len(text), text), None, vectors=new[None, :])])
     with caplog.at_level(logging.WARNING):
         first = store.dense_candidates(new, 10)  # vec0 answers while the index is rebuilt

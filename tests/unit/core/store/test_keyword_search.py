@@ -21,7 +21,8 @@ def store():
     s = SQLiteStore(":memory:")
     folder = s.add_folder("/d")
     for path, text in TEXTS.items():
-        s.write_document(NewDocument(folder.id, path, "", "text", len(text), 0, path),
+        s.write_document(NewDocument(folder_id=folder.id, path=path, title="", type="text", size=len(text),
+                                     digest=path),
                          [NewChunk(Span(0, len(text), text), None)])
     yield s
     s.close()
