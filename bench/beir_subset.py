@@ -22,7 +22,7 @@ from pathlib import Path
 
 from retrieval import ignores_identical_ids, load_dataset
 
-from tests.helpers import query_db
+from tests.support.helpers import query_db
 
 
 def embedded_documents(home: Path) -> set[str]:

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from desktop_app.core.ingest.extract import extract  # noqa: E402
 from desktop_app.core.ingest.sandbox import Budget, ExtractionSandbox  # noqa: E402
-from tests.helpers import write_docx, write_pdf  # noqa: E402
+from tests.support.helpers import write_docx, write_pdf  # noqa: E402
 
 WORDS = "river stone cloud ember willow harbor lantern meadow quartz falcon orchard tundra".split()
 

@@ -84,7 +84,7 @@ def glued_words(text: str) -> int:
 
 def text_pdfs(folder: Path | None, tmp: Path) -> list[Path]:
     if folder is None:
-        from tests.helpers import write_pdf
+        from tests.support.helpers import write_pdf
 
         words = ["retrieval", "index", "semantic", "keyword", "document", "chunk", "vector", "query", "ranking"]
         pages = [" ".join(words[(i + j) % len(words)] for j in range(400)) for i in range(30)]
@@ -163,8 +163,8 @@ def rtl_check(folder: Path | None) -> dict:
 def bench_ocr(source: Path | None, pages: int, tmp: Path) -> dict:
     """OCR of image-only pages made from a text PDF; word recall against that PDF's text layer."""
     from desktop_app.core.ocr import OcrEngine, ocr_pages
-    from tests.helpers import write_pdf
-    from tests.sample_docs import write_scanned_pdf
+    from tests.support.helpers import write_pdf
+    from tests.support.sample_docs import write_scanned_pdf
 
     if source is None or not source.exists():
         source = write_pdf(tmp / "ocr_source.pdf", ["Optical character recognition of a scanned page. " * 20] * pages)
@@ -224,8 +224,8 @@ def bench_mixed(per_format: int, tmp: Path) -> dict:
 
 
 def make_mixed(folder: Path, per_format: int) -> Path:
-    from tests import sample_docs as sd
-    from tests.helpers import write_docx, write_pdf
+    from tests.support import sample_docs as sd
+    from tests.support.helpers import write_docx, write_pdf
 
     folder.mkdir(parents=True)
     para = "Local search over documents with citations, page numbers and a grounded answer. " * 6

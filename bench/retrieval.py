@@ -52,7 +52,7 @@ from desktop_app.core.embed.base import EMBEDDERS, embed_query, make_embedder
 from desktop_app.core.embed.base import MAX_WINDOWS as VECTORS_PER_CHUNK
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from tests.helpers import query_db
+from tests.support.helpers import query_db
 
 MODES = ("keyword", "semantic", "hybrid")
 

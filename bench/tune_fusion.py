@@ -20,7 +20,7 @@ from desktop_app.core.library import Library
 from desktop_app.core.search.fusion import rrf_fuse
 from desktop_app.core.search.service import SearchParams
 from desktop_app.core.settings import Settings
-from tests.helpers import query_db
+from tests.support.helpers import query_db
 
 
 def doc_ranking(chunk_ranking: list[int], chunk_doc: dict[int, str]) -> list[str]:

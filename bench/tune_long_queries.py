@@ -26,7 +26,7 @@ from desktop_app.core.embed.base import MAX_WINDOWS, embed_query, make_embedder
 from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
 from desktop_app.core.store.sqlite.connect import connect
 from desktop_app.core.text import query as tq
-from tests.helpers import query_db
+from tests.support.helpers import query_db
 
 DEPTH = 150
 SELF = {"drop": False}  # ArguAna: a query's own document is left out of its ranking (main sets it)

@@ -19,7 +19,7 @@ import logging  # noqa: E402
 
 import pytest  # noqa: E402
 
-from tests.pg_server import pg_server, pg_url  # noqa: E402,F401  (a real PostgreSQL for the server-engine tests)
+from tests.support.pg_server import pg_server, pg_url  # noqa: E402,F401  (a real PostgreSQL for the server-engine tests)
 
 
 class _ErrorRecorder(logging.Handler):

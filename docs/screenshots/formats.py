@@ -5,7 +5,7 @@ Run from the repository root, under a display or Xvfb:
     xvfb-run -a -s "-screen 0 1400x900x24" \
         .venv/bin/python docs/screenshots/formats.py docs/screenshots/search-formats.png
 
-The files are written with the same libraries the tests use (tests/sample_docs.py); the image is rendered text
+The files are written with the same libraries the tests use (tests/support/sample_docs.py); the image is rendered text
 that the OCR phase reads before the window opens.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from desktop_app.ui.app import run_gui  # noqa: E402
-from tests import sample_docs as sd  # noqa: E402
+from tests.support import sample_docs as sd  # noqa: E402
 
 WORD = "pangolin"
 

@@ -25,7 +25,7 @@ from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.ui.models_dialog import ModelsDialog
 from desktop_app.ui.tasks import TaskRunner
-from tests.model_server import ModelServer
+from tests.support.model_server import ModelServer
 
 
 def main(out: str) -> int:

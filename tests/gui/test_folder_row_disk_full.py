@@ -14,8 +14,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from desktop_app.core.errors import DiskFullError  # noqa: E402
 from desktop_app.core.library import Library  # noqa: E402
 from desktop_app.core.settings import Settings  # noqa: E402
-from tests import sample_docs as sd  # noqa: E402
-from tests.helpers import write_pdf  # noqa: E402
+from tests.support import sample_docs as sd  # noqa: E402
+from tests.support.helpers import write_pdf  # noqa: E402
 
 FULL = "The disk holding the library is full; free some space and try again."
 

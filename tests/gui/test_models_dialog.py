@@ -12,8 +12,8 @@ from shiboken6 import isValid
 
 from desktop_app.core.chat.catalog import CATALOG
 from desktop_app.ui.heartbeat import Heartbeat
-from tests.gguf_files import write_gguf, write_not_gguf
-from tests.model_server import ModelServer
+from tests.support.gguf_files import write_gguf, write_not_gguf
+from tests.support.model_server import ModelServer
 
 # The download below takes about 2 s; run on the UI thread it would show as one gap that long. 500 ms leaves room
 # for a busy shared machine's scheduling, which is not what this test is about (bench/ui_latency.py measures).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from tests.gguf_files import write_gguf
+from tests.support.gguf_files import write_gguf
 
 NAME = "<img src=pic.png><b>loud-Q4_0.gguf"  # no "/" in a file name
 

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.helpers import write_docx, write_pdf
 from tests.reliability import bombs
+from tests.support.helpers import write_docx, write_pdf
 
 MIB = bombs.MIB
 

@@ -11,8 +11,8 @@ import pytest
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.sandbox import Budget, ExtractionSandbox
-from tests.helpers import write_docx, write_pdf
 from tests.reliability import bombs
+from tests.support.helpers import write_docx, write_pdf
 
 MIB = bombs.MIB
 # A page whose content stream inflates to this much: PDFium needs about 9 CPU-s for it here, so even a machine

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import assert_consistent
 from tests.reliability import faults
 from tests.reliability.runner import assert_one_line_error, run_trove, trove_env
+from tests.support.helpers import assert_consistent
 
 
 def make_docs(folder: Path, n: int, word: str, size: int = 40) -> Path:

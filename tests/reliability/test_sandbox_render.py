@@ -8,7 +8,7 @@ import pytest
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.sandbox import Budget, ExtractionSandbox
-from tests.helpers import write_pdf
+from tests.support.helpers import write_pdf
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 from desktop_app.core.chat.model_files import resolve_model_path
 from desktop_app.core.chat.runtime import LlamaCppRuntime
 from desktop_app.core.settings import Settings
-from tests.helpers import write_pdf
+from tests.support.helpers import write_pdf
 
 N_CTX = 2048
 N_THREADS = 1  # other work shares these 2 cores; one thread avoids llama.cpp spin-waits when they are oversubscribed

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from desktop_app.core.chat.catalog import CATALOG
-from tests.gguf_files import write_gguf, write_not_gguf
-from tests.model_server import ModelServer
+from tests.support.gguf_files import write_gguf, write_not_gguf
+from tests.support.model_server import ModelServer
 
 
 def trove(home, *args, timeout=120):

@@ -8,8 +8,8 @@ import threading
 import pytest
 
 from desktop_app.core.chat.download import DownloadCancelled, DownloadError, DownloadInterrupted, download
-from tests.gguf_files import write_gguf, write_not_gguf
-from tests.model_server import ModelServer, sha256_of
+from tests.support.gguf_files import write_gguf, write_not_gguf
+from tests.support.model_server import ModelServer, sha256_of
 
 SIZE = 3 << 20  # 3 MiB: several chunks, so an interruption lands mid-body
 

@@ -12,8 +12,8 @@ import pytest
 
 from desktop_app.core.chat.download import DownloadError, download
 from desktop_app.core.chat.gguf_header import MAGIC
-from tests.model_server import ModelServer
 from tests.reliability.runner import run_trove
+from tests.support.model_server import ModelServer
 
 UNSIZED = 8 << 20  # the body the unsized answer sends: 8 MiB, with no Content-Length
 
@@ -86,7 +86,7 @@ def test_a_body_without_a_length_is_cut_off_at_what_the_machine_allows(hostile, 
 
 
 def test_the_cli_says_plainly_when_there_is_no_hash_to_check_against(tmp_path):
-    from tests.gguf_files import write_gguf
+    from tests.support.gguf_files import write_gguf
 
     (tmp_path / "src").mkdir()
     model = write_gguf(tmp_path / "src" / "plain-Q4_K_M.gguf", size=1 << 20)

@@ -17,7 +17,7 @@ from desktop_app.core.chat.catalog import LocalModel, WheelPart
 from desktop_app.core.chat.model_install import InstallError, find_pieces, install_local
 from desktop_app.core.chat.models import DOWNLOADED, ModelManager
 from desktop_app.core.errors import KnownError
-from tests.gguf_files import write_gguf
+from tests.support.gguf_files import write_gguf
 
 PIECES = 3
 

@@ -13,8 +13,8 @@ from desktop_app.core.chat.gguf_header import GGUFError
 from desktop_app.core.chat.model_files import bundled_model_path, resolve_model_path
 from desktop_app.core.chat.models import BUNDLED, DOWNLOADED, LOCAL, ModelManager, ModelNotFoundError
 from desktop_app.core.errors import KnownError
-from tests.gguf_files import write_gguf, write_not_gguf
-from tests.model_server import ModelServer, sha256_of
+from tests.support.gguf_files import write_gguf, write_not_gguf
+from tests.support.model_server import ModelServer, sha256_of
 
 
 @pytest.fixture

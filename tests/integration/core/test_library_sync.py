@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.errors import FolderNotFoundError
-from tests.helpers import assert_consistent, write_docx, write_pdf
+from tests.support.helpers import assert_consistent, write_docx, write_pdf
 
 
 def sources(results):
@@ -237,7 +237,7 @@ def test_group_by_document_and_filters(make_library, tmp_path):
 def test_close_stops_a_long_sync_after_the_file_in_flight(make_library, tmp_path):
     import threading
 
-    from tests.helpers import assert_consistent
+    from tests.support.helpers import assert_consistent
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -9,7 +9,7 @@ import numpy as np
 from desktop_app.core.embed.base import HashEmbedder
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from tests.helpers import assert_consistent
+from tests.support.helpers import assert_consistent
 
 DOCS = {
     "cats.txt": "Cats are small domesticated felines that purr and hunt mice.",

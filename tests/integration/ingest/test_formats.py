@@ -9,7 +9,7 @@ import pytest
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extract import extract
-from tests import sample_docs as sd
+from tests.support import sample_docs as sd
 
 
 def label_of(doc, word: str) -> str:
@@ -104,7 +104,7 @@ def test_image_is_a_page_waiting_for_ocr(tmp_path):
 # ---- broken files ------------------------------------------------------------------------------------------
 
 WRITERS = {
-    "docx": lambda p: __import__("tests.helpers", fromlist=["x"]).write_docx(p, ["hello"] * 40),
+    "docx": lambda p: __import__("tests.support.helpers", fromlist=["x"]).write_docx(p, ["hello"] * 40),
     "pptx": lambda p: sd.write_pptx(p, [("a", "b")] * 5),
     "xlsx": lambda p: sd.write_xlsx(p, {"S": [["a", "b"]] * 200}),
     "odt": lambda p: sd.write_odt(p, ["hello"] * 40),
@@ -125,7 +125,7 @@ def test_truncated_zip_formats_have_a_reason(tmp_path, suffix):
 
 @pytest.mark.parametrize("suffix", sorted(WRITERS))
 def test_wrong_extension_names_what_the_file_is(tmp_path, suffix):
-    pdf = __import__("tests.helpers", fromlist=["x"]).write_pdf(tmp_path / "real.pdf", ["a pdf"])
+    pdf = __import__("tests.support.helpers", fromlist=["x"]).write_pdf(tmp_path / "real.pdf", ["a pdf"])
     fake = tmp_path / f"fake.{suffix}"
     fake.write_bytes(pdf.read_bytes())
     with pytest.raises(ExtractionError, match="it is a PDF .wrong extension"):

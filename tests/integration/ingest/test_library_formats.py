@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests import sample_docs as sd
-from tests.helpers import assert_consistent, write_pdf
+from tests.support import sample_docs as sd
+from tests.support.helpers import assert_consistent, write_pdf
 
 
 def _folder(root: Path) -> dict[str, tuple[str, int]]:

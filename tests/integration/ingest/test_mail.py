@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from desktop_app.core.ingest.extract import extract, extract_many
-from tests import sample_docs as sd
-from tests.helpers import write_docx, write_pdf
+from tests.support import sample_docs as sd
+from tests.support.helpers import write_docx, write_pdf
 
 
 def test_eml_message_and_attachments_are_documents(tmp_path):

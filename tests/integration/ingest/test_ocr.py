@@ -9,8 +9,8 @@ import pytest
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.ingest.extract import extract
 from desktop_app.core.ocr import OcrEngine, apply_ocr, ocr_image, ocr_pages
-from tests import sample_docs as sd
-from tests.helpers import write_pdf
+from tests.support import sample_docs as sd
+from tests.support.helpers import write_pdf
 
 pytestmark = pytest.mark.slow
 

@@ -10,8 +10,8 @@ import pytest
 
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from tests import sample_docs as sd
-from tests.helpers import assert_consistent, write_pdf
+from tests.support import sample_docs as sd
+from tests.support.helpers import assert_consistent, write_pdf
 
 
 @pytest.fixture

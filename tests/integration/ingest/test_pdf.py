@@ -8,8 +8,8 @@ import pytest
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extract import extract
-from tests import sample_docs as sd
-from tests.helpers import write_pdf
+from tests.support import sample_docs as sd
+from tests.support.helpers import write_pdf
 
 
 def test_pages_and_text(tmp_path):

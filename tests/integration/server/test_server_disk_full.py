@@ -23,7 +23,7 @@ from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.postgres.process import run_user
 from tests.integration.store.test_postgres_failures import assert_server_matches_disk, one_line
-from tests.pg_server import TEMPLATE, assert_server_consistent
+from tests.support.pg_server import TEMPLATE, assert_server_consistent
 
 HEADROOM_KB = 1536  # room left on the tmpfs once the empty library is on it
 

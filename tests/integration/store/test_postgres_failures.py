@@ -18,7 +18,7 @@ from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.core.store.postgres import connect as pgc
 from desktop_app.core.store.postgres.connect import MissingExtensionError, ServerAuthError, redact
 from desktop_app.core.store.postgres.probe import check_server
-from tests.pg_server import assert_server_consistent, server_documents
+from tests.support.pg_server import assert_server_consistent, server_documents
 
 ROOT = Path(__file__).parents[3]
 

@@ -9,11 +9,11 @@ import pytest
 
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from tests import sample_docs as sd
-from tests.helpers import write_pdf
 from tests.integration.ingest.test_library_formats import write_report_mailbox
 from tests.integration.ingest.test_ocr_phase import ScriptedOcr
-from tests.pg_server import assert_server_consistent
+from tests.support import sample_docs as sd
+from tests.support.helpers import write_pdf
+from tests.support.pg_server import assert_server_consistent
 from tests.unit.core.text.test_search_scripts import DOCS
 
 

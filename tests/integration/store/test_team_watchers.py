@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.store.postgres import PostgresStore
-from tests.pg_server import assert_server_consistent, server_documents
+from tests.support.pg_server import assert_server_consistent, server_documents
 
 ROOT = Path(__file__).parents[3]
 TIMEOUT = 90.0  # generous: the two cores are shared with other test runs

@@ -12,7 +12,7 @@ from desktop_app.core.embed.base import HashEmbedder
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite.migrations import SCHEMA_VERSION
-from tests.helpers import assert_consistent, query_db
+from tests.support.helpers import assert_consistent, query_db
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "libraries"
 OLD_LIBRARIES = sorted(FIXTURES.glob("*.db.gz"))

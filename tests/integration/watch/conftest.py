@@ -9,7 +9,7 @@ import pytest
 
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from tests.helpers import query_db
+from tests.support.helpers import query_db
 
 TIMEOUT = 15.0  # generous: other test runs share the two cores
 

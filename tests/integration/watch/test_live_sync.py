@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from tests.helpers import query_db
 from tests.integration.watch.conftest import doc_paths, wait_until
+from tests.support.helpers import query_db
 
 # watchdog warns when it re-adds a watch for a folder created inside a just-created folder (mkdir -p races)
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")

@@ -3,7 +3,7 @@
 import threading
 import time
 
-from tests.helpers import assert_consistent
+from tests.support.helpers import assert_consistent
 
 
 def test_stop_watching_interrupts_the_reconcile_and_sync_finishes_it(make_library, tmp_path):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from desktop_app.core.chat.gguf_header import GGUFError, parse_header, read_gguf_info
 from desktop_app.core.chat.model_files import bundled_model_path
-from tests.gguf_files import TINY_METADATA, gguf_header, write_gguf
+from tests.support.gguf_files import TINY_METADATA, gguf_header, write_gguf
 
 
 def test_the_bundled_smollm2_header():

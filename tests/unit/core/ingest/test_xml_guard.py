@@ -11,7 +11,7 @@ import pytest
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extract import extract
 from desktop_app.core.ingest.xmlguard import harden_lxml, prolog_refusal, xml_encoding
-from tests.helpers import write_docx
+from tests.support.helpers import write_docx
 
 LAUGHS = ('<!DOCTYPE lolz [<!ENTITY lol "lol">'
           + "".join(f'<!ENTITY lol{i} "{("&lol%s;" % (i - 1 or "")) * 10}">' for i in range(1, 10))

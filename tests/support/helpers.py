@@ -1,0 +1,86 @@
+"""Small builders for test inputs: PDFs (real, via fpdf2), DOCX, folders of text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def write_pdf(path: Path, pages: list[str], *, password: str | None = None) -> Path:
+    """A real PDF with one page per string (encrypted with a user password if given)."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+    for text in pages:
+        pdf.add_page()
+        pdf.multi_cell(0, 8, text)
+    if password:
+        pdf.set_encryption(owner_password="owner-" + password, user_password=password)
+    pdf.output(str(path))
+    return path
+
+
+def write_docx(path: Path, paragraphs: list[str], title: str = "") -> Path:
+    import docx
+
+    document = docx.Document()
+    if title:
+        document.core_properties.title = title
+    for text in paragraphs:
+        document.add_paragraph(text)
+    document.save(str(path))
+    return path
+
+
+def index_consistency(db_path: Path) -> dict:
+    """Cross-table counts that must agree in a consistent index."""
+    from desktop_app.core.embed.base import MAX_WINDOWS as VECTORS_PER_CHUNK
+    from desktop_app.core.store.sqlite.connect import connect
+
+    conn = connect(db_path, readonly=True)
+    try:
+        # one read transaction, so every count comes from the same snapshot: a phase still running beside the
+        # test (the semantic worker) can commit between two autocommit SELECTs and make consistent tables disagree
+        conn.execute("BEGIN")
+        out = {
+            "integrity": conn.execute("PRAGMA integrity_check").fetchone()[0],
+            "chunks": conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
+            "declared_chunks": conn.execute("SELECT COALESCE(SUM(chunk_count), 0) FROM documents").fetchone()[0],
+            "fts_rows": conn.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0],
+            # vector rowid = chunk id * VECTORS_PER_CHUNK + window: count the chunks that have vectors
+            "vectors": conn.execute(f"SELECT COUNT(DISTINCT rowid / {VECTORS_PER_CHUNK}) FROM chunks_vec").fetchone()[
+                0
+            ],
+            "vector_rows": conn.execute("SELECT COUNT(*) FROM chunks_vec").fetchone()[0],
+            "orphan_vectors": conn.execute(
+                f"SELECT COUNT(*) FROM chunks_vec WHERE rowid / {VECTORS_PER_CHUNK} NOT IN (SELECT id FROM chunks)"
+            ).fetchone()[0],
+            "embedded_flags": conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 1").fetchone()[0],
+            "orphan_chunks": conn.execute(
+                "SELECT COUNT(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"
+            ).fetchone()[0],
+        }
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    return out
+
+
+def assert_consistent(db_path: Path) -> dict:
+    c = index_consistency(db_path)
+    assert c["integrity"] == "ok"
+    assert c["chunks"] == c["declared_chunks"] == c["fts_rows"]
+    assert c["orphan_vectors"] == 0 and c["orphan_chunks"] == 0
+    assert c["vectors"] == c["embedded_flags"]
+    return c
+
+
+def query_db(db_path: Path, sql: str, args: tuple = ()) -> list[tuple]:
+    """Rows of one read-only query against a library database (tests look inside; the app never does)."""
+    from desktop_app.core.store.sqlite.connect import connect
+
+    conn = connect(db_path, readonly=True)
+    try:
+        return [tuple(r) for r in conn.execute(sql, args)]
+    finally:
+        conn.close()
