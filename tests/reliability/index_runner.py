@@ -2,7 +2,9 @@
 can kill -9 it at chosen points of either phase. Usage: python -m tests.reliability.index_runner HOME FOLDER SLEEP
 
 The embedder is the hash embedder (same model id) sleeping SLEEP seconds per model batch; rounds are a few
-batches, so vectors are committed many times during the run.
+batches, so vectors are committed many times during the run. The keyword phase's write batches are cut to 8 files
+(256 in the app): on a fast machine one batch would hold most of the folder, leaving the keyword phase few points
+to be killed at; with 8 a kill still lands inside a batch, between one file's SAVEPOINT and the next.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import sys
 import time
 
 from desktop_app.core.embed.base import HashEmbedder
+from desktop_app.core.index import indexer
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 
@@ -28,6 +31,7 @@ class SlowHashEmbedder(HashEmbedder):
 
 
 def main(home: str, folder: str, sleep: float) -> None:
+    indexer.BATCH_FILES = 8
     settings = Settings(embedder="hash", chunk_size=64, chunk_overlap=8, min_chunk_size=10, embed_batch_size=8)
     with Library(home, settings=settings, embedder=SlowHashEmbedder(sleep)) as lib:
         lib.add_folder(folder)
