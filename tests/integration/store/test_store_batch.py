@@ -43,3 +43,23 @@ def test_an_exception_out_of_a_batch_keeps_the_whole_writes_before_it(store, fol
     x = known.get(folder.path + "/x.txt")  # the writes before the exception are kept, each whole
     assert x is not None and len(store.pending_chunks(10, document_id=x.id)) == 2
     assert store.counts().chunks == 3
+
+
+def test_a_batch_that_sqlite_rolled_back_itself_raises_the_cause(tmp_path):
+    """On a full disk or an I/O error SQLite may roll the whole transaction back on its own: the batch then has
+    nothing to commit, and the cause (one line) comes out, not "cannot commit - no transaction is active"."""
+    from desktop_app.core.errors import DiskFullError
+    from desktop_app.core.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(tmp_path / "library.db")
+    try:
+        folder = store.add_folder(str(tmp_path / "docs"))
+        with pytest.raises(DiskFullError), store.write_batch():
+            store.write_document(doc(folder.id, folder.path + "/x.txt"), chunks("x1"))
+            store._conn.execute("ROLLBACK")  # what SQLite does itself after SQLITE_FULL in some statements
+            raise DiskFullError("The disk holding the library is full; free some space and try again")
+        assert store.documents_under(folder.id) == {}  # rolled back whole, never half
+        store.write_document(doc(folder.id, folder.path + "/y.txt"), chunks("y1"))  # and the store still writes
+        assert list(store.documents_under(folder.id)) == [folder.path + "/y.txt"]
+    finally:
+        store.close()

@@ -67,6 +67,8 @@ class SQLiteBase:
                 try:
                     yield
                 except BaseException as exc:  # the writes done are whole: keep them, then raise
+                    if not self._conn.in_transaction:
+                        raise  # SQLite rolled the batch back itself (a full disk, an I/O error): nothing to keep
                     failure = exc
                 finally:
                     self._batch = False
