@@ -82,6 +82,8 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--screenshot", metavar="PNG", help="render the window to a PNG and exit")
     p.add_argument("--query", help="with --screenshot: type this search first")
     p.add_argument("--ask", help="with --screenshot: ask this question first")
+    p.add_argument("--theme", choices=("system", "light", "dark"), default=None,
+                   help="colours: the desktop's (system, the default; or TROVE_THEME), or Trove's light or dark")
     p.set_defaults(func=cmd_gui, needs_library=False)
 
 
@@ -298,4 +300,4 @@ def cmd_gui(args, _library) -> int:
             add_paths(library, args.paths)
 
     return run_gui(home=args.home, sample=args.sample, screenshot=args.screenshot, query=args.query, ask=args.ask,
-                   db=args.db)
+                   db=args.db, theme=args.theme)

@@ -39,11 +39,12 @@ def _platform_problem() -> str | None:
 
 
 def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, screenshot: str | None = None,
-            query: str | None = None, ask: str | None = None, db: str | None = None) -> int:
+            query: str | None = None, ask: str | None = None, db: str | None = None, theme: str | None = None) -> int:
     """Open the Trove window. With `screenshot`, render it to that PNG (after `query`/`ask`) and return.
 
     `sample` opens a library of the bundled documents (its own home unless `home` is given). A
     screenshot with a query or a question and no `home` implies `sample`, so it always has something to show.
+    `theme` is "system" (the default, or TROVE_THEME), "light" or "dark" (ui/theme.py).
     """
     from desktop_app.core.library import Library
     from desktop_app.ui.main_window import MainWindow
@@ -58,6 +59,9 @@ def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, sc
         print(f"trove: {problem}", file=sys.stderr)
         return 1
     app = make_application()
+    from desktop_app.ui.theme import apply_theme
+
+    apply_theme(app, theme)
     try:
         library = Library(home, db=db)
     except KnownError as exc:
