@@ -30,6 +30,14 @@ drops.FolderDropTarget.dragMoveEvent
 main_window.MainWindow.closeEvent
 safe_document.SafeTextDocument.loadResource
 
+# formats' readers: named by "module:function" in core/ingest/filetypes.py, imported when a file of theirs is read
+from desktop_app.core.ingest.formats import epub, image, notebook, odf, ooxml, plain, rtf
+
+epub.extract_epub, image.extract_image, notebook.extract_notebook, rtf.extract_rtf
+odf.extract_odt, odf.extract_ods, odf.extract_odp
+ooxml.extract_docx, ooxml.extract_pptx, ooxml.extract_xlsx
+plain.read_text, plain.read_markdown, plain.read_code, plain.read_html, plain.read_csv, plain.read_tsv
+
 # data fields of frozen rows and events: read by the UI, the CLI's JSON and tests
 from desktop_app.core import events
 from desktop_app.core.chat import budget

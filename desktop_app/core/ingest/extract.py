@@ -10,27 +10,15 @@ from pathlib import Path, PurePath
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extracted import Extracted, Extraction, FailedPart, Page, flatten
-from desktop_app.core.ingest.filetypes import file_type
-from desktop_app.core.ingest.plaintext import (
-    first_line_title,
-    html_to_text,
-    index_title,
-    markdown_title,
-    title_from_path,
-)
+from desktop_app.core.ingest.filetypes import FormatRegistry, file_type
+from desktop_app.core.ingest.plaintext import html_to_text, index_title, title_from_path
+from desktop_app.core.ingest.sniff import refuse_binary, refuse_wrong_format
 from desktop_app.core.log import get_logger
-from desktop_app.core.text.decode import decode_text, looks_binary
 
 log = get_logger("ingest")
 
 __all__ = ["Extracted", "Extraction", "FailedPart", "Page", "extract", "extract_many",
            "extract_part", "html_to_text", "index_title", "title_from_path"]
-
-_ZIP_KINDS = {"docx": "DOCX", "pptx": "PPTX", "xlsx": "XLSX", "odt": "ODT", "ods": "ODS", "odp": "ODP",
-              "epub": "EPUB"}
-_MAGIC = ((b"%PDF", "a PDF"), (b"PK\x03\x04", "a zip archive"), (b"\xd0\xcf\x11\xe0", "an OLE (old Office) file"),
-          (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"{\\rtf", "an RTF document"),
-          (b"GIF8", "a GIF image"), (b"\x7fELF", "a program"), (b"MZ", "a program"))
 
 
 def extract(path: Path, data: bytes | None = None) -> Extracted:
@@ -65,7 +53,7 @@ def extract_many(path: Path, data: bytes | None = None, *, mailbox_at: Path | No
     raw = data if data is not None else path.read_bytes()
     if suffix == ".msg":
         return mail.extract_msg_file(raw, fallback, extract_part)
-    return mail.extract_eml(_refuse_binary(raw), fallback, extract_part)
+    return mail.extract_eml(refuse_binary(raw), fallback, extract_part)
 
 
 def extract_with_parts(path: Path, data: bytes | None = None, *,
@@ -93,60 +81,16 @@ def extract_part(name: str, data: bytes) -> Extraction:
     if path.suffix.lower() == ".msg":
         return mail.extract_msg_file(data, title_from_path(path), extract_part)
     if path.suffix.lower() == ".eml":
-        return mail.extract_eml(_refuse_binary(data), title_from_path(path), extract_part)
+        return mail.extract_eml(refuse_binary(data), title_from_path(path), extract_part)
     raise ExtractionError("a mailbox inside a message is not read")
 
 
 def _extract_bytes(name: str, raw: bytes, kind: str) -> Extracted:
-    """Dispatch by type; the libraries get bytes, never a path, so attachments go the same way as files."""
-    from desktop_app.core.ingest.formats import epub, image, notebook, odf, ooxml, pdf, rtf, sheets
-
-    fallback = title_from_path(PurePath(name))
-    _refuse_wrong_format(raw, kind)
-    if kind == "pdf":
-        return pdf.extract_pdf(raw, fallback)
-    if kind == "image":
-        return image.extract_image(raw, fallback)
-    readers = {"docx": ooxml.extract_docx, "pptx": ooxml.extract_pptx, "xlsx": ooxml.extract_xlsx,
-               "epub": epub.extract_epub, "rtf": rtf.extract_rtf, "notebook": notebook.extract_notebook}
-    if kind in readers:
-        return readers[kind](raw, fallback)
-    if kind in ("odt", "ods", "odp"):
-        return odf.extract_odf(raw, fallback, kind)
-    text = decode_text(_refuse_binary(raw))
-    if kind == "csv":
-        return sheets.extract_csv(text, fallback, PurePath(name).suffix.lower())
-    if kind == "html":
-        title, body = html_to_text(text)
-        return Extracted(body, title or fallback, kind)
-    if kind == "markdown":
-        return Extracted(text, markdown_title(text) or fallback, kind)
-    if kind == "text":
-        return Extracted(text, first_line_title(text) or fallback, kind)
-    return Extracted(text, fallback, kind)
-
-
-def _refuse_binary(raw: bytes) -> bytes:
-    """`raw` itself, unless it is binary (NUL bytes near the start of what is not UTF-16/32)."""
-    if looks_binary(raw):
-        what = _looks_like(raw)
-        raise ExtractionError(f"binary file (contains NUL bytes{'; it looks like ' + what if what else ''})")
-    return raw
-
-
-def _refuse_wrong_format(raw: bytes, kind: str) -> None:
-    """A file whose bytes are plainly another format than its extension says gets a reason saying so."""
-    if kind in _ZIP_KINDS and not raw.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):
-        found = _looks_like(raw)
-        if found:
-            raise ExtractionError(f"not a {_ZIP_KINDS[kind]} file: it is {found} (wrong extension)")
-        raise ExtractionError(f"not a {_ZIP_KINDS[kind]} file (not a zip archive; wrong extension or damaged)")
-    if kind == "pdf" and b"%PDF" not in raw[:1024]:
-        found = _looks_like(raw)
-        raise ExtractionError(f"not a PDF file: it is {found} (wrong extension)" if found
-                              else "not a PDF file (no %PDF header; wrong extension or damaged)")
-
-
-def _looks_like(raw: bytes) -> str:
-    head = raw[:16].lstrip()
-    return next((what for magic, what in _MAGIC if head.startswith(magic)), "")
+    """The format's registered reader (core/ingest/filetypes.py); readers get bytes, never a path, so attachments
+    go the same way as files."""
+    fmt = FormatRegistry.get(kind)
+    if fmt is None:
+        raise ExtractionError("unsupported file type")
+    path = PurePath(name)
+    refuse_wrong_format(raw, fmt)
+    return FormatRegistry.reader(kind, path.suffix.lower())(raw, title_from_path(path))

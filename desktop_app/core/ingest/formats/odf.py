@@ -45,6 +45,21 @@ def extract_odf(data: bytes, fallback_title: str, kind: str) -> Extracted:
     return Extracted(result.text, title or fallback_title, kind, result.pages)
 
 
+def extract_odt(data: bytes, fallback_title: str) -> Extracted:
+    """An OpenDocument text: its paragraphs."""
+    return extract_odf(data, fallback_title, "odt")
+
+
+def extract_ods(data: bytes, fallback_title: str) -> Extracted:
+    """An OpenDocument spreadsheet: blocks of rows per sheet."""
+    return extract_odf(data, fallback_title, "ods")
+
+
+def extract_odp(data: bytes, fallback_title: str) -> Extracted:
+    """An OpenDocument presentation: a page per slide."""
+    return extract_odf(data, fallback_title, "odp")
+
+
 def _open(data: bytes, what: str):
     from odfdo import Document
 
