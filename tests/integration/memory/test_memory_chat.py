@@ -1,5 +1,7 @@
-"""Conversation memory wired into chat: real SQLite (FTS5, sqlite-vec), the real embedder (MiniLM), a scripted
-model for the pipeline, and the bundled GGUF for what any CPU must do (the prompt fits and carries the fact)."""
+"""Conversation memory wired into chat, on both engines: real SQLite (FTS5, sqlite-vec) and a team library on the
+test session's real PostgreSQL (the person's memory in its row-level-secured tables), the real embedder (MiniLM),
+a scripted model for the pipeline, and the bundled GGUF for what any CPU must do (the prompt fits and carries the
+fact)."""
 
 from __future__ import annotations
 
@@ -29,9 +31,15 @@ def reply(messages) -> str:
     return "Noted. " + " ".join(f"word{i}" for i in range(60))
 
 
-@pytest.fixture
-def library(tmp_path, minilm):
-    lib = Library(home=tmp_path / "home", settings=Settings(**SETTINGS), embedder=minilm)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def library(request, tmp_path, minilm, monkeypatch):
+    """A library on each engine: its own SQLite file, or a fresh database on the session's PostgreSQL server."""
+    db = None
+    if request.param == "postgresql":
+        monkeypatch.setenv("TROVE_MACHINE_ID", "desk-memory")
+        db = request.getfixturevalue("pg_url")
+    lib = Library(home=tmp_path / "home", settings=Settings(**SETTINGS), embedder=minilm, db=db)
+    assert lib.memory.fact_sql.db is lib.store and lib.store.info().engine == request.param  # memory in that engine
     yield lib
     lib.close()
 

@@ -1,4 +1,6 @@
-"""A memory over a real in-memory SQLite library, a clock the test moves, and the hash embedder."""
+"""A memory over a real library on each engine (an in-memory SQLite library, and a fresh database on the test
+session's PostgreSQL, where memory is in the person's row-level-secured tables), a clock the test moves, and the
+hash embedder."""
 
 from __future__ import annotations
 
@@ -29,9 +31,15 @@ def clock():
     return Clock()
 
 
-@pytest.fixture
-def store():
-    s = SQLiteStore(":memory:")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request):
+    """The library memory lives in: SQLite's own tables, or the server's per-person tables."""
+    if request.param == "postgresql":
+        from desktop_app.core.store.postgres import PostgresStore
+
+        s = PostgresStore(request.getfixturevalue("pg_url"), machine="desk-memory-unit")
+    else:
+        s = SQLiteStore(":memory:")
     yield s
     s.close()
 
