@@ -76,6 +76,10 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path")
     p.set_defaults(func=cmd_remove)
 
+    _add_gui_command(sub)
+
+
+def _add_gui_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("gui", help="open the Trove window")
     p.add_argument("paths", nargs="*", metavar="PATH", help="folders (or files) to add to the library first")
     p.add_argument("--sample", action="store_true", help="open a library of the bundled sample documents")
