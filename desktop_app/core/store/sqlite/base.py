@@ -1,15 +1,18 @@
 """Connections of the SQLite engine: one write connection behind a lock, one read-only connection per thread.
 
-Reads translate errors where they happen, as writes do (`transaction`): a locked, damaged or unreadable
-database becomes a one-line KnownError here, so no caller (CLI, UI) needs to know this engine's exceptions.
+`_read(fn)` and `_write(fn)` run `fn(conn)` on this thread's reader, or on the writer inside one transaction (in
+a `write_batch`, one SAVEPOINT), the calling style of the PostgreSQL engine's base.py. Reads translate errors
+where they happen, as writes do (`transaction`): a locked, damaged or unreadable database becomes a one-line
+KnownError here, so no caller (CLI, UI) needs to know this engine's exceptions.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from desktop_app.core.store.sqlite.connect import (
     Connection,
@@ -21,9 +24,11 @@ from desktop_app.core.store.sqlite.connect import (
 )
 from desktop_app.core.store.sqlite.migrations import migrate
 
+T = TypeVar("T")
+
 
 class SQLiteBase:
-    """The writer (`_tx`, a locked IMMEDIATE transaction) and per-thread readers (`_read`) the SQL mixins use.
+    """The writer (`_write`, a locked IMMEDIATE transaction) and per-thread readers (`_read`) the SQL mixins use.
 
     WAL readers never wait for the writer. An in-memory database has a single connection, so there reads
     share the writer under its lock.
@@ -39,6 +44,17 @@ class SQLiteBase:
         self._batch = False  # in a write_batch (only the thread holding _lock sees True)
         with self._lock, _translated():
             migrate(self._conn)
+
+    def _write(self, fn: Callable[[Connection], T], *, idempotent: bool = True, derived: bool = False) -> T:
+        """Run `fn` in one write: its own transaction, or inside a `write_batch` its own SAVEPOINT (all-or-nothing
+        alone)."""
+        del idempotent, derived  # the server's retry and flush choices: a local write is never retried, all flush alike
+        with self._lock:
+            if not self._batch:
+                with transaction(self._conn) as conn:
+                    return fn(conn)
+            with savepoint(self._conn) as conn:
+                return fn(conn)
 
     @contextlib.contextmanager
     def _tx(self) -> Iterator[Connection]:
@@ -75,9 +91,18 @@ class SQLiteBase:
             if failure is not None:
                 raise failure
 
+    def _read(self, fn=None):
+        """Run a read on this thread's read connection (the writer's, under its lock, for an in-memory database)."""
+        if fn is None:  # the context-manager form, while the SQL mixins move to the callable one
+            return self._read_cm()
+        with _translated():
+            if self.path is None:
+                with self._lock:
+                    return fn(self._conn)
+            return fn(self._reader())
+
     @contextlib.contextmanager
-    def _read(self) -> Iterator[Connection]:
-        """This thread's read connection (the writer's, under its lock, for an in-memory database)."""
+    def _read_cm(self) -> Iterator[Connection]:
         with _translated():
             if self.path is None:
                 with self._lock:
