@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from desktop_app.core.ingest.extract import index_title, title_from_path
 from desktop_app.core.store.rows import DocRow, DocStatus, DocumentMove, NewChunk, NewDocument, NewPart, OcrPageRef
@@ -29,7 +30,7 @@ def _doc_values(doc: NewDocument) -> tuple:
     return (doc.folder_id, doc.title, doc.type, doc.size, doc.mtime_ns, doc.digest)
 
 
-def _doc(row) -> DocRow:
+def _doc(row: Any) -> DocRow:
     return DocRow(int(row[0]), int(row[1]), row[2], int(row[3]), int(row[4]), row[5], DocStatus(row[6]))
 
 
@@ -43,41 +44,35 @@ class DocumentSQL(SQLiteBase):
 
     def documents_under(self, folder_id: int, prefix: str = "") -> dict[str, DocRow]:
         """A folder's file rows by path (only those below `prefix` when given); parts are left out."""
-        with self._read() as conn:
+        def work(conn: Connection) -> list[Any]:
             if prefix:
-                rows = conn.execute(_DOC + " WHERE folder_id = ? AND substr(path, 1, length(?)) = ? AND" + _FILES,
-                                    (folder_id, prefix, prefix))
-            else:
-                rows = conn.execute(_DOC + " WHERE folder_id = ? AND" + _FILES, (folder_id,))
-            return {r[2]: _doc(r) for r in rows}
+                return conn.execute(_DOC + " WHERE folder_id = ? AND substr(path, 1, length(?)) = ? AND" + _FILES,
+                                    (folder_id, prefix, prefix)).fetchall()
+            return conn.execute(_DOC + " WHERE folder_id = ? AND" + _FILES, (folder_id,)).fetchall()
+        rows = self._read(work)
+        return {r[2]: _doc(r) for r in rows}
 
     def document_by_path(self, path: str) -> DocRow | None:
         """The document row for one path ("<file>#<part>" for a part)."""
-        with self._read() as conn:
-            return _by_path(conn, path)
+        return self._read(lambda c: _by_path(c, path))
 
     def documents_below(self, prefix: str) -> list[DocRow]:
         """File rows whose path starts with `prefix`, in any folder."""
-        with self._read() as conn:
-            return [_doc(r) for r in conn.execute(_DOC + " WHERE substr(path, 1, length(?)) = ? AND" + _FILES,
-                                                  (prefix, prefix))]
+        rows = self._read(lambda c: c.execute(_DOC + " WHERE substr(path, 1, length(?)) = ? AND" + _FILES,
+                                              (prefix, prefix)).fetchall())
+        return [_doc(r) for r in rows]
 
     def write_document(self, doc: NewDocument, chunks: Iterable[NewChunk], ocr_pages: Sequence[OcrPageRef] = (),
                        parts: Sequence[NewPart] = ()) -> int:
         """Replace whatever was stored for doc.path, its parts included; vectors of unchanged chunk texts are kept.
         `ocr_pages` are pages with no text layer, listed for the OCR phase (what OCR read of this file is kept)."""
-        with self._tx() as conn:
-            reuse = _drop_parts(conn, doc.path)
-            doc_id = _write(conn, doc, chunks, reuse)
-            list_ocr_pages(conn, doc_id, doc.digest, ocr_pages)
-            for part in parts:
-                _write_part(conn, doc, part, reuse)
-        return doc_id
+        return self._write(lambda c: _write_file(c, doc, chunks, ocr_pages, parts), derived=True)
 
     def record_failure(self, doc: NewDocument, reason: str) -> None:
         """Mark a file failed with a reason (its parts go); it is retried only when it changes."""
         values = _doc_values(doc) + (reason, time.time())
-        with self._tx() as conn:
+
+        def work(conn: Connection) -> None:
             _drop_parts(conn, doc.path)
             old = _by_path(conn, doc.path)
             if old:
@@ -88,54 +83,71 @@ class DocumentSQL(SQLiteBase):
             else:
                 conn.execute(f"INSERT INTO documents ({_DOC_COLUMNS}, error, indexed_at, status) "
                              "VALUES (?,?,?,?,?,?,?, ?,?, 'failed')", (doc.path, *values))
+        self._write(work, derived=True)
 
     def touch_document(self, doc_id: int, size: int, mtime_ns: int) -> None:
         """New stat data for a file whose content did not change."""
-        with self._tx() as conn:
-            conn.execute("UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, doc_id))
+        self._write(lambda c: c.execute("UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?",
+                                        (size, mtime_ns, doc_id)))
 
     def move_documents(self, moves: Sequence[DocumentMove]) -> int:
         """Move files keeping chunks and vectors, their parts with them (a document already at a target is
         replaced). One transaction."""
-        moved = 0
-        with self._tx() as conn:
+        def work(conn: Connection) -> int:
+            moved = 0
             for m in moves:
                 existing = _by_path(conn, m.path)
                 if existing is not None and existing.id != m.doc_id:
                     _drop_parts(conn, m.path)
                     _delete(conn, existing.id)
-                if _move(conn, m.doc_id, m.folder_id, m.path, m.size, m.mtime_ns):
-                    moved += 1
-        return moved
+                moved += _move(conn, m.doc_id, m.folder_id, m.path, m.size, m.mtime_ns)
+            return moved
+        return self._write(work, derived=True)
 
     def delete_document(self, doc_id: int) -> bool:
         """Forget one document, its parts and everything derived from them."""
-        with self._tx() as conn:
+        def work(conn: Connection) -> bool:
             row = conn.execute("SELECT path FROM documents WHERE id = ?", (doc_id,)).fetchone()
             if row is not None:
                 _drop_parts(conn, row[0])
             return _delete(conn, doc_id)
+        return self._write(work)
 
     def delete_under(self, path: str) -> int:
         """Forget the file at `path` and every document below it (parts included)."""
         prefix = path.rstrip(os.sep) + os.sep
-        with self._tx() as conn:
+
+        def work(conn: Connection) -> int:
             # length(?), not len(prefix): a stored path is longer than the str when it holds escaped bytes
             rows = conn.execute("SELECT id FROM documents WHERE path = ? OR container = ? "
                                 "OR substr(path, 1, length(?)) = ?", (path, path, prefix, prefix)).fetchall()
             for (doc_id,) in rows:
                 _delete(conn, doc_id)
-        return len(rows)
+            return len(rows)
+        return self._write(work)
 
     def forget_content_hashes(self) -> None:
         """Every file looks changed to the next sync: re-extracted and re-chunked (unchanged texts keep vectors)."""
-        with self._tx() as conn:
-            conn.execute("UPDATE documents SET mtime_ns = -1, content_hash = ''")
+        self._write(lambda c: c.execute("UPDATE documents SET mtime_ns = -1, content_hash = ''"))
 
 
-def _write(conn: Connection, doc: NewDocument, chunks: Iterable[NewChunk], reuse: dict[str, list[bytes]],
-           *, container: str | None = None, part: str = "", part_label: str = "") -> int:
-    """Insert or replace one document row and its chunks (which may stream from a big file: counted as written)."""
+def _write_file(conn: Connection, doc: NewDocument, chunks: Iterable[NewChunk], ocr_pages: Sequence[OcrPageRef],
+                parts: Sequence[NewPart]) -> int:
+    """Write a file's row, chunks, OCR work list and parts; the old chunks (of the file and of its parts) lend
+    their vectors to new chunks with the same text."""
+    reuse = _drop_parts(conn, doc.path)
+    doc_id = _upsert(conn, doc, reuse)
+    _write_chunks(conn, doc_id, doc, chunks, reuse)
+    list_ocr_pages(conn, doc_id, doc.digest, ocr_pages)
+    for part in parts:
+        _write_part(conn, doc, part, reuse)
+    return doc_id
+
+
+def _upsert(conn: Connection, doc: NewDocument, reuse: dict[str, list[bytes]], *, container: str | None = None,
+            part: str = "", part_label: str = "") -> int:
+    """Insert or replace one document row (its chunk count is set once its chunks are written); the old chunks go,
+    their vectors into `reuse`."""
     meta = json.dumps(doc.metadata) if doc.metadata is not None else None
     values = _doc_values(doc) + (doc.pages, 0, time.time(), meta, container, part, part_label)
     old = _by_path(conn, doc.path)
@@ -144,14 +156,17 @@ def _write(conn: Connection, doc: NewDocument, chunks: Iterable[NewChunk], reuse
         conn.execute("DELETE FROM chunks WHERE document_id = ?", (old.id,))
         conn.execute(f"UPDATE documents SET {_SET_DOC}, pages=?, chunk_count=?, indexed_at=?, metadata=?, "
                      "container=?, part=?, part_label=?, status='indexed', error=NULL WHERE id=?", (*values, old.id))
-        doc_id = old.id
-    else:
-        doc_id = int(conn.execute(
-            f"INSERT INTO documents ({_DOC_COLUMNS}, pages, chunk_count, indexed_at, metadata, container, part, "
-            "part_label, status) VALUES (?,?,?,?,?,?,?, ?,?,?,?,?,?,?, 'indexed')", (doc.path, *values)).lastrowid)
+        return old.id
+    return int(conn.execute(
+        f"INSERT INTO documents ({_DOC_COLUMNS}, pages, chunk_count, indexed_at, metadata, container, part, "
+        "part_label, status) VALUES (?,?,?,?,?,?,?, ?,?,?,?,?,?,?, 'indexed')", (doc.path, *values)).lastrowid)
+
+
+def _write_chunks(conn: Connection, doc_id: int, doc: NewDocument, chunks: Iterable[NewChunk],
+                  reuse: dict[str, list[bytes]]) -> None:
+    """A document's chunks (which may stream from a big file: counted as written) and their count."""
     count = insert_chunks(conn, doc_id, index_title(doc.title, Path(doc.path)), chunks, reuse)
     conn.execute("UPDATE documents SET chunk_count = ? WHERE id = ?", (count, doc_id))
-    return doc_id
 
 
 def _write_part(conn: Connection, file: NewDocument, part: NewPart, reuse: dict[str, list[bytes]]) -> None:
@@ -163,7 +178,8 @@ def _write_part(conn: Connection, file: NewDocument, part: NewPart, reuse: dict[
                      "VALUES (?,?,?,?,?,?,?, ?,?,?,?,?, 'failed')",
                      (doc.path, *_doc_values(doc), part.reason, time.time(), file.path, part.part, part.label))
         return
-    _write(conn, doc, part.chunks, reuse, container=file.path, part=part.part, part_label=part.label)
+    doc_id = _upsert(conn, doc, reuse, container=file.path, part=part.part, part_label=part.label)
+    _write_chunks(conn, doc_id, doc, part.chunks, reuse)
 
 
 def _drop_parts(conn: Connection, path: str) -> dict[str, list[bytes]]:
@@ -180,12 +196,12 @@ def _delete(conn: Connection, doc_id: int) -> bool:
     return conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount > 0
 
 
-def _move(conn: Connection, doc_id: int, folder_id: int, new_path: str, size: int, mtime_ns: int) -> bool:
+def _move(conn: Connection, doc_id: int, folder_id: int, new_path: str, size: int, mtime_ns: int) -> int:
     """Update the path and the FTS title (parts follow their file). A title that came from the old file name
     follows the new name."""
     row = conn.execute("SELECT path, title FROM documents WHERE id = ?", (doc_id,)).fetchone()
     if row is None:
-        return False
+        return 0
     old_path, title = row
     if title == title_from_path(Path(old_path)):
         title = title_from_path(Path(new_path))
@@ -197,7 +213,7 @@ def _move(conn: Connection, doc_id: int, folder_id: int, new_path: str, size: in
         conn.execute("UPDATE documents SET folder_id=?, path=?, container=? WHERE id=?",
                      (folder_id, f"{new_path}#{part}", new_path, part_id))
         _rewrite_fts(conn, part_id, index_title(part_title, Path(new_path)))
-    return True
+    return 1
 
 
 def _rewrite_fts(conn: Connection, doc_id: int, fts_title: str) -> None:
