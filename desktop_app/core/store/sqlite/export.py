@@ -22,10 +22,11 @@ class ExportSQL(SQLiteBase):
 
     def stored_documents(self, after_id: int, limit: int) -> list[StoredDocument]:
         """Files (not the documents inside them: those come as their parts) after `after_id`, in id order."""
-        with self._read() as conn:
-            rows = conn.execute(_DOCS + " WHERE id > ? AND container IS NULL ORDER BY id LIMIT ?",
-                                (after_id, limit)).fetchall()
-            return [_stored(conn, r) for r in rows]
+        def work(conn: Connection) -> list[StoredDocument]:
+            files = conn.execute(_DOCS + " WHERE id > ? AND container IS NULL ORDER BY id LIMIT ?",
+                                 (after_id, limit)).fetchall()
+            return [_stored(conn, r) for r in files]
+        return self._read(work)
 
 
 def _document(r) -> NewDocument:

@@ -37,19 +37,18 @@ class OcrSQL(SQLiteBase):
 
     def pending_ocr(self, limit: int, after: tuple[int, int] = (0, 0)) -> list[OcrTask]:
         """Pages waiting for OCR after (document id, page), of the oldest documents first."""
-        with self._read() as conn:
-            rows = conn.execute(
-                "SELECT o.document_id, d.path, d.type, o.file_hash, o.page, o.label, o.text FROM ocr_pages o "
-                "JOIN documents d ON d.id = o.document_id WHERE o.status = 'pending' "
-                "AND (o.document_id, o.page) > (?, ?) ORDER BY o.document_id, o.page LIMIT ?",
-                (after[0], after[1], int(limit))).fetchall()
+        rows = self._read(lambda c: c.execute(
+            "SELECT o.document_id, d.path, d.type, o.file_hash, o.page, o.label, o.text FROM ocr_pages o "
+            "JOIN documents d ON d.id = o.document_id WHERE o.status = 'pending' "
+            "AND (o.document_id, o.page) > (?, ?) ORDER BY o.document_id, o.page LIMIT ?",
+            (after[0], after[1], int(limit))).fetchall())
         return [OcrTask(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5], r[6]) for r in rows]
 
     def store_ocr_page(self, task: OcrTask, chunks: Sequence[NewChunk], *, text: str, confidence: float,
                        reason: str) -> bool:
         """Write one page's OCR outcome and its chunks in one transaction. False (nothing written) when the document
         changed or went away meanwhile."""
-        with self._tx() as conn:
+        def work(conn: Connection) -> bool:
             row = conn.execute("SELECT d.content_hash, d.title, d.path, o.status FROM documents d JOIN ocr_pages o "
                                "ON o.document_id = d.id WHERE d.id = ? AND o.page = ?",
                                (task.document_id, task.page)).fetchone()
@@ -65,17 +64,18 @@ class OcrSQL(SQLiteBase):
                          "WHERE document_id = ? AND page = ?",
                          ("done" if chunks else "failed", text or None, confidence, reason or None,
                           task.document_id, task.page))
-        return True
+            return True
+        return bool(self._write(work, derived=True))
 
     def ocr_counts(self) -> OcrCounts:
         """Pages waiting for OCR, read, and unreadable."""
-        with self._read() as conn:
-            counts = dict(conn.execute("SELECT status, COUNT(*) FROM ocr_pages GROUP BY status").fetchall())
+        rows = self._read(lambda c: c.execute("SELECT status, COUNT(*) FROM ocr_pages GROUP BY status").fetchall())
+        counts = dict(rows)
         return OcrCounts(int(counts.get("pending", 0)), int(counts.get("done", 0)), int(counts.get("failed", 0)))
 
     def ocr_failures(self) -> list[Failure]:
         """Pages OCR could not read, named "path (page)" with the reason."""
-        with self._read() as conn:
-            return [Failure(f"{r[0]} ({r[1] or f'p. {r[2]}'})", r[3] or "") for r in conn.execute(
-                "SELECT d.path, o.label, o.page, o.reason FROM ocr_pages o JOIN documents d ON d.id = o.document_id "
-                "WHERE o.status = 'failed' ORDER BY d.path, o.page")]
+        rows = self._read(lambda c: c.execute(
+            "SELECT d.path, o.label, o.page, o.reason FROM ocr_pages o JOIN documents d ON d.id = o.document_id "
+            "WHERE o.status = 'failed' ORDER BY d.path, o.page").fetchall())
+        return [Failure(f"{r[0]} ({r[1] or f'p. {r[2]}'})", r[3] or "") for r in rows]
