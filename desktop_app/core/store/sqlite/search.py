@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -17,6 +18,10 @@ from desktop_app.core.store.sqlite.vectors import chunk_vectors
 
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k in a KNN query
 SQL_VARIABLES = 900  # ids per IN (...) statement, under SQLite's bound-parameter limit
+CHUNK_ROWS_SQL = (
+    "SELECT c.id, c.text, c.page, c.ordinal, c.start, c.end, c.lang, c.label, c.ocr, c.document_id, d.path, "
+    "d.title, d.container, d.part_label, d.type, d.folder_id, d.metadata FROM chunks c "
+    "JOIN documents d ON d.id = c.document_id")
 
 
 class SearchSQL(SQLiteBase):
@@ -31,7 +36,8 @@ class SearchSQL(SQLiteBase):
         if limit <= 0:
             return []
         query = np.asarray(vector, dtype=np.float32)
-        with self._read() as conn:
+
+        def work(conn: Connection) -> list[tuple[int, float]]:
             if filters and filters.paths:
                 scoped = _scoped_chunks(conn, filters)
                 if scoped is not None:
@@ -48,7 +54,8 @@ class SearchSQL(SQLiteBase):
             hits = list(best.items())
             if filters:
                 hits = _keep_filtered(conn, hits, filters)
-        return hits[: int(limit)]
+            return hits[: int(limit)]
+        return self._read(work)
 
     def _ann(self, conn: Connection, query: np.ndarray, limit: int,
              filters: Filters | None) -> list[tuple[int, float]] | None:
@@ -71,40 +78,38 @@ class SearchSQL(SQLiteBase):
 
     def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
         """(page, text) of one document's chunks, in document order (empty when it is not indexed)."""
-        with self._read() as conn:
-            return [(r[0], r[1]) for r in conn.execute(
-                "SELECT c.page, c.text FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ? "
-                "ORDER BY c.ordinal", (path,))]
+        rows = self._read(lambda c: c.execute(
+            "SELECT c.page, c.text FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ? "
+            "ORDER BY c.ordinal", (path,)).fetchall())
+        return [(r[0], r[1]) for r in rows]
 
     def document_titles(self, document_ids: Sequence[int]) -> dict[int, str]:
         """The stored titles of these documents, by id."""
-        titles: dict[int, str] = {}
-        with self._read() as conn:
+        def work(conn: Connection) -> dict[int, str]:
+            titles: dict[int, str] = {}
             for i in range(0, len(document_ids), SQL_VARIABLES):
                 part = list(document_ids[i : i + SQL_VARIABLES])
                 titles.update((int(r[0]), r[1] or "") for r in conn.execute(
                     f"SELECT id, title FROM documents WHERE id IN ({','.join('?' * len(part))})", part))
-        return titles
+            return titles
+        return self._read(work)
 
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """Chunks with their documents, by id."""
-        rows: dict[int, ChunkRow] = {}
-        with self._read() as conn:
+        def work(conn: Connection) -> list[Any]:
+            rows = []
             for i in range(0, len(chunk_ids), SQL_VARIABLES):
                 part = list(chunk_ids[i : i + SQL_VARIABLES])
-                for r in conn.execute(
-                    "SELECT c.id, c.text, c.page, c.ordinal, c.start, c.end, c.lang, c.label, c.ocr, c.document_id, "
-                    "d.path, d.title, d.container, d.part_label, "
-                    "d.type, d.folder_id, d.metadata FROM chunks c JOIN documents d ON d.id = c.document_id "
-                    f"WHERE c.id IN ({','.join('?' * len(part))})", part):
-                    rows[int(r["id"])] = ChunkRow(
-                        chunk_id=int(r["id"]), text=r["text"], page=r["page"], ordinal=int(r["ordinal"]),
-                        start=int(r["start"]), end=int(r["end"]), document_id=int(r["document_id"]), path=r["path"],
-                        title=r["title"], type=r["type"], folder_id=int(r["folder_id"]),
-                        metadata=json.loads(r["metadata"]) if r["metadata"] else None, lang=r["lang"],
-                        label=r["label"], ocr=bool(r["ocr"]), container=r["container"] or "",
-                        part_label=r["part_label"])
-        return rows
+                rows += conn.execute(CHUNK_ROWS_SQL + f" WHERE c.id IN ({','.join('?' * len(part))})", part).fetchall()
+            return rows
+        rows = self._read(work)
+        return {int(r["id"]): ChunkRow(chunk_id=int(r["id"]), text=r["text"], page=r["page"], ordinal=int(r["ordinal"]),
+                                       start=int(r["start"]), end=int(r["end"]), document_id=int(r["document_id"]),
+                                       path=r["path"], title=r["title"], type=r["type"], folder_id=int(r["folder_id"]),
+                                       metadata=json.loads(r["metadata"]) if r["metadata"] else None, lang=r["lang"],
+                                       label=r["label"], ocr=bool(r["ocr"]), container=r["container"] or "",
+                                       part_label=r["part_label"])
+                for r in rows}
 
 
 def _keep_filtered(conn: Connection, hits: list[tuple[int, float]], filters: Filters) -> list[tuple[int, float]]:
