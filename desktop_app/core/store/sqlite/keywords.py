@@ -61,51 +61,59 @@ class KeywordSQL(SQLiteBase):
         rank = tp.fts5_rank("chunks_fts", {"title": title_weight})
         extra, args = filter_sql(filters)
         join = " JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id" if extra else ""
-        with self._read() as conn:
+        def work(conn: Connection) -> list[tuple[int, float]]:
             plan = TopK(conn, rank, join=join, extra=extra, args=args)
             hits = plan.search(terms, int(limit))  # exact top k from the rare terms' rows, or None
             if hits is None:
                 hits = plan.plain(match, int(limit))
-        return hits
+            return hits
+        return self._read(work)
 
     def keyword_rebuild_pending(self) -> int:
         """Chunks whose keyword rows were made by another text pipeline version (0 when the index is current)."""
-        with self._read() as conn:
-            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('fts_tokenizer', 'fts_rebuilt_to')"))
-            if rows.get("fts_tokenizer") == tp.tokenizer_fingerprint():
+        def work(conn: Connection) -> int:
+            meta = _rebuild_meta(conn)
+            if meta.get("fts_tokenizer") == tp.tokenizer_fingerprint():
                 return 0
-            after = int(rows.get("fts_rebuilt_to") or 0)
+            after = int(meta.get("fts_rebuilt_to") or 0)
             return int(conn.execute("SELECT COUNT(*) FROM chunks WHERE id > ?", (after,)).fetchone()[0])
+        return self._read(work)
 
     def rebuild_keywords(self, limit: int) -> int:
         """Rewrite the keyword rows of up to `limit` chunks (one transaction); returns how many are left."""
         fingerprint = tp.tokenizer_fingerprint()
-        with self._tx() as conn:
-            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('fts_tokenizer', 'fts_rebuilt_to')"))
-            if rows.get("fts_tokenizer") == fingerprint:
+
+        def work(conn: Connection) -> int:
+            meta = _rebuild_meta(conn)
+            if meta.get("fts_tokenizer") == fingerprint:
                 return 0
-            after = int(rows.get("fts_rebuilt_to") or 0)
-            chunks = conn.execute(
+            after = int(meta.get("fts_rebuilt_to") or 0)
+            rows = conn.execute(
                 "SELECT c.id, c.text, d.title, d.path FROM chunks c JOIN documents d ON d.id = c.document_id "
                 "WHERE c.id > ? ORDER BY c.id LIMIT ?", (after, int(limit))).fetchall()
-            for cid, text, title, path in chunks:
+            for cid, text, title, path in rows:
                 write_fts_row(conn, cid, index_title(title, Path(path)), text)
                 conn.execute("UPDATE chunks SET lang = ? WHERE id = ?", (tp.detect_language(text), cid))
-            if chunks:
-                _set_meta(conn, "fts_rebuilt_to", str(chunks[-1][0]))
-                left = conn.execute("SELECT COUNT(*) FROM chunks WHERE id > ?", (chunks[-1][0],)).fetchone()[0]
+            if rows:
+                _set_meta(conn, "fts_rebuilt_to", str(rows[-1][0]))
+                left = int(conn.execute("SELECT COUNT(*) FROM chunks WHERE id > ?", (rows[-1][0],)).fetchone()[0])
             else:
                 left = 0
             if not left:
                 _set_meta(conn, "fts_tokenizer", fingerprint)
                 conn.execute("DELETE FROM meta WHERE key = 'fts_rebuilt_to'")
-        return int(left)
+            return left
+        return int(self._write(work, derived=True))
 
     def languages(self) -> list[tuple[str, int]]:
         """Each chunk language in the library with its chunk count, most chunks first."""
-        with self._read() as conn:
-            return [(r[0], int(r[1])) for r in conn.execute(
-                "SELECT lang, COUNT(*) FROM chunks WHERE lang != '' GROUP BY lang ORDER BY COUNT(*) DESC")]
+        rows = self._read(lambda c: c.execute(
+            "SELECT lang, COUNT(*) FROM chunks WHERE lang != '' GROUP BY lang ORDER BY COUNT(*) DESC").fetchall())
+        return [(r[0], int(r[1])) for r in rows]
+
+
+def _rebuild_meta(conn: Connection) -> dict[str, str]:
+    return dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('fts_tokenizer', 'fts_rebuilt_to')"))
 
 
 def _set_meta(conn: Connection, key: str, value: str) -> None:

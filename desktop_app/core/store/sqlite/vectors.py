@@ -76,56 +76,45 @@ class VectorSQL(SQLiteBase):
         """A different model (or size) drops every vector for re-embedding. True when the vectors were reset.
 
         The usual case (nothing changed) only reads: another process may hold the write lock for a long time."""
-        with self._read() as conn:
-            rows = dict(
-                conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_dim')").fetchall()
-            )
-        if rows.get("embed_model") == model_id and rows.get("embed_dim") == str(dim):
+        meta = self._read(_model_meta)
+        if meta.get("embed_model") == model_id and meta.get("embed_dim") == str(dim):
             return False
-        with self._tx() as conn:
-            rows = dict(
-                conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_dim')").fetchall()
-            )
-            if rows.get("embed_model") == model_id and rows.get("embed_dim") == str(dim):
+
+        def work(conn: Connection) -> bool:
+            meta = _model_meta(conn)
+            if meta.get("embed_model") == model_id and meta.get("embed_dim") == str(dim):
                 return False
-            table_dim = _table_dim(conn)
-            if rows.get("embed_model") is not None or table_dim != dim:
+            if meta.get("embed_model") is not None or _table_dim(conn) != dim:
                 recreate_vector_table(conn, dim)
             for key, value in (("embed_model", model_id), ("embed_dim", str(dim))):
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    (key, value),
-                )
-        return True
+                conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) "
+                             "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+            return True
+        return self._write(work)
 
     def count_pending(self, *, skip_documents: Collection[int] = ()) -> int:
         """Chunks without vectors (not counting those of `skip_documents`)."""
-        with self._read() as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0" + _SKIP,
-                                    (_ids_json(skip_documents),)).fetchone()[0])
+        return int(self._read(lambda c: c.execute(
+            "SELECT COUNT(*) FROM chunks WHERE embedded = 0" + _SKIP, (_ids_json(skip_documents),)).fetchone()[0]))
 
     def pending_chunks(self, limit: int, after_id: int = 0, document_id: int | None = None, *,
                        skip_documents: Collection[int] = ()) -> list[PendingChunk]:
         """Chunks without vectors, in id order (none of `skip_documents`: what the semantic phase leaves out)."""
-        with self._read() as conn:
-            if document_id is None:
-                rows = conn.execute(
-                    "SELECT id, text_hash, text FROM chunks WHERE embedded = 0 AND id > ?" + _SKIP +
-                    " ORDER BY id LIMIT ?",
-                    (after_id, _ids_json(skip_documents), limit),
-                )
-            else:
-                rows = conn.execute(
-                    "SELECT id, text_hash, text FROM chunks WHERE embedded = 0 AND id > ? "
-                    "AND document_id = ?" + _SKIP + " ORDER BY id LIMIT ?",
-                    (after_id, document_id, _ids_json(skip_documents), limit),
-                )
-            return [PendingChunk(int(r[0]), r[1], r[2]) for r in rows]
+        args: tuple[object, ...]
+        if document_id is None:
+            sql, args = ("SELECT id, text_hash, text FROM chunks WHERE embedded = 0 AND id > ?" + _SKIP +
+                         " ORDER BY id LIMIT ?", (after_id, _ids_json(skip_documents), limit))
+        else:
+            sql, args = ("SELECT id, text_hash, text FROM chunks WHERE embedded = 0 AND id > ? "
+                         "AND document_id = ?" + _SKIP + " ORDER BY id LIMIT ?",
+                         (after_id, document_id, _ids_json(skip_documents), limit))
+        rows = self._read(lambda c: c.execute(sql, args).fetchall())
+        return [PendingChunk(int(r[0]), r[1], r[2]) for r in rows]
 
     def store_vectors(self, items: Iterable[ChunkVectors]) -> int:
         """Write window vectors for chunks that still exist with the same text."""
-        stored = 0
-        with self._tx() as conn:
+        def work(conn: Connection) -> int:
+            stored = 0
             for item in items:
                 row = conn.execute("SELECT text_hash, embedded FROM chunks WHERE id = ?", (item.chunk_id,)).fetchone()
                 if row is None or row[0] != item.text_hash:
@@ -138,12 +127,17 @@ class VectorSQL(SQLiteBase):
                 insert_windows(conn, item.chunk_id, [v.tobytes() for v in matrix])
                 conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (item.chunk_id,))
                 stored += 1
-        return stored
+            return stored
+        return self._write(work, derived=True)
 
     def has_vectors(self) -> bool:
         """Whether any chunk has vectors."""
-        with self._read() as conn:
-            return conn.execute("SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone() is not None
+        return self._read(lambda c: c.execute("SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone() is not None)
+
+
+def _model_meta(conn: Connection) -> dict[str, str]:
+    """The recorded embedding model and vector size (meta's embed_model, embed_dim)."""
+    return dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', 'embed_dim')").fetchall())
 
 
 def _table_dim(conn: Connection) -> int | None:
