@@ -60,109 +60,112 @@ class MemoryFactSQL:
 
     def enabled(self) -> bool:
         """Whether memory is on (it is unless the person turned it off)."""
-        with self.db._read() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'memory_enabled'").fetchone()
+        row = self.db._read(lambda c: c.execute("SELECT value FROM meta WHERE key = 'memory_enabled'").fetchone())
         return row is None or row[0] != "0"
 
     def set_enabled(self, on: bool) -> None:
         """Turn memory on or off."""
-        with self.db._tx() as conn:
-            conn.execute("INSERT INTO meta (key, value) VALUES ('memory_enabled', ?) "
-                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", ("1" if on else "0",))
+        self.db._write(lambda c: c.execute(
+            "INSERT INTO meta (key, value) VALUES ('memory_enabled', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value", ("1" if on else "0",)))
 
     # ---- facts ---------------------------------------------------------------------------------
 
     def insert_fact(self, fact: NewFact, now: float, merged_keys: Sequence[str] = (),
                     vector: bytes | None = None) -> int:
         """Store a new fact with its keyword row; returns its id."""
-        with self.db._tx() as conn:
+        def work(conn: Connection) -> int:
             fid = int(conn.execute(
                 "INSERT INTO memory_facts (key, value, category, source, confidence, created_at, updated_at, "
                 "expires_at, merged_keys, chat_id, turn, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (fact.key, fact.value, fact.category, str(fact.source), float(fact.confidence), now, now,
                  fact.expires_at, json.dumps(list(merged_keys)), fact.chat_id, fact.turn, vector)).lastrowid)
             write_memory_fts(conn, "memory_facts_fts", fid, fact_title(fact.key), fact.value)
-        return fid
+            return fid
+        return int(self.db._write(work, idempotent=False))
 
     def touch_fact(self, fact_id: int, now: float, confidence: float, merged_keys: Sequence[str],
                    expires_at: float | None) -> None:
         """The same fact said again: newer, at least as confident, maybe under another key spelling."""
-        with self.db._tx() as conn:
-            conn.execute("UPDATE memory_facts SET updated_at = ?, confidence = ?, merged_keys = ?, expires_at = ? "
-                         "WHERE id = ?", (now, confidence, json.dumps(list(merged_keys)), expires_at, fact_id))
+        self.db._write(lambda c: c.execute(
+            "UPDATE memory_facts SET updated_at = ?, confidence = ?, merged_keys = ?, expires_at = ? "
+            "WHERE id = ?", (now, confidence, json.dumps(list(merged_keys)), expires_at, fact_id)))
 
     def supersede(self, old_id: int, new_id: int) -> None:
         """Mark `old_id` as corrected by `new_id` (it stays, flagged outdated)."""
-        with self.db._tx() as conn:
-            conn.execute("UPDATE memory_facts SET superseded_by = ? WHERE id = ?", (new_id, old_id))
+        self.db._write(lambda c: c.execute(
+            "UPDATE memory_facts SET superseded_by = ? WHERE id = ?", (new_id, old_id)))
 
     def fact(self, fact_id: int) -> Fact | None:
         """One fact by id."""
-        with self.db._read() as conn:
-            row = conn.execute(_FACT + " WHERE id = ?", (fact_id,)).fetchone()
+        row = self.db._read(lambda c: c.execute(_FACT + " WHERE id = ?", (fact_id,)).fetchone())
         return _fact(row) if row else None
 
     def facts(self, *, current_only: bool = False) -> list[Fact]:
         """Every fact (or only those no correction replaced), newest first."""
         where = " WHERE superseded_by IS NULL" if current_only else ""
-        with self.db._read() as conn:
-            return [_fact(r) for r in conn.execute(_FACT + where + " ORDER BY updated_at DESC, id DESC")]
+        rows = self.db._read(lambda c: c.execute(_FACT + where + " ORDER BY updated_at DESC, id DESC").fetchall())
+        return [_fact(r) for r in rows]
 
     def facts_by_id(self, ids: Iterable[int]) -> dict[int, Fact]:
         """Facts by id (missing ids left out)."""
         wanted = list(dict.fromkeys(int(i) for i in ids))
         if not wanted:
             return {}
-        with self.db._read() as conn:
-            rows = conn.execute(_FACT + f" WHERE id IN ({','.join('?' * len(wanted))})", wanted).fetchall()
+        rows = self.db._read(lambda c: c.execute(_FACT + f" WHERE id IN ({','.join('?' * len(wanted))})",
+                                                 wanted).fetchall())
         return {int(r[0]): _fact(r) for r in rows}
 
     def fact_keyword_candidates(self, query: str, limit: int) -> list[tuple[int, float]]:
         """Facts whose key or value match the query's terms, by BM25."""
-        with self.db._read() as conn:
-            return fts_candidates(conn, "memory_facts_fts", query, limit)
+        return self.db._read(lambda c: fts_candidates(c, "memory_facts_fts", query, limit))
 
     def fact_vectors(self) -> list[tuple[int, bytes]]:
         """(id, vector) of every fact that has one."""
-        with self.db._read() as conn:
-            return [(int(r[0]), r[1]) for r in conn.execute(
-                "SELECT id, embedding FROM memory_facts WHERE embedding IS NOT NULL")]
+        rows = self.db._read(lambda c: c.execute(
+            "SELECT id, embedding FROM memory_facts WHERE embedding IS NOT NULL").fetchall())
+        return [(int(r[0]), r[1]) for r in rows]
 
     def facts_without_vectors(self) -> list[Fact]:
         """Facts whose vector is missing (stored without an embedder, or the model changed)."""
-        with self.db._read() as conn:
-            return [_fact(r) for r in conn.execute(_FACT + " WHERE embedding IS NULL")]
+        rows = self.db._read(lambda c: c.execute(_FACT + " WHERE embedding IS NULL").fetchall())
+        return [_fact(r) for r in rows]
 
     def set_fact_vectors(self, items: Iterable[tuple[int, bytes]]) -> None:
         """Store facts' vectors."""
-        with self.db._tx() as conn:
-            conn.executemany("UPDATE memory_facts SET embedding = ? WHERE id = ?", [(v, i) for i, v in items])
+        params = [(v, i) for i, v in items]
+        self.db._write(lambda c: c.executemany("UPDATE memory_facts SET embedding = ? WHERE id = ?", params))
 
     def delete_facts(self, ids: Iterable[int]) -> int:
         """Forget facts by id, with every older value they superseded. Returns how many rows went."""
-        with self.db._tx() as conn:
-            todo, gone = [int(i) for i in ids], 0
-            while todo:
-                fid = todo.pop()
-                todo.extend(int(r[0]) for r in conn.execute(
+        todo = [int(i) for i in ids]
+
+        def work(conn: Connection) -> int:
+            gone, queue = 0, list(todo)
+            while queue:
+                fid = queue.pop()
+                queue.extend(int(r[0]) for r in conn.execute(
                     "SELECT id FROM memory_facts WHERE superseded_by = ?", (fid,)))
                 gone += conn.execute("DELETE FROM memory_facts WHERE id = ?", (fid,)).rowcount
-        return gone
+            return gone
+        return int(self.db._write(work))
 
     def delete_all(self) -> int:
         """Forget every fact, raw chunk and recall record. Returns how many facts and chunks went."""
-        with self.db._tx() as conn:
+        def work(conn: Connection) -> int:
             gone = conn.execute("DELETE FROM memory_facts").rowcount
             gone += conn.execute("DELETE FROM memory_chunks").rowcount
             conn.execute("DELETE FROM memory_recalls")
-        return int(gone)
+            return gone
+        return int(self.db._write(work))
 
     def delete_chat(self, chat_id: int) -> int:
         """Forget what one chat left in memory (its raw chunks, the facts said in it, its recall records)."""
-        with self.db._tx() as conn:
+        def work(conn: Connection) -> int:
             conn.execute("UPDATE memory_facts SET superseded_by = NULL WHERE superseded_by IN "
                          "(SELECT id FROM memory_facts WHERE chat_id = ?)", (chat_id,))
             gone = conn.execute("DELETE FROM memory_facts WHERE chat_id = ?", (chat_id,)).rowcount
             gone += conn.execute("DELETE FROM memory_chunks WHERE chat_id = ?", (chat_id,)).rowcount
             conn.execute("DELETE FROM memory_recalls WHERE chat_id = ?", (chat_id,))
-        return int(gone)
+            return gone
+        return int(self.db._write(work))

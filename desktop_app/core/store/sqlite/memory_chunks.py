@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ _CHUNK = ("SELECT id, chat_id, chat_title, first_turn, last_turn, text, text_has
           "FROM memory_chunks")
 
 
-def _chunk(r) -> MemoryChunk:
+def _chunk(r: Any) -> MemoryChunk:
     crumbs = tuple((str(k), str(t)) for k, t in json.loads(r[7] or "[]"))
     return MemoryChunk(int(r[0]), int(r[1]), r[2], int(r[3]), int(r[4]), r[5], r[6], crumbs, float(r[8]))
 
@@ -43,12 +44,13 @@ class MemoryChunkSQL:
     def ensure_model(self, model_id: str, dim: int) -> bool:
         """Another embedding model (or size) than the one memory's vectors were made with drops them all (they are
         made again). True when they were reset."""
-        with self.db._read() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'memory_embed_model'").fetchone()
         recorded = f"{model_id}:{int(dim)}"
+        row = self.db._read(lambda c: c.execute(
+            "SELECT value FROM meta WHERE key = 'memory_embed_model'").fetchone())
         if row is not None and row[0] == recorded:
             return False
-        with self.db._tx() as conn:
+
+        def work(conn: Connection) -> None:
             if _vec_dim(conn) != int(dim) or row is not None:
                 run_script(conn, f"""
                 DROP TABLE IF EXISTS memory_vec;
@@ -58,12 +60,13 @@ class MemoryChunkSQL:
                 """)
             conn.execute("INSERT INTO meta (key, value) VALUES ('memory_embed_model', ?) "
                          "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (recorded,))
+        self.db._write(work)
         return True
 
     def insert(self, chunks: Sequence[NewMemoryChunk], now: float) -> list[int]:
         """Append chunks with their keyword rows; a text already stored for that chat is skipped. New ids."""
-        ids: list[int] = []
-        with self.db._tx() as conn:
+        def work(conn: Connection) -> list[int]:
+            ids = []
             for c in chunks:
                 cur = conn.execute(
                     "INSERT OR IGNORE INTO memory_chunks (chat_id, chat_title, first_turn, last_turn, text, text_hash, "
@@ -74,48 +77,52 @@ class MemoryChunkSQL:
                     cid = int(cur.lastrowid)
                     write_memory_fts(conn, "memory_fts", cid, c.chat_title, c.text + _crumb_text(c.breadcrumbs))
                     ids.append(cid)
-        return ids
+            return ids
+        return self.db._write(work)
 
     def last_turn(self, chat_id: int) -> int:
         """The newest turn number of a chat already in raw memory (0: none)."""
-        with self.db._read() as conn:
-            row = conn.execute("SELECT MAX(last_turn) FROM memory_chunks WHERE chat_id = ?", (chat_id,)).fetchone()
+        row = self.db._read(lambda c: c.execute(
+            "SELECT MAX(last_turn) FROM memory_chunks WHERE chat_id = ?", (chat_id,)).fetchone())
         return int(row[0] or 0)
 
     def chunks(self, ids: Iterable[int]) -> dict[int, MemoryChunk]:
         """Chunks by id (missing ids left out)."""
         wanted = list(dict.fromkeys(int(i) for i in ids))
-        out: dict[int, MemoryChunk] = {}
-        with self.db._read() as conn:
+
+        def work(conn: Connection) -> list[Any]:
+            rows = []
             for i in range(0, len(wanted), 900):
                 part = wanted[i:i + 900]
-                for r in conn.execute(_CHUNK + f" WHERE id IN ({','.join('?' * len(part))})", part):
-                    out[int(r[0])] = _chunk(r)
-        return out
+                rows += conn.execute(_CHUNK + f" WHERE id IN ({','.join('?' * len(part))})", part).fetchall()
+            return rows
+        rows = self.db._read(work)
+        return {int(r[0]): _chunk(r) for r in rows}
 
     def chat_chunks(self, chat_id: int) -> list[MemoryChunk]:
         """One chat's raw chunks, oldest first."""
-        with self.db._read() as conn:
-            return [_chunk(r) for r in conn.execute(_CHUNK + " WHERE chat_id = ? ORDER BY first_turn, id", (chat_id,))]
+        rows = self.db._read(lambda c: c.execute(_CHUNK + " WHERE chat_id = ? ORDER BY first_turn, id",
+                                                 (chat_id,)).fetchall())
+        return [_chunk(r) for r in rows]
 
     def count(self) -> int:
         """How many raw chunks memory holds."""
-        with self.db._read() as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM memory_chunks").fetchone()[0])
+        row = self.db._read(lambda c: c.execute("SELECT COUNT(*) FROM memory_chunks").fetchone())
+        return int(row[0])
 
     def keyword_candidates(self, query: str, limit: int) -> list[tuple[int, float]]:
         """Chunks matching the query's terms, by BM25 over the pipeline's fields."""
-        with self.db._read() as conn:
-            return fts_candidates(conn, "memory_fts", query, limit)
+        return self.db._read(lambda c: fts_candidates(c, "memory_fts", query, limit))
 
     def dense_candidates(self, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """Nearest chunks by vec0 KNN: (id, cosine of the chunk's best window), best first."""
         if limit <= 0:
             return []
         k = min(int(limit) * 2, VEC0_MAX_K)
-        with self.db._read() as conn:
-            rows = conn.execute("SELECT rowid, distance FROM memory_vec WHERE embedding MATCH ? AND k = ? "
-                                "ORDER BY distance", (np.asarray(vector, dtype=np.float32).tobytes(), k)).fetchall()
+        q = np.asarray(vector, dtype=np.float32)
+        rows = self.db._read(lambda c: c.execute(
+            "SELECT rowid, distance FROM memory_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+            (q.tobytes(), k)).fetchall())
         best: dict[int, float] = {}
         for rowid, dist in rows:
             best.setdefault(int(rowid) // MAX_WINDOWS, 1.0 - float(dist) ** 2 / 2.0)
@@ -123,13 +130,14 @@ class MemoryChunkSQL:
 
     def pending(self, limit: int) -> list[MemoryChunk]:
         """Chunks without vectors, oldest first."""
-        with self.db._read() as conn:
-            return [_chunk(r) for r in conn.execute(_CHUNK + " WHERE embedded = 0 ORDER BY id LIMIT ?", (limit,))]
+        rows = self.db._read(lambda c: c.execute(_CHUNK + " WHERE embedded = 0 ORDER BY id LIMIT ?",
+                                                 (limit,)).fetchall())
+        return [_chunk(r) for r in rows]
 
     def store_vectors(self, items: Iterable[tuple[int, np.ndarray]]) -> int:
         """Write the window vectors (windows × dim) of chunks that still exist and have none."""
-        stored = 0
-        with self.db._tx() as conn:
+        def work(conn: Connection) -> int:
+            stored = 0
             for cid, matrix in items:
                 row = conn.execute("SELECT embedded FROM memory_chunks WHERE id = ?", (cid,)).fetchone()
                 if row is None or row[0]:
@@ -140,19 +148,20 @@ class MemoryChunkSQL:
                                  (cid * MAX_WINDOWS + w, v.tobytes()))
                 conn.execute("UPDATE memory_chunks SET embedded = 1 WHERE id = ?", (cid,))
                 stored += 1
-        return stored
+            return stored
+        return int(self.db._write(work))
 
     def recalled(self, chat_id: int) -> set[int]:
         """Chunks recall already injected into this chat."""
-        with self.db._read() as conn:
-            return {int(r[0]) for r in conn.execute("SELECT chunk_id FROM memory_recalls WHERE chat_id = ?",
-                                                    (chat_id,))}
+        rows = self.db._read(lambda c: c.execute(
+            "SELECT chunk_id FROM memory_recalls WHERE chat_id = ?", (chat_id,)).fetchall())
+        return {int(r[0]) for r in rows}
 
     def mark_recalled(self, chat_id: int, chunk_ids: Iterable[int], now: float) -> None:
         """Record that these chunks were injected into this chat (never again there)."""
-        with self.db._tx() as conn:
-            conn.executemany("INSERT OR IGNORE INTO memory_recalls (chat_id, chunk_id, recalled_at) VALUES (?, ?, ?)",
-                             [(chat_id, int(c), now) for c in chunk_ids])
+        params = [(chat_id, int(c), now) for c in chunk_ids]
+        self.db._write(lambda c: c.executemany(
+            "INSERT OR IGNORE INTO memory_recalls (chat_id, chunk_id, recalled_at) VALUES (?, ?, ?)", params))
 
 
 def _crumb_text(crumbs: Sequence[tuple[str, str]]) -> str:
