@@ -13,7 +13,7 @@ from desktop_app.core.search.service import SearchParams
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
 
-__all__ = ["first_embedder", "library_stats", "search_params", "settings_embedder"]
+__all__ = ["first_embedder", "library_stats", "memory_items", "search_params", "settings_embedder"]
 
 
 def settings_embedder(settings: Settings, store: Store, *, team: bool) -> Embedder:
@@ -59,6 +59,17 @@ def library_stats(home: Path, store: Store, folders: list[FolderInfo]) -> dict[s
         "ocr": {"pages_pending": ocr.pending, "pages_done": ocr.done, "pages_failed": ocr.failed,
                 "error": store.get_meta("ocr_error")},
         "languages": [[lang, n] for lang, n in store.languages()],
+        "formats": [[kind, n] for kind, n in store.formats()],
+        "memory_items": memory_items(store),
         "keyword_rebuild_pending": store.keyword_rebuild_pending(),
         "database_bytes": engine.size_bytes,
     }
+
+
+def memory_items(store: Store) -> int:
+    """Facts and past-chat excerpts memory holds, 0 while memory is off (the search pane offers its scope only
+    when there is something to search)."""
+    from desktop_app.core.memory.engines import memory_sql
+
+    facts, chunks = memory_sql(store)
+    return len(facts.facts(current_only=True)) + chunks.count() if facts.enabled() else 0

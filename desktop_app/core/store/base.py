@@ -198,6 +198,10 @@ class DocumentStore(Protocol):
         """Documents in id order after `after_id`, with chunks and vectors (to copy a library to another engine)."""
         ...
 
+    def formats(self) -> list[tuple[str, int]]:
+        """Each document type among the indexed documents with its count, most first (then by name)."""
+        ...
+
     def forget_content_hashes(self) -> None:
         """Make every file look changed, so the next sync re-extracts and re-chunks it (reindex)."""
         ...

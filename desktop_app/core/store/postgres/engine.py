@@ -11,6 +11,7 @@ from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.documents import DocumentSQL
 from desktop_app.core.store.postgres.export import ExportSQL
 from desktop_app.core.store.postgres.folders import FolderSQL
+from desktop_app.core.store.postgres.formats import FormatSQL
 from desktop_app.core.store.postgres.keywords import KeywordSQL
 from desktop_app.core.store.postgres.ocr import OcrSQL
 from desktop_app.core.store.postgres.permissions import display_name, is_person
@@ -21,7 +22,7 @@ from desktop_app.core.store.rows import EngineInfo
 log = get_logger("db")
 
 
-class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, ExportSQL):
+class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, ExportSQL, FormatSQL):
     """A library on a server. `PostgresStore(url)` connects (and migrates); many desktops may open it at once,
     each under its own machine id (`machine=` or desktop_app.core.machine)."""
 

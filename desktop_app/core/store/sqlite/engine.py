@@ -11,6 +11,7 @@ from desktop_app.core.store.sqlite.chats import ChatSQL
 from desktop_app.core.store.sqlite.documents import DocumentSQL
 from desktop_app.core.store.sqlite.export import ExportSQL
 from desktop_app.core.store.sqlite.folders import FolderSQL
+from desktop_app.core.store.sqlite.formats import FormatSQL
 from desktop_app.core.store.sqlite.keywords import KeywordSQL
 from desktop_app.core.store.sqlite.machines import MachineSQL
 from desktop_app.core.store.sqlite.ocr import OcrSQL
@@ -19,7 +20,7 @@ from desktop_app.core.store.sqlite.vectors import VectorSQL
 
 
 class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, MachineSQL,
-                  ExportSQL):
+                  ExportSQL, FormatSQL):
     """The embedded library engine. `SQLiteStore(path)` opens (and migrates) the file; ":memory:" works too."""
 
     def __init__(self, path: str | Path) -> None:

@@ -1,0 +1,16 @@
+"""How many indexed documents the library holds of each format (the welcome state's "3 Markdown, 2 Text, 1 PDF")."""
+
+from __future__ import annotations
+
+from desktop_app.core.store.sqlite.base import SQLiteBase
+
+
+class FormatSQL(SQLiteBase):
+    """Document counts per format, over the SQLite store."""
+
+    def formats(self) -> list[tuple[str, int]]:
+        """Each document type among the indexed documents with its count, most first (then by name)."""
+        rows = self._read(lambda c: c.execute(
+            "SELECT type, COUNT(*) FROM documents WHERE status = 'indexed' AND type != '' "
+            "GROUP BY type ORDER BY COUNT(*) DESC, type").fetchall())
+        return [(str(r[0]), int(r[1])) for r in rows]
