@@ -9,6 +9,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QWidget
 
 from desktop_app.ui.safe_document import plain_tooltip
+from desktop_app.ui.units import counted
 
 
 class TokenRelay(QObject):
@@ -57,7 +58,7 @@ def fill_chat_list(chats: QListWidget, summaries, current: int | None) -> None:
     for summary in summaries:
         item = QListWidgetItem(summary.title or "(untitled)")
         item.setData(Qt.ItemDataRole.UserRole, summary.id)
-        item.setToolTip(plain_tooltip(f"{summary.title}\n{summary.message_count // 2} questions"))
+        item.setToolTip(plain_tooltip(f"{summary.title}\n{counted(summary.message_count // 2, 'question')}"))
         chats.addItem(item)
         if summary.id == current:
             chats.setCurrentItem(item)

@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 from desktop_app.core.events import IndexProgress
 from desktop_app.core.pathnames import display_path
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
+from desktop_app.ui.theme import set_muted
+from desktop_app.ui.units import counted
 
 STATE_TEXT = {"active": "active", "paused": "paused", "offline": "offline: missing or unmounted"}
 
@@ -20,6 +22,11 @@ def share_text(info) -> str:
     if info.visibility == "team":
         return "whole team"
     return "you and " + ", ".join(info.people)
+
+
+def vectors_text(embedded: int, chunks: int) -> str:
+    """“3 of 5 chunks have vectors” (“0 of 1 chunk has vectors”) for a semantic bar's tooltip."""
+    return f"{embedded} of {counted(chunks, 'chunk')} {'has' if chunks == 1 else 'have'} vectors"
 
 
 def _bar(name: str) -> QProgressBar:
@@ -60,21 +67,20 @@ class FolderRow(QWidget):
         self.name.setText(display_path(os.path.basename(info.path.rstrip(os.sep)) or info.path))
         self.setToolTip(plain_tooltip(info.path, path=True))
         failed = f" · {info.failed} failed" if info.failed else ""
-        ocr = f" · {info.ocr_pending} pages waiting for OCR" if info.ocr_pending else ""
+        ocr = f" · {counted(info.ocr_pending, 'page')} waiting for OCR" if info.ocr_pending else ""
         seen = f" · {share_text(info)}" if getattr(info, "owner", "") else ""
-        self.details.setText(f"{STATE_TEXT.get(info.state, info.state)} · {info.documents} documents{failed}{ocr}"
-                             f"{seen}")
-        self.name.setEnabled(info.state != "paused")
+        state = STATE_TEXT.get(info.state, info.state)
+        self.details.setText(f"{state} · {counted(info.documents, 'document')}{failed}{ocr}{seen}")
+        set_muted(self.name, info.state == "paused")  # readable still: the disabled colour of many themes is not
         if keyword is not None and keyword.files_queued:
             self.keyword.setValue(int(1000 * keyword.fraction))
             done = keyword.files_done + keyword.files_failed
-            self.keyword.setToolTip(
-                plain_tooltip(f"{done} of {keyword.files_queued} files: {display_path(keyword.current_file)}")
-            )
+            files = counted(keyword.files_queued, "file")
+            self.keyword.setToolTip(plain_tooltip(f"{done} of {files}: {display_path(keyword.current_file)}"))
         else:
             self.keyword.setValue(1000 if info.documents or info.failed or info.chunks else 0)
             self.keyword.setToolTip("Every file is keyword-searchable")
         self.semantic.setValue(
             int(1000 * info.embedded / info.chunks) if info.chunks else (1000 if info.documents else 0)
         )
-        self.semantic.setToolTip(f"{info.embedded} of {info.chunks} chunks have vectors")
+        self.semantic.setToolTip(vectors_text(info.embedded, info.chunks))

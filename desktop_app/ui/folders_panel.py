@@ -32,9 +32,11 @@ from desktop_app.core.pathnames import display_path
 from desktop_app.core.store.rows import Share, parse_share
 from desktop_app.ui import open_file
 from desktop_app.ui.drops import FolderDropTarget
-from desktop_app.ui.folder_row import FolderRow
+from desktop_app.ui.folder_row import FolderRow, vectors_text
 from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.tasks import TaskRunner
+from desktop_app.ui.theme import set_muted
+from desktop_app.ui.units import counted
 
 log = get_logger("ui")
 
@@ -122,7 +124,7 @@ class FoldersPanel(FolderDropTarget, QWidget):
         self.hint = QLabel("Drop folders here")
         self.hint.setObjectName("dropHint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.hint.setEnabled(False)  # drawn with the palette's disabled text colour: a hint, not content
+        set_muted(self.hint)  # a hint, not content: muted, yet readable (a disabled colour often is not)
         split = QSplitter(Qt.Orientation.Vertical)
         split.setObjectName("foldersSplit")
         split.addWidget(self.list)
@@ -190,12 +192,13 @@ class FoldersPanel(FolderDropTarget, QWidget):
             row.semantic.setToolTip(plain_tooltip(f"Semantic indexing stopped: {semantic}"))
         elif left > 0 and self._semantic_paused(info.path):
             row.semantic.setFormat("Semantic paused %p%")
-            row.semantic.setToolTip(f"Semantic indexing of this folder is paused; {left} chunks wait for vectors")
+            waiting = f"{counted(left, 'chunk')} {'waits' if left == 1 else 'wait'}"
+            row.semantic.setToolTip(f"Semantic indexing of this folder is paused; {waiting} for vectors")
         elif left > 0 and self._semantic is not None and self._semantic.rate > 0:
             row.semantic.setFormat(f"Semantic %p% · {eta_text(left / self._semantic.rate)}")
             now = self._semantic.current_file
             on = f"; now on {display_path(now)}" if self._is_under(now, info.path) else ""
-            row.semantic.setToolTip(plain_tooltip(f"{info.embedded} of {info.chunks} chunks have vectors{on}"))
+            row.semantic.setToolTip(plain_tooltip(vectors_text(info.embedded, info.chunks) + on))
         else:
             row.semantic.setFormat("Semantic %p%")
         ocr = getattr(getattr(self.library, "ocr_worker", None), "error", None)

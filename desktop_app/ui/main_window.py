@@ -123,6 +123,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.chat_pane.models_requested.connect(self.on_models_triggered)
         self.chat_pane.welcome.team_requested.connect(self.on_settings_triggered)  # the team library is there
         self.chat_pane.suggestions_shown.connect(self.on_suggestions_shown)
+        self.chat_pane.answer_finished.connect(lambda _answer: self.schedule_refresh())  # it may have left facts
 
     # ---- menus and shortcuts -------------------------------------------------------------------
 
@@ -177,6 +178,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.folders_panel.set_folders(folders, stats.get("failures", []))
         self.search_panel.set_folders(stats.get("search_folders") or [f.path for f in folders])
         self.search_panel.set_languages(stats.get("languages", []))
+        self.search_panel.set_memory_present(bool(stats.get("memory_items")))
         self.chat_pane.welcome.set_library(stats)
         self.status.on_stats(stats)
         self.stack.setCurrentWidget(self.splitter if folders else self.empty_state)

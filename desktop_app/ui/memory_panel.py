@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.safe_document import plain_tooltip
+from desktop_app.ui.units import counted
 
 COLUMNS = ("Key", "Value", "Confidence", "Updated", "Source")
 SCOPES = ("memory", "all", "documents")
@@ -146,7 +147,7 @@ class MemoryPanel(QDialog):
                 item.setToolTip(plain_tooltip(text))
                 self.table.setItem(r, c, item)
         self.table.resizeColumnToContents(0)
-        count = f"{len(self.facts)} fact" + ("" if len(self.facts) == 1 else "s")
+        count = counted(len(self.facts), "fact")
         self.status.setText(count if self.enabled else f"{count} · memory is off: no prompt or search uses it")
         self._update_buttons()
 
@@ -264,6 +265,7 @@ def open_memory_panel(window) -> MemoryPanel:
     if panel is None:
         panel = MemoryPanel(window.library, window.tasks, parent=window)
         window.memory_panel = panel
+        panel.changed.connect(window.refresh_now)  # the search pane's scope shows once memory holds something
     panel.refresh()
     if panel.isVisible():
         panel.raise_()

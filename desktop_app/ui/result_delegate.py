@@ -7,7 +7,7 @@ QTextDocument whose text colours come from the view's palette, so dark mode just
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QFont, QIcon, QPalette
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QIcon, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QStyle,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.results_model import LocationRole, SnippetHtmlRole
 from desktop_app.ui.safe_document import SafeTextDocument
+from desktop_app.ui.theme import secondary_text
 
 PAD, ICON, SNIPPET_LINES = 6, 32, 3
 
@@ -45,8 +46,7 @@ class ResultDelegate(QStyledItemDelegate):
         group = (
             QPalette.ColorGroup.Normal if opt.state & QStyle.StateFlag.State_Active else QPalette.ColorGroup.Inactive
         )
-        text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        text_colour = opt.palette.color(group, text_role)
+        text_colour, where_colour = row_colours(opt.palette, group, selected)
         rect = opt.rect.adjusted(PAD, PAD, -PAD, -PAD)
         line = opt.fontMetrics.lineSpacing()
 
@@ -63,7 +63,6 @@ class ResultDelegate(QStyledItemDelegate):
             left, rect.top(), width, line, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name
         )
         painter.setFont(opt.font)
-        where_colour = text_colour if selected else opt.palette.color(group, QPalette.ColorRole.PlaceholderText)
         painter.setPen(where_colour)
         where = opt.fontMetrics.elidedText(index.data(LocationRole) or "", Qt.TextElideMode.ElideRight, width)
         painter.drawText(
@@ -84,3 +83,12 @@ class ResultDelegate(QStyledItemDelegate):
         doc.documentLayout().draw(painter, ctx)
         painter.restore()
         self.refused.extend(doc.requested)
+
+
+def row_colours(palette: QPalette, group: QPalette.ColorGroup, selected: bool) -> tuple[QColor, QColor]:
+    """The text colour of a result row (name and snippet) and of its second line (folder, page, type): the
+    selection's text on a selected row, else Text and a muted colour that stays readable on Base."""
+    if selected:
+        colour = palette.color(group, QPalette.ColorRole.HighlightedText)
+        return colour, colour
+    return palette.color(group, QPalette.ColorRole.Text), secondary_text(palette, group)

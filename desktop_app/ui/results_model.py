@@ -12,7 +12,7 @@ from desktop_app.core.pathnames import display_path
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.snippets import snippet_html
-from desktop_app.ui.type_icons import TYPE_NAMES, type_icon
+from desktop_app.ui.type_icons import TYPE_NAMES, result_icon
 
 ResultRole = Qt.ItemDataRole.UserRole + 1
 SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2
@@ -78,7 +78,7 @@ class ResultsModel(QAbstractListModel):
             where = page_text(r.metadata)
             return plain_tooltip(display_path(r.source) + (f" ({where})" if where else ""))
         if role == Qt.ItemDataRole.DecorationRole:
-            return type_icon(str(r.metadata.get("type", "")))
+            return result_icon(r.metadata)
         if role == ResultRole:
             return r
         if role == SnippetHtmlRole:

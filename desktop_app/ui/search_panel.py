@@ -36,6 +36,7 @@ from desktop_app.ui.results_model import ResultsModel
 from desktop_app.ui.safe_document import make_plain
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.type_icons import TYPE_NAMES
+from desktop_app.ui.units import counted
 from desktop_app.ui.welcome_search import SearchHint
 
 log = get_logger("ui")
@@ -90,7 +91,7 @@ class SearchPanel(QWidget):
         self.scope.setObjectName("searchScope")
         for label, value in SCOPES:
             self.scope.addItem(label, value)
-        self.scope.setVisible(self.memory_search is not None)
+        self.scope.setVisible(False)  # until memory holds something (set_memory_present)
         self.mode = QComboBox(toolTip="Hybrid combines keyword and semantic search")
         for label, value in MODES:
             self.mode.addItem(label, value)
@@ -212,6 +213,15 @@ class SearchPanel(QWidget):
         self.lang_filter.setCurrentIndex(max(self.lang_filter.findData(current), 0))
         self.lang_filter.blockSignals(False)
 
+    def set_memory_present(self, present: bool) -> None:
+        """Offer the Documents / Memory / Both scope only while memory is on and holds something (a fact, a past
+        chat): before that there is nothing but documents, and two choices that always find nothing would puzzle.
+        Hidden, the scope goes back to Documents, so a picker nobody sees never narrows the search."""
+        shown = present and self.memory_search is not None
+        if not shown and self.scope.currentData() != "documents":
+            self.scope.setCurrentIndex(self.scope.findData("documents"))
+        self.scope.setVisible(shown)
+
     def search_now(self) -> int:
         """Start a search for the box's text at once (skipping the debounce). Returns its sequence number."""
         self._debounce.stop()
@@ -293,7 +303,7 @@ class SearchPanel(QWidget):
         if results:
             self.view.setCurrentIndex(self.model.index(0))
         ms = (time.perf_counter() - started) * 1000 if started else 0.0
-        self.summary.setText(f"{len(results)} result{'s' if len(results) != 1 else ''} · {ms:.0f} ms"
+        self.summary.setText(f"{counted(len(results), 'result')} · {ms:.0f} ms"
                              + (" · reranking…" if self.rerank.isChecked() else "")
                              if results else f"No results for “{text}”")
         self.results_shown.emit(text, len(results))
@@ -319,14 +329,14 @@ class SearchPanel(QWidget):
         self.model.set_results(results)
         if results:
             self.view.setCurrentIndex(self.model.index(max(current.row(), 0) if current.isValid() else 0))
-        self.summary.setText(f"{len(results)} result{'s' if len(results) != 1 else ''} · reranked")
+        self.summary.setText(f"{counted(len(results), 'result')} · reranked")
         self.reranked.emit(text, len(results))
 
     def on_rerank_error(self, seq: int, exc: BaseException) -> None:
         if seq != self._seq:
             return
         log.warning("rerank failed: %s", exc)
-        self.summary.setText(f"{self.model.rowCount()} results · not reranked: {exc}")
+        self.summary.setText(f"{counted(self.model.rowCount(), 'result')} · not reranked: {exc}")
 
     def on_search_error(self, seq: int, exc: BaseException) -> None:
         self._started.pop(seq, None)

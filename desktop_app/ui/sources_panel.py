@@ -25,6 +25,7 @@ from desktop_app.core.pathnames import display_path
 from desktop_app.core.text import RIGHT_TO_LEFT, detect_language
 from desktop_app.ui import open_file
 from desktop_app.ui.safe_document import plain_tooltip
+from desktop_app.ui.theme import secondary_text
 
 
 def text_direction(text: str) -> Qt.LayoutDirection:
@@ -106,8 +107,8 @@ class SourcesPanel(QWidget):
             item.setToolTip(plain_tooltip(where if p.n in cited_set else f"{where}\nsent to the model, not cited"))
             if (
                 p.n not in cited_set
-            ):  # passages the answer did not cite are shown dimmed (palette colour: dark-mode safe)
-                item.setForeground(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+            ):  # passages the answer did not cite are shown muted (from the palette, and readable: not disabled grey)
+                item.setForeground(secondary_text(self.list.palette()))
             self.list.addItem(item)
         self.title.setText(f"Sources ({len(cited_set)} cited of {len(passages)})" if passages else "Sources")
         self.open_button.setEnabled(False)

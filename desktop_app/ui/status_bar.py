@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWi
 from desktop_app.core.events import IndexProgress, Notice
 from desktop_app.core.pathnames import display_path
 from desktop_app.ui.safe_document import make_plain
+from desktop_app.ui.units import counted
 
 
 class StatusBar(QStatusBar):
@@ -45,7 +46,7 @@ class StatusBar(QStatusBar):
 
     def set_unread(self, count: int) -> None:
         self._unread = count
-        self.notices_button.setText(f"⚠ {count} notices" if count else "Notices")
+        self.notices_button.setText(f"⚠ {counted(count, 'notice')}" if count else "Notices")
         self.notices_button.setToolTip("Errors and offline folders")
 
     def on_notice(self, notice: Notice) -> None:
@@ -56,18 +57,18 @@ class StatusBar(QStatusBar):
         if event.phase == "scan":
             self._indexing = True
             self.keyword.setValue(0 if event.files_queued else 1000)
-            self.message.setText(f"Scanning: {event.files_queued} files to index")
+            self.message.setText(f"Scanning: {counted(event.files_queued, 'file')} to index")
         elif event.phase == "keyword":
             self._indexing = True
             self.keyword.setValue(int(1000 * event.fraction))
             name = display_path(os.path.basename(event.current_file))
             self.message.setText(
-                f"Indexing {event.files_done + event.files_failed} of {event.files_queued} files · {name}"
+                f"Indexing {event.files_done + event.files_failed} of {counted(event.files_queued, 'file')} · {name}"
             )
         elif event.phase == "semantic":
             self.semantic.setValue(int(1000 * event.fraction))
             self.message.setText(
-                f"Embedding {event.chunks_embedded} of {event.chunks_total} chunks"
+                f"Embedding {event.chunks_embedded} of {counted(event.chunks_total, 'chunk')}"
                 + (f" · {event.rate:.0f}/s" if event.rate else "")
             )
         elif event.phase == "ocr":
@@ -78,7 +79,8 @@ class StatusBar(QStatusBar):
         elif event.phase == "rebuild":
             self._indexing = True
             self.keyword.setValue(int(1000 * event.fraction))
-            self.message.setText(f"Updating the keyword index: {event.chunks_embedded} of {event.chunks_total} chunks")
+            chunks = counted(event.chunks_total, "chunk")
+            self.message.setText(f"Updating the keyword index: {event.chunks_embedded} of {chunks}")
         elif event.phase == "idle":
             self._indexing = False
             self.keyword.setValue(1000)
@@ -105,5 +107,5 @@ class StatusBar(QStatusBar):
             return
         failed = f", {s['failed']} failed" if s.get("failed") else ""
         pending = s.get("chunks", 0) - s.get("chunks_embedded", 0)
-        tail = f" · embedding {pending} chunks" if pending > 0 else " · up to date"
-        self.message.setText(f"{s.get('documents', 0)} documents{failed}{tail}")
+        tail = f" · embedding {counted(pending, 'chunk')}" if pending > 0 else " · up to date"
+        self.message.setText(f"{counted(s.get('documents', 0), 'document')}{failed}{tail}")

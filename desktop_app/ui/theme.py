@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QStyleFactory
+from PySide6.QtWidgets import QApplication, QStyleFactory, QWidget
 
 from desktop_app.core.log import get_logger
 
@@ -119,22 +119,76 @@ def relative_luminance(colour: QColor) -> float:
     return 0.2126 * linear(colour.redF()) + 0.7152 * linear(colour.greenF()) + 0.0722 * linear(colour.blueF())
 
 
-def contrast_ratio(a: QColor, b: QColor) -> float:
-    """WCAG 2's contrast ratio of two colours: 1 (the same) … 21 (black on white); 4.5 is readable body text."""
-    hi, lo = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+def contrast_ratio(fg: QColor, bg: QColor) -> float:
+    """WCAG 2's contrast ratio of text `fg` on `bg`: 1 (the same) … 21 (black on white); 4.5 is readable body text.
+    A translucent `fg` (some themes' PlaceholderText) is measured as drawn: blended over `bg`."""
+    alpha = fg.alphaF()
+    if alpha < 1.0:
+        fg = QColor.fromRgbF(*(f * alpha + b * (1 - alpha) for f, b in ((fg.redF(), bg.redF()),
+                                                                         (fg.greenF(), bg.greenF()),
+                                                                         (fg.blueF(), bg.blueF()))))
+    hi, lo = sorted((relative_luminance(fg), relative_luminance(bg)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
 
 
 def secondary_text(palette: QPalette, group: QPalette.ColorGroup = Group.Active,
-                   background: QPalette.ColorRole = Role.Base) -> QColor:
-    """A muted text colour for second lines (a result's folder and page): the palette's PlaceholderText when it is
-    readable on `background`, else Text blended a quarter of the way towards the background (some themes leave
-    PlaceholderText unset, or too faint on their Base)."""
-    bg = palette.color(group, background)
+                   backgrounds: tuple[QPalette.ColorRole, ...] = (Role.Base, Role.Window)) -> QColor:
+    """A muted text colour for second lines and hints (a result's folder and page, "Drop folders here"): the
+    palette's PlaceholderText when it is readable on every one of `backgrounds`, else Text blended a quarter of the
+    way towards the background (some themes leave PlaceholderText unset, or too faint), else Text itself.
+    Never the disabled colour: Fusion's light one is 1.6:1 on its window."""
+    bgs = [palette.color(group, role) for role in backgrounds]
+
+    def readable(colour: QColor) -> bool:
+        return all(contrast_ratio(colour, bg) >= READABLE for bg in bgs)
     placeholder = palette.color(group, Role.PlaceholderText)
-    if contrast_ratio(placeholder, bg) >= READABLE:
+    if readable(placeholder):
         return placeholder
-    text = palette.color(group, Role.Text)
+    text, bg = palette.color(group, Role.Text), bgs[0]
     mixed = QColor.fromRgbF(*(t * 0.75 + b * 0.25 for t, b in ((text.redF(), bg.redF()), (text.greenF(), bg.greenF()),
                                                               (text.blueF(), bg.blueF()))))
-    return mixed if contrast_ratio(mixed, bg) >= READABLE else text
+    return mixed if readable(mixed) else text
+
+
+def set_muted(widget: QWidget, on: bool = True) -> None:
+    """Draw `widget`'s text in secondary_text (a hint, a paused folder's name), again whenever the palette changes
+    (a desktop switched to dark); off, the widget takes the palette's own text colour again."""
+    muter = widget.findChild(_Muter, options=Qt.FindChildOption.FindDirectChildrenOnly)
+    if on and muter is None:
+        _Muter(widget)
+    elif not on and muter is not None:
+        widget.removeEventFilter(muter)
+        muter.setParent(None)
+        muter.deleteLater()
+        widget.setPalette(QPalette())  # inherit again
+
+
+def is_muted(widget: QWidget) -> bool:
+    """Whether set_muted is on for `widget`."""
+    return widget.findChild(_Muter, options=Qt.FindChildOption.FindDirectChildrenOnly) is not None
+
+
+class _Muter(QObject):
+    """set_muted's watcher: recolours its widget's text on every palette change."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__(widget)
+        self.widget = widget
+        self._busy = False
+        widget.installEventFilter(self)
+        self.recolour()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and not self._busy:
+            self.recolour()
+        return False
+
+    def recolour(self) -> None:
+        self._busy = True  # setPalette below sends a PaletteChange of its own
+        parent = self.widget.parentWidget()  # the colours around it, not its own (already muted) ones
+        around = parent.palette() if parent is not None else QApplication.palette(self.widget)
+        palette = self.widget.palette()
+        for group in (Group.Active, Group.Inactive, Group.Disabled):
+            palette.setColor(group, self.widget.foregroundRole(), secondary_text(around, group))
+        self.widget.setPalette(palette)
+        self._busy = False

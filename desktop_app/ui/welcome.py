@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVB
 from desktop_app.core.library_tools import bundled_model_path
 from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
-from desktop_app.ui.units import format_bytes
+from desktop_app.ui.type_icons import TYPE_NAMES
+from desktop_app.ui.units import counted, format_bytes
 
 NO_QUESTIONS = "Questions drawn from your documents appear here once a folder is indexed."
 
@@ -31,17 +32,23 @@ def model_note(info) -> str:
 
 
 def library_line(stats: dict) -> str:
-    """“12 documents, in English and Thai.” from Library.stats() (its per-language chunk counts, most first)."""
+    """“Your library: 7 documents (3 Markdown, 2 Text, 1 HTML and 1 PDF), in English and Thai.” from Library.stats()
+    (its per-format document counts and per-language chunk counts, most first)."""
     documents = int(stats.get("documents") or 0)
     if not documents:
         return ""
+    count = counted(documents, "document")
+    kinds = [f"{n} {TYPE_NAMES[kind]}" for kind, n in stats.get("formats") or [] if kind in TYPE_NAMES]
+    if kinds:
+        count += f" ({spoken_list(kinds)})"
     names = [LANGUAGE_NAMES.get(code, code) for code, _n in stats.get("languages") or [] if code != "und"]
-    count = f"{documents} document{'s' if documents != 1 else ''}"
-    if not names:
-        return f"Your library: {count}."
-    shown = names[:4] + ([f"{len(names) - 4} more"] if len(names) > 4 else [])
-    spoken = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
-    return f"Your library: {count}, in {spoken}."
+    return f"Your library: {count}, in {spoken_list(names)}." if names else f"Your library: {count}."
+
+
+def spoken_list(items: Sequence[str], most: int = 4) -> str:
+    """“a”, “a and b”, “a, b and c”; past `most` items, “a, b, c, d and 2 more”."""
+    shown = list(items[:most]) + ([f"{len(items) - most} more"] if len(items) > most else [])
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 class LinkButton(QPushButton):
@@ -181,7 +188,7 @@ class WelcomeView(QWidget):
         self.note.setToolTip(plain_tooltip(info.path, path=True) if info is not None else "")
 
     def set_library(self, stats: dict) -> None:
-        """Say what the library holds (Library.stats(): its document count and languages)."""
+        """Say what the library holds (Library.stats(): its document count, formats and languages)."""
         text = library_line(stats)
         self.library.setText(text)
         self.library.setVisible(bool(text))

@@ -85,7 +85,7 @@ def test_the_ocr_phase_on_a_full_disk_shows_on_the_folder_row(qapp, tmp_path, mo
         panel = FoldersPanel(lib, TaskRunner())
         panel.set_folders(lib.folders(), [])
         row = panel._rows[str(docs)]
-        assert row.details.text().endswith(f"1 pages waiting for OCR · OCR stopped: {FULL}"), row.details.text()
+        assert row.details.text().endswith(f"1 page waiting for OCR · OCR stopped: {FULL}"), row.details.text()
         monkeypatch.undo()
         lib.sync()
         assert lib.ocr_worker.error is None

@@ -71,7 +71,7 @@ def test_a_missing_folder_goes_offline_with_a_notice(qtbot, window, sample_folde
     qtbot.waitUntil(lambda: _row(window, sample_folder).info.state == "offline", timeout=20_000)
     assert "offline" in _row(window, sample_folder).details.text()
     qtbot.waitUntil(lambda: any("offline" in n.message for n in window.notices.notices()), timeout=5000)
-    assert "notices" in window.status.notices_button.text()
+    assert window.status.notices_button.text().startswith("⚠ ") and "notice" in window.status.notices_button.text()
     assert window.library.search("sourdough")  # its documents stay searchable
 
 
@@ -83,7 +83,7 @@ def test_notices_from_worker_threads_reach_the_view(qtbot, window):
     thread.join()
     qtbot.waitUntil(lambda: bool(window.notices.notices()) and window.notices.notices()[0].message == "disk is on fire",
                     timeout=2000)
-    assert window.status.notices_button.text() == "⚠ 1 notices"
+    assert window.status.notices_button.text() == "⚠ 1 notice"
     window.status.notices_button.click()
     assert window.notices.isVisible() and window.status.notices_button.text() == "Notices"
     window.notices.on_clear_clicked()

@@ -1,4 +1,4 @@
-"""The welcome state says what the library holds (its size and languages, from Library.stats()) and offers
+"""The welcome state says what the library holds (its size, formats and languages, from Library.stats()) and offers
 "Share this library with a team…", which opens Settings, where the team library and its invite are."""
 
 from __future__ import annotations
@@ -23,13 +23,25 @@ def test_the_library_line_names_the_count_and_the_languages():
     assert library_line({"documents": 2, "languages": [["und", 4]]}) == "Your library: 2 documents."
 
 
+def test_the_library_line_names_the_formats_most_first():
+    stats = {"documents": 7, "languages": [["en", 9]],
+             "formats": [["markdown", 3], ["text", 2], ["html", 1], ["pdf", 1], ["memory", 4]]}  # not a file format
+    assert library_line(stats) == "Your library: 7 documents (3 Markdown, 2 Text, 1 HTML and 1 PDF), in English."
+    one = {"documents": 1, "languages": [], "formats": [["docx", 1]]}
+    assert library_line(one) == "Your library: 1 document (1 Word)."
+    many = {"documents": 6, "formats": [[k, 1] for k in ("pdf", "docx", "xlsx", "pptx", "epub", "csv")]}
+    assert library_line(many) == "Your library: 6 documents (1 PDF, 1 Word, 1 Excel, 1 PowerPoint and 2 more)."
+
+
 def test_the_welcome_state_shows_the_sample_librarys_languages_and_offers_the_team(qtbot, window, sample_folder,
                                                                                     monkeypatch):
     welcome = window.chat_pane.welcome
     assert not welcome.library.isVisibleTo(welcome)  # nothing indexed yet: no line
     add_and_sync(qtbot, window, sample_folder, SAMPLE_DOCS)
-    qtbot.waitUntil(lambda: welcome.library.text().startswith(f"Your library: {SAMPLE_DOCS} documents, in "),
+    formats = "(3 Markdown, 2 Text, 1 HTML and 1 PDF)"  # resources/sample_docs, by count, then by name
+    qtbot.waitUntil(lambda: welcome.library.text().startswith(f"Your library: {SAMPLE_DOCS} documents {formats}, in "),
                     timeout=30_000)
+    assert window.library.stats()["formats"] == [["markdown", 3], ["text", 2], ["html", 1], ["pdf", 1]]
     assert "English" in welcome.library.text() and welcome.library.isVisibleTo(welcome)
     assert welcome.library.textFormat() == Qt.TextFormat.PlainText
     opened = []
