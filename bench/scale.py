@@ -120,7 +120,7 @@ def bulk_sqlite(path: Path, docs, vecs, n_chunks: int, n_folders: int) -> None:
         batch = [x for _, x in zip(range(BATCH), items, strict=False)]
         if not batch:
             break
-        with store._tx() as conn:
+        def work(conn, batch=batch) -> None:  # one transaction per batch
             for doc, chunks in batch:
                 body = chunks[0].span.text
                 doc_id = int(conn.execute(
@@ -136,6 +136,7 @@ def bulk_sqlite(path: Path, docs, vecs, n_chunks: int, n_folders: int) -> None:
                 conn.execute(fts, (cid, *(fields[c] for c in tp.FTS5_COLUMNS)))
                 conn.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
                              (vector_rowid(cid, 0), np.asarray(chunks[0].vectors[0], dtype=np.float32).tobytes()))
+        store._write(work)
         done += len(batch)
         if done % 100_000 < BATCH:
             say(f"sqlite bulk: {done} chunks")
@@ -223,8 +224,7 @@ def stored_vectors(store, engine: str) -> tuple[np.ndarray, np.ndarray]:
     if engine == "sqlite":
         from desktop_app.core.embed.base import MAX_WINDOWS
 
-        with store._read() as conn:
-            rows = conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
+        rows = store._read(lambda c: c.execute("SELECT rowid, embedding FROM chunks_vec").fetchall())
         ids = np.array([r[0] // MAX_WINDOWS for r in rows], dtype=np.int64)
         mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), DIM)
         return ids, mat
@@ -273,9 +273,8 @@ def floors(store, engine: str, ids, mat, texts, qvecs) -> dict:
         rank = tp.fts5_rank("chunks_fts", {"title": 2.0})
         sql = f"SELECT rowid, {rank} AS r FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY r LIMIT 30"
         matches = [tp.to_fts5(tp.build_query(t)) for t in texts]
-        with store._read() as conn:
-            out["fts5_bm25"] = timed(lambda i: conn.execute(sql, (matches[i],)).fetchall() if matches[i] else [],
-                                     len(texts))
+        out["fts5_bm25"] = store._read(lambda c: timed(
+            lambda i: c.execute(sql, (matches[i],)).fetchall() if matches[i] else [], len(texts)))
     else:
         out["bare_psycopg"] = bare_latencies(store_url(store), texts, qvecs)
     for name, fn in KEYWORD_CHOICES.items():
@@ -365,8 +364,8 @@ def side_index(where: str, texts, qvecs) -> dict:
 def _folder_chunks(store, engine: str, folder_id: int) -> np.ndarray:
     sql = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.folder_id = "
     if engine == "sqlite":
-        with store._read() as conn:
-            return np.array([r[0] for r in conn.execute(sql + "?", (folder_id,))], dtype=np.int64)
+        rows = store._read(lambda c: c.execute(sql + "?", (folder_id,)).fetchall())
+        return np.array([r[0] for r in rows], dtype=np.int64)
     import psycopg
 
     with psycopg.connect(store_url(store), autocommit=True) as conn:

@@ -138,13 +138,15 @@ def test_search_never_waits_for_the_writer(make_library, tmp_path):
     class Rollback(Exception):
         pass
 
+    def delete_and_wait(conn):  # inside an open IMMEDIATE transaction: uncommitted deletes
+        conn.execute("DELETE FROM chunks")
+        holding.set()
+        release.wait(30)
+        raise Rollback  # nothing of it must ever be visible
+
     def hold_write_transaction():
         try:
-            with lib.store._tx() as conn:  # an open IMMEDIATE transaction with uncommitted deletes
-                conn.execute("DELETE FROM chunks")
-                holding.set()
-                release.wait(30)
-                raise Rollback  # nothing of it must ever be visible
+            lib.store._write(delete_and_wait)
         except Rollback:
             pass
 

@@ -61,8 +61,8 @@ def test_a_damaged_sqlite_database_on_a_read_is_one_line(tmp_path):
 def test_a_sqlite_error_that_is_not_the_environments_is_not_disguised(tmp_path):
     store = SQLiteStore(tmp_path / "library.db")
     try:
-        with pytest.raises(sqlean.OperationalError, match="no such table"), store._read() as conn:
-            conn.execute("SELECT * FROM no_such_table")
+        with pytest.raises(sqlean.OperationalError, match="no such table"):
+            store._read(lambda conn: conn.execute("SELECT * FROM no_such_table"))
     finally:
         store.close()
 

@@ -1,7 +1,11 @@
 """The SQLite engine's side vector index (core/store/sqlite/vector_index.py) on real sqlite-vec and usearch.
 
 Small libraries (600 chunks of 32 dimensions) with the size threshold lowered, so the index is used; every
-answer is compared with exact cosine search over the same vectors in numpy."""
+answer is compared with exact cosine search over the same vectors in numpy. Where the graph answers, the scores
+must be the exact ones, best first, and the chunks nearly all of the exact top k: HNSW is approximate, and how
+close it comes differs with the CPU's int8 kernels (CI's machine missed one of the exact top 10 at rank 7 where
+this one misses none), so those tests ask for recall (a broken graph scores near k/N), not identity; the exact
+paths (vec0, the filtered fallback) must match exactly."""
 
 from __future__ import annotations
 
@@ -40,8 +44,8 @@ def make_library(path: Path, mat: np.ndarray, folders: int = 3) -> tuple[SQLiteS
         store.write_document(NewDocument(folder_id=fid, path=f"/lib/f{i % folders}/{i}.txt", title=str(i), type="txt",
                                          size=1, mtime_ns=1, digest=str(i)),
                              [NewChunk(Span(0, len(text), text), None, vectors=vec[None, :])])
-    with store._read() as conn:
-        rows = {int(cid): int(text.split()[1]) for cid, text in conn.execute("SELECT id, text FROM chunks")}
+    rows = {int(cid): int(text.split()[1])
+            for cid, text in store._read(lambda c: c.execute("SELECT id, text FROM chunks").fetchall())}
     return store, rows, fids
 
 
@@ -49,6 +53,16 @@ def exact(mat: np.ndarray, rows: dict[int, int], q: np.ndarray, k: int, allowed=
     ids = [c for c in rows if allowed is None or c in allowed]
     sims = np.array([mat[rows[c]] @ q for c in ids])
     return [ids[i] for i in np.argsort(-sims)[:k]]
+
+
+def assert_near_exact(got: list[tuple[int, float]], mat: np.ndarray, rows: dict[int, int], q: np.ndarray,
+                      k: int, min_recall: float) -> None:
+    """The graph's answer: k chunks with their exact cosines, best first, holding most of the exact top k."""
+    assert len(got) == k
+    assert all(abs(s - float(mat[rows[c]] @ q)) < 1e-5 for c, s in got)  # exact scores, not int8 ones
+    assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+    recall = len({c for c, _ in got} & set(exact(mat, rows, q, k))) / k
+    assert recall >= min_recall, f"recall@{k} {recall:.2f}"
 
 
 def built(store: SQLiteStore, q: np.ndarray) -> list[tuple[int, float]]:
@@ -78,18 +92,20 @@ def test_results_equal_exact_search_and_the_index_is_used(library, caplog):
         built(store, queries[0])
     assert "missing" in caplog.text and vi.index_path(store.path).exists()
     assert store.__dict__["_vector_index"]._index is not None
+    recalls = []
     for q in queries:
         got = store.dense_candidates(q, 30)
-        assert [c for c, _ in got] == exact(mat, rows, q, 30)
-        assert all(abs(s - float(mat[rows[c]] @ q)) < 1e-5 for c, s in got)  # exact scores, not int8 ones
+        assert_near_exact(got, mat, rows, q, 30, min_recall=0.8)
+        recalls.append(len({c for c, _ in got} & set(exact(mat, rows, q, 30))) / 30)
+    assert np.mean(recalls) >= 0.9, recalls
 
 
 def test_filters_return_k_from_the_allowed_chunks(library, monkeypatch):
     store, mat, rows, fids = library
     built(store, vectors(1, seed=3)[0])
-    with store._read() as conn:
-        in_folder = {int(r[0]) for r in conn.execute(
-            "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.folder_id = ?", (fids[1],))}
+    in_folder = {int(r[0]) for r in store._read(lambda c: c.execute(
+        "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.folder_id = ?",
+        (fids[1],)).fetchall())}
     for q in vectors(5, seed=11):
         got = [c for c, _ in store.dense_candidates(q, 30, filters=Filters(folder_ids=(fids[1],)))]
         assert got == exact(mat, rows, q, 30, in_folder)
@@ -111,8 +127,7 @@ def test_a_stale_index_is_rebuilt_and_search_stays_exact_meanwhile(library, capl
     with caplog.at_level(logging.WARNING):
         first = store.dense_candidates(new, 10)  # vec0 answers while the index is rebuilt
     assert "stale" in caplog.text
-    with store._read() as conn:
-        new_id = int(conn.execute("SELECT id FROM chunks WHERE text = ?", (text,)).fetchone()[0])
+    new_id = int(store._read(lambda c: c.execute("SELECT id FROM chunks WHERE text = ?", (text,)).fetchone()[0]))
     assert first[0][0] == new_id
     store.__dict__["_vector_index"].wait(60)
     assert store.dense_candidates(new, 10)[0][0] == new_id
@@ -138,7 +153,7 @@ def test_a_damaged_or_other_version_file_is_rebuilt_with_a_notice(tmp_path, capl
         assert [c for c, _ in built(store, q)] == exact(mat, rows, q, 10)
     assert reason in caplog.text
     assert vi.read_index(path, DIM, vi.vector_generation(store._conn))[0] is not None  # rebuilt whole
-    assert [c for c, _ in store.dense_candidates(q, 10)] == exact(mat, rows, q, 10)
+    assert_near_exact(store.dense_candidates(q, 10), mat, rows, q, 10, min_recall=0.8)
     store.close()
 
 
@@ -181,7 +196,7 @@ def test_kill_9_while_writing_leaves_search_correct(tmp_path, had_index):
     store.close()
     store = SQLiteStore(db)
     assert [c for c, _ in built(store, q)] == exact(mat, rows, q, 10)
-    assert [c for c, _ in store.dense_candidates(q, 10)] == exact(mat, rows, q, 10)
+    assert_near_exact(store.dense_candidates(q, 10), mat, rows, q, 10, min_recall=0.8)
     assert store.__dict__["_vector_index"]._index is not None
     store.close()
 

@@ -57,17 +57,6 @@ class SQLiteBase:
                 return fn(conn)
 
     @contextlib.contextmanager
-    def _tx(self) -> Iterator[Connection]:
-        """One write: its own transaction, or inside a `write_batch` its own SAVEPOINT (all-or-nothing alone)."""
-        with self._lock:
-            if not self._batch:
-                with transaction(self._conn) as conn:
-                    yield conn
-                return
-            with savepoint(self._conn) as conn:
-                yield conn
-
-    @contextlib.contextmanager
     def write_batch(self) -> Iterator[None]:
         """The writes inside share one transaction, each all-or-nothing (a SAVEPOINT): one that fails rolls back
         alone and the others commit at the end, also when an exception leaves the batch (it is raised after the
