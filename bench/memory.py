@@ -3,6 +3,7 @@
     python bench/memory.py --data PATH/locomo10.json [--split tune|report|all] [--embedder minilm|hash]
         [--target-chars N] [--only 5,6] [--json bench/results/memory.json] [--keep DIR]
     python bench/memory.py --data PATH --split all --latency-from DIR   # time search alone on kept libraries
+    python bench/memory.py --merge A.json B.json --json OUT.json       # one report of runs over other conversations
 
 The data: LoCoMo (snap-research/LoCoMo on GitHub, file `data/locomo10.json`: 10 long two-person conversations,
 about 2,000 questions, each with the dialogue ids of the turns that hold its answer). Its licence is CC BY-NC 4.0
@@ -19,7 +20,10 @@ memory search (scope "memory"): evidence recall@5 and @10 = share of questions w
 evidence turns (a history excerpt whose turn range covers it, or a fact stated in it); automatic recall for the
 question as a new chat's first message (facts within 200 tokens + up to two excerpts): its tokens and whether an
 excerpt holds the evidence; search latency p50/p95 (the store's work, with the query's vector already made) and,
-apart, the query embedding's p50/p95.
+apart, the query embedding's p50/p95. With 95% intervals (bench/_qa_stats.py): Wilson for each recall, a paired
+bootstrap over questions for memory minus baseline, a bootstrap for the mean tokens injected, order statistics for
+the search p95; overall, per split and per category. The per-question rows are kept in the JSON (no question text,
+only flags and counts), so runs over different conversations merge into one report (`--merge`).
 
 Baselines in the same run: the whole transcript as one document, chunked by the library's own chunker to about
 the same size as memory's chunks and ranked by the library's hybrid search (search_store's candidates and convex
@@ -32,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import random
 import statistics
 import sys
 import tempfile
@@ -42,6 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
+from _qa_stats import BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED, proportion, quantile, ratio_of_sums  # noqa: E402
 
 from desktop_app.core.embed.base import Embedder, HashEmbedder, embed_passages, embed_query  # noqa: E402
 from desktop_app.core.index.indexer import content_hash  # noqa: E402
@@ -184,8 +191,9 @@ def run_conversation(sample: dict, embedder: Embedder, target_chars: int, baseli
                 "recall_hit": any(replay.hit_dias(h) & evidence for h in recall.excerpts),
                 "recall_excerpts": len(recall.excerpts),
                 "recall_tokens": recall.tokens,
+                "search_ms": round(latencies[-1], 3), "embed_ms": round(embed_ms[-1], 3),
             })
-        out = {"sample_id": sample.get("sample_id"), "questions": rows, "latency_ms": latencies, "embed_ms": embed_ms,
+        out = {"sample_id": sample.get("sample_id"), "questions": rows,
                "transcript_tokens": approx_tokens(baseline.text), "chunks": replay.memory.chunk_sql.count(),
                "facts": len(replay.memory.list(include_outdated=True)), "replay_s": replay_s,
                "baseline_chunk_chars": baseline.chars}
@@ -204,6 +212,44 @@ def summarise(rows: list[dict]) -> dict:
             "baseline_recall@5": mean("baseline@5"), "baseline_recall@10": mean("baseline@10"),
             "auto_recall_hit": mean("recall_hit"), "auto_recall_excerpts": mean("recall_excerpts"),
             "memory_tokens_injected": mean("recall_tokens")}
+
+
+def paired_difference(rows: list[dict], a: str, b: str) -> dict:
+    """mean(a) - mean(b) over the same questions, with a percentile bootstrap interval that resamples questions:
+    memory and the baseline answer the same questions, so their difference is paired, not two independent shares."""
+    diffs = [float(r[a]) - float(r[b]) for r in rows]
+    n = len(diffs)
+    if not n:
+        return {"value": 0.0, "lo": 0.0, "hi": 0.0, "n": 0}
+    rng = random.Random(BOOTSTRAP_SEED)
+    stats = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(BOOTSTRAP_ROUNDS))
+    return {"value": sum(diffs) / n, "lo": stats[int(0.025 * (len(stats) - 1))],
+            "hi": stats[math.ceil(0.975 * (len(stats) - 1))], "n": n}
+
+
+def intervals(rows: list[dict]) -> dict:
+    """95% intervals of one group of questions: Wilson for each recall, the paired bootstrap for memory minus the
+    baseline, a question bootstrap for the mean memory tokens injected."""
+    out = {k: proportion([bool(r[k]) for r in rows]) for k in ("memory@5", "memory@10", "baseline@5", "baseline@10")}
+    out["memory_minus_baseline@5"] = paired_difference(rows, "memory@5", "baseline@5")
+    out["memory_minus_baseline@10"] = paired_difference(rows, "memory@10", "baseline@10")
+    out["memory_tokens_injected"] = ratio_of_sums([(int(r["recall_tokens"]), 1) for r in rows])
+    return {k: {m: round(v, 4) if isinstance(v, float) else v for m, v in stat.items()} for k, stat in out.items()}
+
+
+def grouped(rows: list[dict]) -> dict:
+    """Summary and intervals: of categories 1-4 overall and per split present (tune 0-4, report 5-9), and of each
+    category (adversarial included) on its own."""
+    answerable = [r for r in rows if r["category"] != "adversarial"]
+    groups = {"overall": answerable}
+    for name in ("tune", "report"):
+        groups[name] = [r for r in answerable if r["conversation"] in SPLITS[name]]
+    by_cat = defaultdict(list)
+    for r in rows:
+        by_cat[r["category"]].append(r)
+    groups |= {f"category {c}": v for c, v in sorted(by_cat.items())}
+    return {name: {"conversations": sorted({r["conversation"] for r in g}), **summarise(g),
+                   "intervals": intervals(g)} for name, g in groups.items() if g}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -259,27 +305,51 @@ def time_kept(data: list, chosen: list[int], embedder: Embedder, kept: Path) -> 
             memory.search(qa["question"], top_k=10)
             latencies.append((time.perf_counter() - t) * 1000)
         store.close()
+    p95 = quantile(latencies, 0.95)
     return {"conversations": chosen, "embedder": embedder.model_id, "searches": len(latencies),
             "search_ms_p50": percentile(latencies, 0.5), "search_ms_p95": percentile(latencies, 0.95),
+            "search_ms_p95_interval": [round(p95["lo"], 2), round(p95["hi"], 2)],
             "query_embedding_ms_p50": percentile(embed_ms, 0.5), "query_embedding_ms_p95": percentile(embed_ms, 0.95)}
 
 
-def make_report(args, chosen, embedder, baseline_words, rows, latencies, embed_ms, per_conv) -> dict:
-    """The JSON report of the conversations measured so far."""
+def make_report(meta: dict, rows: list[dict], per_conv: list[dict]) -> dict:
+    """The JSON report of the conversations measured so far (`meta`: split, conversations, embedder, sizes). The
+    search times here are a quality run's, taken beside the replay; quote a `--latency-from` run's."""
     by_cat = defaultdict(list)
     for r in rows:
         by_cat[r["category"]].append(r)
     answerable = [r for r in rows if r["category"] != "adversarial"]
-    return {
-        "split": args.split, "conversations": chosen, "embedder": embedder.model_id,
-        "target_chars": args.target_chars, "baseline_chunk_words": baseline_words,
+    latencies, embed_ms = [r["search_ms"] for r in rows], [r["embed_ms"] for r in rows]
+    p95 = quantile(latencies, 0.95)
+    return meta | {
         "overall_categories_1_4": summarise(answerable), "overall_all": summarise(rows),
         "per_category": {c: summarise(v) for c, v in sorted(by_cat.items())},
+        "categories_1_4_with_intervals": grouped(rows),
         "search_ms_p50": percentile(latencies, 0.5), "search_ms_p95": percentile(latencies, 0.95),
+        "search_ms_p95_interval": [round(p95["lo"], 2), round(p95["hi"], 2)],
         "query_embedding_ms_p50": percentile(embed_ms, 0.5), "query_embedding_ms_p95": percentile(embed_ms, 0.95),
         "transcript_tokens_mean": round(statistics.mean(c["transcript_tokens"] for c in per_conv), 1),
-        "per_conversation": per_conv,
+        "per_conversation": per_conv, "rows": rows,
     }
+
+
+def merge(paths: list[Path]) -> dict:
+    """One report of several runs over different conversations (each conversation's rows from the file that has
+    it; a conversation in two files is an error: which run to quote would be a choice)."""
+    reports = [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    seen: dict[int, Path] = {}
+    for path, report in zip(paths, reports):
+        for c in report["conversations"]:
+            if c in seen:
+                raise SystemExit(f"conversation {c} is in both {seen[c]} and {path}")
+            seen[c] = path
+    keys = ("embedder", "target_chars", "baseline_chunk_words")
+    if len({tuple(r[k] for k in keys) for r in reports}) != 1:
+        raise SystemExit("the runs differ in embedder or sizes: " + ", ".join(str(p) for p in paths))
+    rows = sorted((row for r in reports for row in r["rows"]), key=lambda row: row["conversation"])
+    per_conv = sorted((c for r in reports for c in r["per_conversation"]), key=lambda c: c["conversation"])
+    meta = {"split": "merged", "merged_from": [str(p) for p in paths], "conversations": sorted(seen)}
+    return make_report(meta | {k: reports[0][k] for k in keys}, rows, per_conv)
 
 
 def write(path: Path, report: dict) -> None:
@@ -287,9 +357,9 @@ def write(path: Path, report: dict) -> None:
     path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", required=True, type=Path, help="LoCoMo's data/locomo10.json")
+    parser.add_argument("--data", type=Path, help="LoCoMo's data/locomo10.json")
     parser.add_argument("--split", choices=tuple(SPLITS), default="report")
     parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
     parser.add_argument("--target-chars", type=int, default=RAW_TARGET_CHARS)
@@ -299,7 +369,34 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep each replayed library in a folder of this (new) folder")
     parser.add_argument("--latency-from", type=Path, metavar="KEPT",
                         help="only time memory search on the libraries a run kept with --keep (no replay)")
+    parser.add_argument("--merge", type=Path, nargs="+", metavar="RUN",
+                        help="one report of these result files (runs over different conversations); no --data")
     args = parser.parse_args()
+    if args.data is None and not args.merge:
+        parser.error("--data is required (except with --merge)")
+    return args
+
+
+def print_summary(report: dict) -> None:
+    o = report["overall_categories_1_4"]
+    d = report["categories_1_4_with_intervals"]["overall"]["intervals"]["memory_minus_baseline@10"]
+    print(f"\nconversations {report['conversations']}: memory recall@10 {o['memory_recall@10']:.3f} vs transcript "
+          f"chunks {o['baseline_recall@10']:.3f} (difference {d['value']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]); "
+          f"recall@5 {o['memory_recall@5']:.3f} vs {o['baseline_recall@5']:.3f}")
+    share = o["memory_tokens_injected"] / report["transcript_tokens_mean"]
+    print(f"memory tokens injected per question {o['memory_tokens_injected']:.0f} vs the full transcript "
+          f"{report['transcript_tokens_mean']:.0f} ({share:.3%}); search p50 {report['search_ms_p50']} ms, "
+          f"p95 {report['search_ms_p95']} ms (+ query embedding p50 {report['query_embedding_ms_p50']} ms)")
+
+
+def main() -> None:
+    args = parse_args()
+    if args.merge:
+        report = merge(args.merge)
+        print_summary(report)
+        if args.json:
+            write(args.json, report)
+        return
     chosen = [i for i in SPLITS[args.split] if args.only is None or i in args.only]
     data = json.loads(args.data.read_text(encoding="utf-8"))
     embedder = make_embedder(args.embedder)
@@ -310,28 +407,22 @@ def main() -> None:
             write(args.json, timing)
         return
     baseline_words = max(20, args.target_chars // 6)  # LoCoMo's English: about 6 characters a word
-    per_conv, rows, latencies, embed_ms = [], [], [], []
+    meta = {"split": args.split, "conversations": chosen, "embedder": embedder.model_id,
+            "target_chars": args.target_chars, "baseline_chunk_words": baseline_words}
+    per_conv: list[dict] = []
+    rows: list[dict] = []
     for index in chosen:
         result = run_conversation(data[index], embedder, args.target_chars, baseline_words, args.keep)
-        conv_rows = result.pop("questions")
+        conv_rows = [r | {"conversation": index} for r in result.pop("questions")]
         rows += conv_rows
-        latencies += result.pop("latency_ms")
-        embed_ms += result.pop("embed_ms")
-        result.update(summarise(conv_rows))
+        result = {"conversation": index} | result | summarise(conv_rows)
         per_conv.append(result)
         print(f"conversation {index} ({result['sample_id']}): {json.dumps(result)}", flush=True)
         if args.json and len(per_conv) < len(chosen):  # a long run stopped early keeps what it measured
-            write(args.json, make_report(args, chosen[:len(per_conv)], embedder, baseline_words, rows, latencies,
-                                         embed_ms, per_conv) | {"partial": True})
-    report = make_report(args, chosen, embedder, baseline_words, rows, latencies, embed_ms, per_conv)
-    o = report["overall_categories_1_4"]
-    print(f"\nsplit {args.split}: memory recall@10 {o['memory_recall@10']:.3f} vs transcript chunks "
-          f"{o['baseline_recall@10']:.3f} (ratio {o['memory_recall@10'] / max(o['baseline_recall@10'], 1e-9):.2f}x); "
-          f"recall@5 {o['memory_recall@5']:.3f} vs {o['baseline_recall@5']:.3f}")
-    share = o["memory_tokens_injected"] / report["transcript_tokens_mean"]
-    print(f"memory tokens injected per question {o['memory_tokens_injected']:.0f} vs the full transcript "
-          f"{report['transcript_tokens_mean']:.0f} ({share:.3%}); search p50 {report['search_ms_p50']} ms, "
-          f"p95 {report['search_ms_p95']} ms (+ query embedding p50 {report['query_embedding_ms_p50']} ms)")
+            write(args.json, make_report(meta | {"conversations": chosen[:len(per_conv)], "partial": True}, rows,
+                                         per_conv))
+    report = make_report(meta, rows, per_conv)
+    print_summary(report)
     if args.json:
         write(args.json, report)
 
