@@ -46,6 +46,7 @@ __all__ = [
     "window_start",
 ]
 MIN_QUESTION_TOKENS = 16
+ANCHORED = "anchored"  # metadata key: the chunk the quote comes from, already focused on the quote (planning.py)
 
 
 @dataclass(frozen=True)
@@ -144,11 +145,13 @@ def _prefix_messages(style: PromptStyle, system_prompt: str | None, summary: str
 
 def _pick_passages(question: str, results: Sequence[RetrievalResult], style: PromptStyle, min_score: float,
                    room: int, count_tokens: CountTokens, *, grounded: bool) -> list[Passage]:
-    """The passages that fit in `room` tokens (focused on the question first when the style asks for it)."""
+    """The passages that fit in `room` tokens (focused on the question first when the style asks for it; a
+    passage already focused on the quote, `ANCHORED`, is left as it is)."""
     if room <= 0:
         return []
     if style.focus_tokens and grounded:
-        results = [replace(r, content=focus(question, r.content, style.focus_tokens, count_tokens)) for r in results]
+        results = [r if r.metadata.get(ANCHORED) else
+                   replace(r, content=focus(question, r.content, style.focus_tokens, count_tokens)) for r in results]
     return select_passages(results, min_score=min_score, budget_tokens=room, count_tokens=count_tokens,
                            format_one=style.format_passage)
 
