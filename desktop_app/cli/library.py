@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import atexit
 import json
-import os
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -17,6 +14,7 @@ from desktop_app.cli.progress import ProgressPrinter
 from desktop_app.core.chat.context import place_text
 from desktop_app.core.errors import FolderNotFoundError, KnownError
 from desktop_app.core.pathnames import display_path
+from desktop_app.core.shutdown import end_now
 from desktop_app.core.store.rows import Share, parse_share
 from desktop_app.core.text.language import LANGUAGE_NAMES
 
@@ -157,19 +155,10 @@ def finish_without_waiting(library) -> int:
     """--no-wait: stop the OCR and vector phases after the step in flight (OCR writes no page after that), and end.
 
     A phase may be inside native code that cannot be interrupted (onnxruntime importing its models, building a
-    session or reading a page: seconds, minutes on a busy machine). The interpreter's teardown under such a
-    thread aborts ("terminate called without an active exception"), so if one has not stopped within
-    STOP_SECONDS the process ends without that teardown: what the keyword phase wrote is committed, the
-    atexit handlers (the extraction worker's shutdown) run, and SQLite rolls back any open transaction."""
-    phases = (library.ocr_worker, library.embed_worker)
-    for phase in phases:
-        phase.stop(STOP_SECONDS)
-    names = {f"trove-{phase.verb}" for phase in phases}
-    if any(thread.name in names and thread.is_alive() for thread in threading.enumerate()):
-        atexit._run_exitfuncs()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(EXIT_OK)
+    session or reading a page: seconds, minutes on a busy machine); if one has not stopped within STOP_SECONDS
+    the process ends without the interpreter's teardown, which would abort under it (core/shutdown.py)."""
+    if not library.close(timeout=STOP_SECONDS):
+        end_now(EXIT_OK)
     return EXIT_OK
 
 

@@ -51,11 +51,9 @@ T = TypeVar("T")
 
 
 class Library:
-    """A library of folders, their index, search and (lazily) chat. Safe to call from several threads.
-
-    `db` chooses the engine: None keeps the embedded SQLite file in `home`; a postgresql:// URL puts the
-    index on a server (settings stay in `home`, per machine).
-    """
+    """A library of folders, their index, search and (lazily) chat. Safe to call from several threads. `db` chooses
+    the engine: None keeps the embedded SQLite file in `home`; a postgresql:// URL puts the index on a server
+    (settings stay in `home`, per machine)."""
 
     def __init__(self, home: str | os.PathLike[str] | None = None, *, settings: Settings | None = None,
                  embedder: Embedder | None = None, db: str | None = None, ocr_read: OcrRead | None = None) -> None:
@@ -283,17 +281,19 @@ class Library:
 
     # ---- lifecycle -----------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Stop background work and close every connection. Safe to call twice."""
+    def close(self, timeout: float = 30.0) -> bool:
+        """Stop background work and close every connection; safe twice. False if a phase is stuck in native code."""
         if self.phases.closed:
-            return
+            return not self.phases.running()
         self.phases.begin_close()  # a sync running on another thread ends after its current file
         self.stop_watching()  # before the store closes: the watcher's sync thread writes through it
-        self.phases.stop()  # and waits for that file, so no thread is mid-transaction when the store closes
+        stopped = self.phases.stop(timeout)  # waits for that file, so no thread is mid-transaction at close
         for manager in (self._chat, self._memory):
             if manager is not None:
                 manager.close()
-        self.store.close()
+        if stopped:  # else the store stays open under that thread, and the caller ends the process (core/shutdown.py)
+            self.store.close()
+        return stopped
 
     def __enter__(self) -> Library:
         return self

@@ -1,7 +1,7 @@
 """The facade's functions that need no open Library: what the window does before or beside one (test a server
 URL, join with an invite, hide a URL's password, find the default library, the bundled model and the models
-folder) and the few checks it makes on the values the facade returns (is a passage from memory, is an answer the
-"not covered" refusal, may a path be opened).
+folder, end the process when a phase cannot be stopped) and the few checks it makes on the values the facade
+returns (is a passage from memory, is an answer the "not covered" refusal, may a path be opened).
 
 With `desktop_app.core.library` this is the whole of the core the UI calls; everything else it imports from the
 core is a value type (tests/unit/layout/test_imports.py keeps that true). The server engine's modules load only
@@ -20,6 +20,7 @@ from desktop_app.core.chat.prompt import NOT_COVERED
 from desktop_app.core.errors import KnownError
 from desktop_app.core.open_check import folder_to_show, refusal
 from desktop_app.core.paths import default_home, resolve_home
+from desktop_app.core.shutdown import end_now
 from desktop_app.core.store import is_server_url
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from desktop_app.core.store.postgres.joining import Joined
     from desktop_app.core.types import RetrievalResult
 
-__all__ = ["NOT_COVERED", "bundled_model_path", "default_home", "folder_to_show", "is_memory", "join_invite",
+__all__ = ["NOT_COVERED", "bundled_model_path", "default_home", "end_now", "folder_to_show", "is_memory", "join_invite",
            "memory_results", "models_folder", "probe_server", "redact_url", "refusal"]
 
 def probe_server(url: str) -> str:

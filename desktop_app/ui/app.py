@@ -10,11 +10,13 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.core.errors import KnownError
+from desktop_app.core.library_tools import end_now
 from desktop_app.core.log import get_logger
 from desktop_app.resources import icon_path
 from desktop_app.ui.crash import install_crash_notices
 
 log = get_logger("ui")
+STOP_SECONDS = 5.0  # at close: how long an OCR or semantic step gets to finish before the process just ends
 
 
 def make_application() -> QApplication:
@@ -91,5 +93,8 @@ def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, sc
         undo_crash_hook()
         window.shutdown()
         window.deleteLater()
-        library.close()
+        if not library.close(timeout=STOP_SECONDS):  # the teardown would abort under a thread in native code
+            log.warning("an OCR or semantic step was still running %.0f s after the window closed: the process "
+                        "ends without waiting for it (the step is done again on the next start)", STOP_SECONDS)
+            end_now(rc)
     return rc

@@ -59,12 +59,17 @@ class BackgroundPhase:
         """Block until nothing is pending (or the phase failed). False on timeout."""
         return self._idle.wait(timeout)
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """Stop after the item in flight and join the thread."""
+    def stop(self, timeout: float = 30.0) -> bool:
+        """Stop after the item in flight and join the thread. False if it is still running after `timeout` s."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        return not self.running()
+
+    def running(self) -> bool:
+        """True while this phase's thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
 
     def run_pending(self) -> int:
         """Do everything pending; returns how much was done."""

@@ -146,9 +146,16 @@ class IndexPhases:
         self.closed = True
         self.indexer.stopping.set()
 
-    def stop(self) -> None:
-        """Stop the OCR and semantic threads and wait for the keyword pass, so no thread is mid-transaction."""
-        self.ocr_worker.stop()
-        self.embed_worker.stop()
+    def stop(self, timeout: float = 30.0) -> bool:
+        """Stop the OCR and semantic threads and wait for the keyword pass, so no thread is mid-transaction.
+
+        False when the OCR or semantic thread is still running after `timeout` s each (inside onnxruntime or
+        the embedder's native code, which cannot be interrupted)."""
+        stopped = [self.ocr_worker.stop(timeout), self.embed_worker.stop(timeout)]
         with self.lock:
             pass
+        return all(stopped)
+
+    def running(self) -> bool:
+        """True while the OCR or semantic thread has not ended (after stop(): it is still inside native code)."""
+        return self.ocr_worker.running() or self.embed_worker.running()

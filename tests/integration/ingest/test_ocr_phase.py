@@ -30,10 +30,12 @@ class ScriptedOcr:
     def __init__(self, pages: dict[int, str]) -> None:
         self.pages = pages
         self.release = threading.Event()
+        self.reading = threading.Event()  # set once a page is being read
         self.calls: list[int] = []
 
     def __call__(self, data: bytes, doc_type: str, page: int) -> tuple[str, float, str]:
         assert doc_type == "pdf" and data.startswith(b"%PDF")
+        self.reading.set()
         self.release.wait(30)
         self.calls.append(page)
         text = self.pages.get(page, "")
@@ -92,3 +94,35 @@ def test_real_ocr_reads_page_two_of_a_scanned_pdf(tmp_path, scan):
         hits = lib.search("pangolin", mode="keyword")
         assert hits and hits[0].metadata["page"] == 2 and hits[0].metadata["ocr"] is True
         assert lib.stats()["ocr"]["pages_done"] == 2
+
+
+def test_close_reports_a_page_still_being_read_and_keeps_it_pending(tmp_path, scan):
+    """An OCR step that will not end (inside onnxruntime, in real life): close() waits `timeout`, says False and
+    leaves the store open; the page is read on the next start, nothing lost."""
+    reader = ScriptedOcr({2: "The pangolin sleeps in a burrow."})
+    lib = Library(tmp_path / "home", settings=Settings(embedder="hash"), ocr_read=reader)
+    lib.add_folder(scan)
+    lib.sync(wait=False)
+    assert lib.stats()["ocr"]["pages_pending"] == 2
+    assert reader.reading.wait(30)
+    assert lib.close(timeout=0.2) is False  # the reader is blocked on `release`
+    assert lib.close() is False  # a second call answers the same without waiting
+    reader.release.set()
+    lib.ocr_worker.stop(30)
+    assert lib.close() is True  # the thread ended: closing again says so
+    lib.store.close()
+    with Library(tmp_path / "home", settings=Settings(embedder="hash"), ocr_read=reader) as again:
+        again.sync()
+        assert again.wait_idle(60)
+        [hit] = again.search("pangolin", mode="keyword")
+        assert hit.metadata["page"] == 2 and again.stats()["ocr"]["pages_pending"] == 0
+
+
+def test_close_of_an_idle_library_says_every_phase_stopped(tmp_path, scan):
+    reader = ScriptedOcr({2: "The pangolin sleeps in a burrow."})
+    reader.release.set()
+    lib = Library(tmp_path / "home", settings=Settings(embedder="hash"), ocr_read=reader)
+    lib.add_folder(scan)
+    lib.sync(wait=False)
+    assert lib.wait_idle(60)
+    assert lib.close(timeout=0.2) is True and lib.close() is True
