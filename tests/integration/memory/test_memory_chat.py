@@ -31,15 +31,11 @@ def reply(messages) -> str:
     return "Noted. " + " ".join(f"word{i}" for i in range(60))
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def library(request, tmp_path, minilm, monkeypatch):
-    """A library on each engine: its own SQLite file, or a fresh database on the session's PostgreSQL server."""
-    db = None
-    if request.param == "postgresql":
-        monkeypatch.setenv("TROVE_MACHINE_ID", "desk-memory")
-        db = request.getfixturevalue("pg_url")
-    lib = Library(home=tmp_path / "home", settings=Settings(**SETTINGS), embedder=minilm, db=db)
-    assert lib.memory.fact_sql.db is lib.store and lib.store.info().engine == request.param  # memory in that engine
+@pytest.fixture
+def library(tmp_path, minilm, engine):
+    """A library on each engine (conftest.py)."""
+    lib = Library(home=tmp_path / "home", settings=Settings(**SETTINGS), embedder=minilm, db=engine.db)
+    assert lib.memory.fact_sql.db is lib.store and lib.store.info().engine == engine.name  # memory in that engine
     yield lib
     lib.close()
 

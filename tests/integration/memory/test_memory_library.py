@@ -18,14 +18,11 @@ from desktop_app.core.settings import Settings
 DAY = 86400.0
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def library(request, tmp_path, minilm, monkeypatch):
-    """A library on each engine: SQLite, and a team library on the test PostgreSQL (memory in its own tables)."""
-    db = None
-    if request.param == "postgresql":
-        monkeypatch.setenv("TROVE_MACHINE_ID", "desk-memory")
-        db = request.getfixturevalue("pg_url")
-    lib = Library(home=tmp_path / "home", settings=Settings(embedder="minilm"), embedder=minilm, db=db)
+@pytest.fixture
+def library(tmp_path, minilm, engine):
+    """A library on each engine (conftest.py)."""
+    lib = Library(home=tmp_path / "home", settings=Settings(embedder="minilm"), embedder=minilm, db=engine.db)
+    assert lib.store.info().engine == engine.name
     yield lib
     lib.close()
 
