@@ -86,15 +86,16 @@ class OcrEngine:
         return self._ocr
 
 
-def build_rapidocr(threads: int = 0):
-    """A RapidOCR pipeline pointed at the model files inside the installed package (never a download)."""
+def build_rapidocr(threads: int = 0, models: Path | None = None):
+    """A RapidOCR pipeline pointed at the model files inside the installed package (never a download), or in
+    `models` (bench/ocr_weights.py compares the packaged half-precision files with the wheel's)."""
     from desktop_app.core.ocr.imageops import use_in_rapidocr
 
     try:
         rapidocr = use_in_rapidocr()  # its `cv2` is imageops: the app ships without OpenCV
     except ImportError as exc:
         raise UnavailableError("OCR is not installed (the rapidocr and onnxruntime packages)") from exc
-    models = Path(rapidocr.__file__).resolve().parent / "models"
+    models = models or Path(rapidocr.__file__).resolve().parent / "models"
     params: dict[str, object] = {"Global.log_level": "warning"}
     for stage, name in BUNDLED_MODELS.items():
         path = models / name
