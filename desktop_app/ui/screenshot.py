@@ -11,6 +11,7 @@ from desktop_app.core.log import get_logger
 log = get_logger("ui")
 
 TIMEOUT_MS = 300_000  # the real embedder and chat model load on first use; give them time, but never hang
+SUGGESTIONS_MS = 15_000  # how long a picture of the welcome state waits for its questions (drawn after a pause)
 
 
 class ScreenshotScript(QObject):
@@ -29,6 +30,11 @@ class ScreenshotScript(QObject):
         self._timeout = QTimer(self, singleShot=True, interval=TIMEOUT_MS)
         self._timeout.timeout.connect(self.on_timeout)
         self._done = False
+        self._suggested = False
+        window.chat_pane.suggestions_shown.connect(self.on_suggestions)
+
+    def on_suggestions(self, _suggestions) -> None:
+        self._suggested = True
 
     def start(self) -> None:
         self._timeout.start()
@@ -80,7 +86,15 @@ class ScreenshotScript(QObject):
             pane.answer_failed.connect(self.on_answer_failed)
             pane.ask(self.ask)
         else:
-            self.capture_soon()
+            self.when_suggested(self.capture_soon, SUGGESTIONS_MS // 100)
+
+    def when_suggested(self, then, tries: int) -> None:
+        """Call `then` once the welcome state shows its questions (or the library has no document to draw
+        them from, or `tries` tenths of a second have passed)."""
+        if self._suggested or tries <= 0 or not self.window.library.stats().get("documents"):
+            then()
+        else:
+            QTimer.singleShot(100, lambda: self.when_suggested(then, tries - 1))
 
     def on_answer(self, answer) -> None:
         pane = self.window.chat_pane

@@ -133,9 +133,9 @@ class SearchPanel(QWidget):
     def _build_layout(self) -> None:
         filters = QHBoxLayout()
         filters.addWidget(self.mode)
-        filters.addWidget(self.folder_filter, 1)
-        filters.addWidget(self.type_filter)
-        filters.addWidget(self.lang_filter)
+        filters.addWidget(self.folder_filter, 3)  # the room shared out, so "All languages" is not cut short either
+        filters.addWidget(self.type_filter, 2)
+        filters.addWidget(self.lang_filter, 2)
         top = QHBoxLayout()  # the toggle beside the query box: the filters row would widen the pane past small screens
         top.addWidget(self.query, 1)
         top.addWidget(self.scope)
