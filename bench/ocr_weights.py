@@ -96,7 +96,7 @@ def main() -> None:
     import rapidocr
     from half_weights import halve
 
-    from desktop_app.core.ocr.engine import OcrEngine, build_rapidocr
+    from desktop_app.core.ocr.engine import OcrEngine
 
     wheel = Path(rapidocr.__file__).resolve().parent / "models"
     rnd = random.Random(args.seed)
@@ -109,8 +109,7 @@ def main() -> None:
             out["models"][name] = {"float32_bytes": before, "half_bytes": after}
         results = {}
         for label, folder in (("float32", wheel), ("half", half)):
-            engine = OcrEngine(threads=args.threads)
-            engine._ocr = build_rapidocr(args.threads, folder)
+            engine = OcrEngine(threads=args.threads, models=folder)
             engine.read(images[0][0])  # sessions built, caches warm: what is timed is reading
             results[label] = run(engine, images)
     (e32, t32), (e16, t16) = results["float32"], results["half"]

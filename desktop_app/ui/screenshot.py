@@ -31,6 +31,7 @@ class ScreenshotScript(QObject):
         self._timeout.timeout.connect(self.on_timeout)
         self._done = False
         self._suggested = False
+        self._documents = 0  # from the last refresh's stats: no question is drawn for an empty library
         window.chat_pane.suggestions_shown.connect(self.on_suggestions)
 
     def on_suggestions(self, _suggestions) -> None:
@@ -55,8 +56,9 @@ class ScreenshotScript(QObject):
         self.window.refreshed.connect(self.on_refreshed)
         self.window.refresh_now()
 
-    def on_refreshed(self, *_args) -> None:
+    def on_refreshed(self, _folders, stats) -> None:
         self.window.refreshed.disconnect(self.on_refreshed)
+        self._documents = stats.get("documents", 0)
         self.when_idle(self.type_query)
 
     def when_idle(self, then) -> None:
@@ -91,7 +93,7 @@ class ScreenshotScript(QObject):
     def when_suggested(self, then, tries: int) -> None:
         """Call `then` once the welcome state shows its questions (or the library has no document to draw
         them from, or `tries` tenths of a second have passed)."""
-        if self._suggested or tries <= 0 or not self.window.library.stats().get("documents"):
+        if self._suggested or tries <= 0 or not self._documents:
             then()
         else:
             QTimer.singleShot(100, lambda: self.when_suggested(then, tries - 1))

@@ -49,13 +49,14 @@ class OcrEngine:
     """One loaded RapidOCR pipeline. Thread-safe (one image at a time); `threads` caps onnxruntime's threads
     (0 = onnxruntime's default, all cores)."""
 
-    def __init__(self, threads: int = 0, languages: tuple[str, ...] = ("en",)) -> None:
+    def __init__(self, threads: int = 0, languages: tuple[str, ...] = ("en",), *, models: Path | None = None) -> None:
         missing = [lang for lang in languages if lang not in OFFLINE_LANGUAGES]
         if missing:
             raise UnavailableError(f"OCR languages {', '.join(missing)} need a model download, which Trove does "
                                    f"not do; the bundled models read: {', '.join(sorted(OFFLINE_LANGUAGES))}")
         self.threads = threads
         self.languages = languages
+        self.models = models  # a folder of the three model files; None: the rapidocr package's own
         self._lock = threading.Lock()
         self._ocr = None
 
@@ -82,7 +83,7 @@ class OcrEngine:
 
     def _load(self):
         if self._ocr is None:
-            self._ocr = build_rapidocr(self.threads)
+            self._ocr = build_rapidocr(self.threads, self.models)
         return self._ocr
 
 
