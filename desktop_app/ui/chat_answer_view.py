@@ -38,7 +38,8 @@ def quote_markdown(quote) -> str:
 
 
 def hidden_note(answer) -> str:
-    reason = {"small model": "the model is small", "not supported by a passage": "its answer copies no passage"}
+    reason = {"small model": "the model is small", "not supported by a passage": "its answer copies no passage",
+              "cites another passage than the quote's": "the model's answer is taken from another passage"}
     because = reason.get(answer.hidden_because, answer.hidden_because)
     return f"*The quote is the answer ({escape_markdown(because)}).*" if because else ""
 

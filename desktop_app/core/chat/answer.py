@@ -40,7 +40,7 @@ class ChatAnswer:
     quote: Quote | None = None
     generation: str = ""  # the model's answer as cited ("" when it was not asked)
     generation_shown: bool = True  # False: the quote is the answer, the generation waits behind a toggle
-    hidden_because: str = ""  # why the generation is hidden: "small model", "not supported by a passage"
+    hidden_because: str = ""  # why the generation is hidden: "small model", "not supported by a passage", …
     generation_citations: tuple[Citation, ...] = ()
     abstained: bool = False  # the quote selector (and the reranker, when loaded) said no passage answers
     quote_s: float | None = None  # seconds from the question to the quote being handed out

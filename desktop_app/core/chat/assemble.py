@@ -57,7 +57,7 @@ def shown_answer(chat_id: int, outcome: Outcome, style: PromptStyle) -> ChatAnsw
     generation, gen_citations = cite(gen.text, plan.passages, style)
     reason = ""
     if quote is not None:
-        reason = hide_reason(outcome.info, generation, plan.passages)
+        reason = hide_reason(outcome.info, generation, plan.passages, quote.n, {c.n for c in gen_citations})
         if outcome.show_generation is not None:
             reason = "" if outcome.show_generation else "asked to"
     if quote is None:

@@ -82,6 +82,41 @@ def test_an_answer_copying_no_passage_is_hidden_even_from_a_big_model(tmp_path):
     assert shown.generation_shown and shown.text == f"{shown.quote.cited()}\n\nTrains leave platform nine."
 
 
+TWO_TOPICS = [
+    RetrievalResult("The Zorblax reactor runs on helium and was built in Oslo.", 1.0, "/docs/reactor.txt",
+                    {"chunk_id": 1}),
+    RetrievalResult("Trains leave platform nine every hour from the harbour station.", 1.0, "/docs/trains.txt",
+                    {"chunk_id": 2}),
+]
+
+
+@pytest.mark.parametrize("generation", ["Trains leave platform nine every hour [2].",
+                                        "Trains leave platform nine every hour.",  # attributed to [2] by its words
+                                        "Trains leave platform nine every hour [1]."])  # moved to [2] by verify
+def test_an_answer_citing_only_another_passage_than_the_quotes_waits_behind_it(tmp_path, generation):
+    service = ChatService(SQLiteStore(tmp_path / "library.db"), lambda q, k: TWO_TOPICS[:k],
+                          lambda: Settings(**CHAT_SETTINGS), runtime_factory=lambda s, p: ScriptedRuntime(generation),
+                          reranker=None)
+    answer = service.ask("Which reactor runs on helium?")
+    assert answer.quote is not None and answer.quote.n == 1 and "helium" in answer.quote.text
+    assert [c.n for c in answer.generation_citations] == [2]
+    assert answer.hidden_because == "cites another passage than the quote's" and not answer.generation_shown
+    assert answer.text == answer.quote.cited() and [c.n for c in answer.citations] == [1]
+
+
+@pytest.mark.parametrize("generation", ["The Zorblax reactor runs on helium [1].",
+                                        "The Zorblax reactor runs on helium [1], and trains leave platform nine "
+                                        "every hour [2]."])
+def test_an_answer_citing_the_quotes_passage_is_shown_beside_it(tmp_path, generation):
+    service = ChatService(SQLiteStore(tmp_path / "library.db"), lambda q, k: TWO_TOPICS[:k],
+                          lambda: Settings(**CHAT_SETTINGS), runtime_factory=lambda s, p: ScriptedRuntime(generation),
+                          reranker=None)
+    answer = service.ask("Which reactor runs on helium?")
+    assert answer.quote is not None and answer.quote.n == 1
+    assert answer.generation_shown and answer.hidden_because == ""
+    assert answer.text == f"{answer.quote.cited()}\n\n{answer.generation}" and 1 in {c.n for c in answer.citations}
+
+
 def test_the_rerankers_order_is_the_order_of_the_prompts_passages(tmp_path):
     runtime, reranker = ScriptedRuntime("It runs on helium [1]."), ReversingReranker()
     answer = service_over(tmp_path, runtime, reranker=reranker).ask("Which reactor runs on helium?", top_k=3)

@@ -31,6 +31,15 @@ def test_an_answer_that_copies_no_passage_is_not_supported():
     assert hide_reason(SMALL, "It is painted crimson and was restored by Elsa Varga.", P) == "small model"
 
 
+def test_an_answer_citing_only_other_passages_than_the_quotes_is_hidden():
+    answer = "It is painted crimson and was restored by Elsa Varga."
+    assert hide_reason(BIG, answer, P, quote_n=2, cited={1}) == "cites another passage than the quote's"
+    assert hide_reason(BIG, answer, P, quote_n=1, cited={1}) == ""
+    assert hide_reason(BIG, answer, P, quote_n=2, cited={1, 2}) == ""  # the quote's passage among them
+    assert hide_reason(BIG, answer, P, quote_n=2, cited=()) == ""  # cites nothing: nothing to contradict
+    assert hide_reason(BIG, answer, P, quote_n=None, cited={1}) == ""  # no quote
+
+
 def test_abstention_needs_both_scores_low():
     assert abstains(quote(0.1), 0.3, None, 0.0)
     assert not abstains(quote(0.5), 0.3, None, 0.0)
