@@ -308,17 +308,29 @@ class Kept:
     With `skip_generation` it never generates: the answer is whatever the service shows without the model's text
     (for a model under the small-model size that is exactly what the person sees: the quote, or the abstention)."""
 
-    def __init__(self, runtime: LlamaCppRuntime, skip_generation: bool = False) -> None:
+    def __init__(self, runtime: LlamaCppRuntime, skip_generation: bool = False,
+                 replay: dict[str, dict] | None = None) -> None:
         self.runtime = runtime
         self.skip_generation = skip_generation
+        self.replay = replay  # question id -> the recorded row whose generation is replayed
+        self.current = ""  # the question being asked (its id), for the replay
+        self.replayed = self.prompt_differs = 0
 
     def __getattr__(self, name: str):
         return getattr(self.runtime, name)
 
     def generate(self, messages, **kwargs) -> Generation:
+        prompt_tokens = self.runtime.prompt_tokens(messages)
+        if self.replay is not None:
+            row = self.replay[self.current]
+            self.replayed += 1
+            self.prompt_differs += row["prompt_tokens"] != prompt_tokens
+            return Generation(text=row["raw_text"], tokens=row["completion_tokens"], prompt_tokens=prompt_tokens,
+                              reused_prefix_tokens=0, ttft_s=None, total_s=0.0, cancelled=False,
+                              finish_reason="replayed")
         if not self.skip_generation:
             return self.runtime.generate(messages, **kwargs)
-        return Generation(text="", tokens=0, prompt_tokens=self.runtime.prompt_tokens(messages),
+        return Generation(text="", tokens=0, prompt_tokens=prompt_tokens,
                           reused_prefix_tokens=0, ttft_s=None, total_s=0.0, cancelled=False, finish_reason="skipped")
 
     def close(self) -> None:
@@ -334,21 +346,28 @@ def run(
     max_tokens: int,
     checkpoint=None,
     skip_generation: bool = False,
+    replay: dict[str, dict] | None = None,
 ) -> dict[str, list[dict]]:
     """Ask every question (each in a new chat) through Library.ask, every model in turn before the next question
     (a run stopped early has the same questions for every model); scored rows per model path.
 
-    `checkpoint(rows_by_model)` is called after every question."""
-    kept = {path: Kept(r, skip_generation) for path, r in runtimes.items()}
+    `checkpoint(rows_by_model)` is called after every question. With `replay` (question id -> a recorded row) the
+    model's answer is the recorded one instead of a new generation (see --replay)."""
+    kept = {path: Kept(r, skip_generation, replay) for path, r in runtimes.items()}
     lib._chat = chat_service(lib, retrieve, kept, style)
     rows: dict[str, list[dict]] = {path: [] for path in runtimes}
     for i, q in enumerate(questions, 1):
         for path in runtimes:
+            kept[path].current = q.id
             rows[path].append(ask(lib, q, max_tokens, path))
             print(f"  {i}/{len(questions)} {Path(path).stem[:24]} {rows[path][-1]['wall_s']:.1f}s "
                   f"{rows[path][-1]['prompt_tokens']} tokens", file=sys.stderr, flush=True)
         if checkpoint is not None:
             checkpoint(rows)
+    for path, k in kept.items():
+        if k.replayed:
+            print(f"{Path(path).stem}: {k.replayed} recorded answers replayed, {k.prompt_differs} of them on a prompt "
+                  "of another length than when recorded", flush=True)
     return rows
 
 
@@ -491,6 +510,11 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--skip-generation", action="store_true",
                     help="never call the model: measures what a person is shown for a model whose answer is hidden "
                          "(under the small-model size: the quote or the abstention), for every question, quickly")
+    ap.add_argument("--replay", metavar="JSON",
+                    help="a results file of this split from a run with generation: its model's recorded answers "
+                         "are replayed instead of generated (what is shown, and citations, re-derived from the "
+                         "same answers in seconds; the prompts are checked to be the same length). Timings are "
+                         "not measured. One --model: the one that recorded them")
     ap.add_argument("--label", default="", help="a note saved with the results (e.g. before/after)")
     ap.add_argument("--out", help="results file (default: bench/results/qa_<split>.json)")
     return ap.parse_args()
@@ -505,6 +529,12 @@ def run_plan(args, lib: Library, retrieve, settings: Settings, questions: list[Q
          str(RESULTS / f"qa_plan_{args.split}.json"))
 
 
+def recorded(path: str) -> dict[str, dict]:
+    """The rows of a results file by question id (its first result's: the model that recorded them)."""
+    rows = json.loads(Path(path).read_text())["results"][0]["rows"]
+    return {row["id"]: row for row in rows}
+
+
 def run_models(args, lib: Library, retrieve, settings: Settings, questions: list[Question], meta: dict) -> list[dict]:
     """Every model over the questions, per style; results saved after every question."""
     paths = [resolve_model(m, Path(args.models_dir)) for m in args.model or ["bundled"]]
@@ -515,7 +545,7 @@ def run_models(args, lib: Library, retrieve, settings: Settings, questions: list
             print(f"style {style or 'default'}: {', '.join(p.name for p in paths)}", flush=True)
             heads = {str(p): {"model": p.stem, "model_bytes": p.stat().st_size, "style": style or "default",
                               "threads": runtimes[str(p)].n_threads, "loadavg_1m_at_start": os.getloadavg()[0],
-                              "skip_generation": args.skip_generation}
+                              "skip_generation": args.skip_generation, "replay": args.replay or ""}
                      for p in paths}
 
             def entries(rows: dict[str, list[dict]], heads: dict = heads, partial: bool = False) -> list[dict]:
@@ -524,7 +554,8 @@ def run_models(args, lib: Library, retrieve, settings: Settings, questions: list
             def checkpoint(rows: dict[str, list[dict]], entries=entries) -> None:
                 save("qa", {**meta, "results": [*results, *entries(rows, partial=True)]}, args.out)
 
-            rows = run(lib, retrieve, runtimes, style, questions, args.max_tokens, checkpoint, args.skip_generation)
+            rows = run(lib, retrieve, runtimes, style, questions, args.max_tokens, checkpoint, args.skip_generation,
+                       recorded(args.replay) if args.replay else None)
             results.extend(entries(rows))
             save("qa", {**meta, "results": results}, args.out)
     finally:
