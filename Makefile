@@ -6,6 +6,9 @@ STAMP  := $(VENV)/.trove-installed
 # torch first and pinned, so nothing pulls a CUDA build; set TORCH_INDEX to a CPU wheel index if yours has none.
 TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=
+# llama-cpp-python compiles on install; packaging/llama_wheel.sh builds it once per version and flags (portable AVX2
+# on x86_64: the native build's AMX path crashes on AMX Xeons) and caches the wheel in ~/.cache/trove-wheels.
+LLAMA_SPEC ?= llama-cpp-python==0.3.36
 
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -14,10 +17,11 @@ export TRANSFORMERS_OFFLINE := 1
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml packaging/llama_wheel.sh
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH_SPEC)"
+	bash packaging/llama_wheel.sh $(PY) "$(LLAMA_SPEC)"
 	$(PY) -m pip install -q -e ".[dev]"
 	@touch $(STAMP)
 
