@@ -74,4 +74,3 @@ _.small_threshold  # autouse: the vector index tests' lowered size threshold
 _.Echo  # registered by @MemoryRegistry.register in a test
 _.U8, _.I8, _.U16, _.I16, _.I32, _.U64, _.F64  # the GGUF value-type table, complete for reading
 _.SCAN, _.REBUILD, _.OCR, _.IDLE  # ProgressPhase: a closed set, complete (phases arrive as strings and are checked against it)
-_.expansion_search  # usearch Index property (HNSW ef), set before each search

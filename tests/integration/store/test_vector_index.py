@@ -75,6 +75,7 @@ def built(store: SQLiteStore, q: np.ndarray) -> list[tuple[int, float]]:
 @pytest.fixture(autouse=True)
 def small_threshold(monkeypatch):
     monkeypatch.setattr(vi, "MIN_VECTORS", 100)
+    monkeypatch.setattr(vi, "REBUILD_QUIET", 0.0)
 
 
 @pytest.fixture
@@ -85,8 +86,9 @@ def library(tmp_path):
     store.close()
 
 
-def test_results_equal_exact_search_and_the_index_is_used(library, caplog):
+def test_results_equal_exact_search_and_the_index_is_used(library, caplog, monkeypatch):
     store, mat, rows, _ = library
+    monkeypatch.setattr(vi, "PROBES", vi.list_count(N) // 2)  # half the lists: approximate, as at scale
     queries = vectors(20, seed=7)
     with caplog.at_level(logging.WARNING):
         built(store, queries[0])
@@ -138,6 +140,9 @@ def test_a_stale_index_is_rebuilt_and_search_stays_exact_meanwhile(library, capl
     (lambda b: b[:-100] + bytes(100 * [7]), "damaged (checksum)"),
     (lambda b: b[:8] + (99).to_bytes(4, "little") + b[12:], "another version"),
     (lambda b: b[:10], "damaged (short header)"),
+    (lambda b: b[:-100], "damaged (wrong length)"),
+    (lambda b: b[:5000] + bytes(4 * [0xFF]) + b[5004:], "damaged (checksum)"),  # a float in the matrix
+    (lambda b: b[:-N * DIM - 100] + bytes(100 * [1]) + b[-N * DIM:], "damaged (checksum)"),  # the lists
     (lambda b: b"NOTMAGIC" + b[8:], "not a vector index"),
 ])
 def test_a_damaged_or_other_version_file_is_rebuilt_with_a_notice(tmp_path, caplog, harm, reason):
@@ -203,6 +208,46 @@ def test_kill_9_while_writing_leaves_search_correct(tmp_path, had_index):
     assert_near_exact(store.dense_candidates(q, 10), mat, rows, q, 10, min_recall=0.8)
     assert store.__dict__["_vector_index"]._index is not None
     store.close()
+
+
+def test_no_rebuild_while_vectors_are_still_being_written(library, monkeypatch):
+    store, mat, rows, fids = library
+    monkeypatch.setattr(vi, "REBUILD_QUIET", 3600.0)  # writes a moment ago: the quiet period has not passed
+    q = vectors(1, seed=4)[0]
+    for _ in range(3):
+        assert [c for c, _ in store.dense_candidates(q, 10)] == exact(mat, rows, q, 10)  # vec0, exact
+    vix = store.__dict__["_vector_index"]
+    assert vix._thread is None and not vi.index_path(store.path).exists()
+    monkeypatch.setattr(vi, "REBUILD_QUIET", 0.0)  # quiet now: the next query starts the build
+    built(store, q)
+    assert vix._index is not None and len(vix._index) == N
+
+
+def test_rescoring_reads_the_files_own_float32_rows(library):
+    store, mat, rows, _ = library
+    built(store, mat[0])
+    loaded = store.__dict__["_vector_index"]._index
+    chunk_of_row = {row: cid for cid, row in rows.items()}
+    keys = np.array([chunk_of_row[r] * vi.MAX_WINDOWS for r in (5, 17, 300)] + [10**9], dtype=np.uint64)
+    positions = loaded.positions(keys)
+    assert positions[-1] == -1 and (positions[:3] >= 0).all()  # a key the index lacks is not found
+    assert np.array_equal(loaded.rows(positions[:3]), mat[[5, 17, 300]])  # bit for bit what chunks_vec holds
+    assert sorted(loaded.members.tolist()) == list(range(N))  # every vector in exactly one list
+    assert len(loaded.centroids) == vi.list_count(N)
+
+
+def test_a_query_scans_only_the_nearest_lists(library, monkeypatch):
+    store, mat, rows, _ = library
+    built(store, mat[0])
+    loaded = store.__dict__["_vector_index"]._index
+    monkeypatch.setattr(vi, "PROBES", 1)
+    q = mat[42]  # a stored vector: its own list is the nearest, and it is its own best match
+    got = store.dense_candidates(q, 5)
+    chunk_of_row = {row: cid for cid, row in rows.items()}
+    assert got[0][0] == chunk_of_row[42] and abs(got[0][1] - 1.0) < 1e-5
+    near = int(np.argmax(loaded.centroids @ q))
+    in_list = set(loaded.members[loaded.offsets[near]:loaded.offsets[near + 1]].tolist())
+    assert {int(loaded.positions(np.array([c * vi.MAX_WINDOWS], dtype=np.uint64))[0]) for c, _ in got} <= in_list
 
 
 def test_a_small_library_has_no_side_file(tmp_path, monkeypatch):
