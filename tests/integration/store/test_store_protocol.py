@@ -323,6 +323,25 @@ def test_filters_restrict_both_sides(store, corpus):
     assert store.keyword_candidates("bread", 10, filters=Filters(folder_ids=(-1,))) == []
 
 
+def test_a_filter_gets_k_keyword_results_from_a_common_word(store, folder, tmp_path):
+    """A word in most chunks is left out of PostgreSQL's match (COMMON_SHARE) while the rest finds k rows; when a
+    filter leaves fewer than k rows holding the rest, the common word's rows fill the k places (as on SQLite)."""
+    other = store.add_folder(str(tmp_path / "other"))
+    for i in range(200):
+        where = other if i < 8 else folder  # the rare word only in `other`: 8 of 200 chunks, 4 %
+        text = f"harbour note {i}" + (" lighthouse" if i < 8 else "")
+        store.write_document(doc(where.id, f"{where.path}/n{i:03d}.txt", digest=f"h{i}"), chunks(text))
+    if store.info().engine == "postgresql":
+        store._write(lambda conn: conn.execute("ANALYZE chunks"))  # the statistics COMMON_SHARE reads
+        store.__dict__.pop("_shares", None)
+        shares = store._term_shares()
+        assert shares.get("harbour", 0) > 0.5 and shares.get("lighthous", 0) <= 0.05  # the case under test
+    unfiltered = _paths(store, store.keyword_candidates("lighthouse harbour", 5))
+    assert len(unfiltered) == 5 and all(int(p[1:4]) < 8 for p in unfiltered)  # the rare word's rows rank first
+    in_folder = store.keyword_candidates("lighthouse harbour", 5, filters=Filters(folder_ids=(folder.id,)))
+    assert len(in_folder) == 5 and all(int(p[1:4]) >= 8 for p in _paths(store, in_folder))
+
+
 def test_dense_candidates_find_the_nearest_chunk_with_cosine_scores(store, corpus):
     target = store.pending_chunks(1)  # nothing pending now; look the vector up through an exported document
     assert target == []

@@ -136,23 +136,29 @@ class KeywordSQL(PostgresBase):
     def keyword_candidates(self, query: str, limit: int, *, title_weight: float = 2.0,
                            filters: Filters | None = None) -> list[tuple[int, float]]:
         """Chunks matching the query's terms, by ts_rank over the pipeline's fields (higher is better); a term
-        the query repeats weighs as often as it is said (`text.tsquery_groups`), as in FTS5's bm25()."""
-        kept = self._without_common(tp.build_query(query))
-        tsquery = tp.to_tsquery(kept)
-        if tsquery is None or limit <= 0:
+        the query repeats weighs as often as it is said (`text.tsquery_groups`), as in FTS5's bm25(). Common
+        terms are left out (COMMON_SHARE) unless that leaves fewer than `limit` rows, as a filter can."""
+        full = tp.build_query(query)
+        kept = self._without_common(full)
+        if tp.to_tsquery(kept) is None or limit <= 0:
             return []
-        groups = tsquery_groups(kept)
-        extra, args = filter_sql(filters)
-        args.update(q=tsquery, w=rank_weights(title_weight), n=int(limit))
-        if len(groups) > 1:
-            for k, (share, group) in enumerate(groups):
-                args.update({f"s{k}": share, f"g{k}": group})
-        sql = keyword_sql(extra, len(groups))
+        extra, filter_args = filter_sql(filters)
+
+        def ranked(conn: psycopg.Connection, terms: tp.Query) -> list[tuple[int, float]]:
+            groups = tsquery_groups(terms)
+            args = dict(filter_args, q=tp.to_tsquery(terms), w=rank_weights(title_weight), n=int(limit))
+            if len(groups) > 1:
+                for k, (share, group) in enumerate(groups):
+                    args.update({f"s{k}": share, f"g{k}": group})
+            return [(int(cid), float(r)) for cid, r in conn.execute(keyword_sql(extra, len(groups)), args,
+                                                                     prepare=True)]
 
         def work(conn: psycopg.Connection) -> list[tuple[int, float]]:
-            hits = [(int(cid), float(r)) for cid, r in conn.execute(sql, args, prepare=True)]
+            hits = ranked(conn, kept)
+            if len(hits) < limit and kept != full:  # the common terms may hold the rows the rest do not
+                hits = ranked(conn, full)
             if not hits and self.features.get("trgm"):
-                hits = _title_matches(conn, query, limit, extra, args)
+                hits = _title_matches(conn, query, limit, extra, dict(filter_args, n=int(limit)))
             return hits
         return self._read(work)
 
