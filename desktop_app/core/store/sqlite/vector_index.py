@@ -121,14 +121,24 @@ class Loaded:
 
     def nearest(self, query: np.ndarray, count: int, probes: int, allowed: np.ndarray | None = None) -> np.ndarray:
         """Matrix rows of the `count` best int8 scores in the `probes` lists nearest the query (only rows where
-        `allowed`, a mask over the matrix rows, is true)."""
+        `allowed`, a mask over the matrix rows, is true). Unfiltered, each list's codes are scored where they lie (a
+        view, converted a list at a time), which costs half of gathering them first."""
         lists = len(self.centroids)
         probes = min(probes, lists)
-        near = np.argpartition(-(self.centroids @ query), probes - 1)[:probes] if probes < lists else range(lists)
-        slots = np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in near])
-        if allowed is not None:
+        near = np.argpartition(-(self.centroids @ query), probes - 1)[:probes] if probes < lists else np.arange(lists)
+        if allowed is not None:  # a few allowed rows in many lists: gathered, then scored in blocks (a block's
+            # temporaries are reused; one of all the rows would be fresh memory, page-faulted in on every query)
+            slots = np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in near])
             slots = slots[allowed[self.members[slots]]]
-        return self.members[slots[_best(self.codes[slots], query, count)]] if len(slots) else slots
+            found = self.members[slots]
+            score = np.concatenate([self.codes[slots[i : i + 8192]].astype(np.float32) @ query
+                                    for i in range(0, len(slots), 8192)] or [np.zeros(0, dtype=np.float32)])
+        else:
+            parts = [(int(self.offsets[i]), int(self.offsets[i + 1])) for i in np.sort(near).tolist()]
+            found = np.concatenate([self.members[a:b] for a, b in parts] or [np.zeros(0, dtype=np.int64)])
+            score = np.concatenate([self.codes[a:b].astype(np.float32) @ query for a, b in parts]
+                                   or [np.zeros(0, dtype=np.float32)])
+        return found if count >= len(found) else found[np.argpartition(-score, count - 1)[:count]]
 
     def mask(self, filters: object, chunk_ids: Callable[[], list[int]]) -> np.ndarray:
         """The matrix rows of the chunks a filter allows, remembered for the last MASKS filters (`filters` None:
@@ -143,13 +153,6 @@ class Loaded:
             self._masks.pop(next(iter(self._masks)))
         self._masks[filters] = rows
         return rows
-
-
-def _best(codes: np.ndarray, query: np.ndarray, count: int) -> np.ndarray:
-    scores = np.concatenate([codes[i : i + 8192].astype(np.float32) @ query for i in range(0, len(codes), 8192)])
-    if count >= len(scores):
-        return np.arange(len(scores))
-    return np.argpartition(-scores, count - 1)[:count]
 
 
 # ---- the file --------------------------------------------------------------------------------------------------
