@@ -210,6 +210,30 @@ def test_kill_9_while_writing_leaves_search_correct(tmp_path, had_index):
     store.close()
 
 
+def test_a_filters_allowed_rows_are_remembered_for_the_last_few_filters(library, monkeypatch):
+    store, mat, rows, fids = library
+    built(store, mat[0])
+    loaded = store.__dict__["_vector_index"]._index
+    asked = []
+    made = loaded.mask
+    monkeypatch.setattr(loaded, "mask", lambda f, ids: made(f, lambda: asked.append(f) or ids()))
+    one = Filters(folder_ids=(fids[0],))
+    for _ in range(3):
+        store.dense_candidates(mat[1], 5, filters=one)
+    assert asked == [one]  # the same filter while typing: its rows are looked up once
+    for f in [Filters(folder_ids=(fid,), types=(t,)) for fid in fids for t in ("txt", "md")]:
+        store.dense_candidates(mat[1], 5, filters=f)
+    assert len(loaded._masks) == vi.MASKS and one not in loaded._masks  # the oldest forgotten
+    from desktop_app.core.store.sqlite import search
+
+    monkeypatch.setattr(search, "EXACT_SCOPE", 10)  # a wide paths scope: answered through the index
+    before = list(loaded._masks)
+    paths = Filters(paths=("/lib/f1",))
+    got = [store.dense_candidates(mat[1], 5, filters=paths) for _ in range(2)]
+    assert asked[-2:] == [None, None] and list(loaded._masks) == before  # a path filter's rows are never remembered
+    assert got[0] == got[1] and len(got[0]) == 5
+
+
 def test_no_rebuild_while_vectors_are_still_being_written(library, monkeypatch):
     store, mat, rows, fids = library
     monkeypatch.setattr(vi, "REBUILD_QUIET", 3600.0)  # writes a moment ago: the quiet period has not passed

@@ -96,6 +96,7 @@ class Loaded:
         self._slot = np.empty(len(members), dtype=np.int64)  # matrix row -> its place in list order
         self._slot[members] = np.arange(len(members))
         self._masks: dict[object, np.ndarray] = {}
+        self._masks_lock = threading.Lock()  # searches run on several threads
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -149,9 +150,10 @@ class Loaded:
         rows = np.isin(self.keys // MAX_WINDOWS, np.asarray(chunk_ids(), dtype=np.uint64))
         if filters is None:
             return rows
-        while len(self._masks) >= MASKS:
-            self._masks.pop(next(iter(self._masks)))
-        self._masks[filters] = rows
+        with self._masks_lock:
+            while len(self._masks) >= MASKS:
+                self._masks.pop(next(iter(self._masks)))
+            self._masks[filters] = rows
         return rows
 
 
