@@ -93,8 +93,6 @@ class Loaded:
         self._fd = os.open(path, os.O_RDONLY)  # the renamed file stays readable while it is ours
         self._by_key = np.argsort(keys, kind="stable")
         self._sorted = keys[self._by_key]
-        self._slot = np.empty(len(members), dtype=np.int64)  # matrix row -> its place in list order
-        self._slot[members] = np.arange(len(members))
         self._masks: dict[object, np.ndarray] = {}
         self._masks_lock = threading.Lock()  # searches run on several threads
 
@@ -245,7 +243,7 @@ def assign_lists(mat: np.ndarray, centroids: np.ndarray) -> np.ndarray:
 
 def build_index(db_path: Path, dim: int) -> tuple[Loaded, int]:
     """A new index of every vector in chunks_vec, written beside the database (a temporary file, fsync, rename
-    over the old one); returns (the loaded index, its generation)."""
+    over the old one); returns (the index, made from the arrays just written rather than read back, its generation)."""
     path = index_path(db_path)
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     for stale in db_path.parent.glob(path.name + ".tmp-*"):
@@ -280,9 +278,10 @@ def build_index(db_path: Path, dim: int) -> tuple[Loaded, int]:
             members = np.argsort(assign, kind="stable")
             offsets = np.searchsorted(assign[members], np.arange(lists + 1))
             all_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
-            blocks = [all_keys.tobytes(), centroids.tobytes(), offsets.astype(np.int64).tobytes(),
-                      members.astype(np.int64).tobytes()]
-            blocks += [codes[members[i : i + _BATCH]].tobytes() for i in range(0, count, _BATCH)]
+            codes = codes[members]  # list order, as the file and the loaded index keep them
+            offsets, members = offsets.astype(np.int64), members.astype(np.int64)
+            blocks = [all_keys.tobytes(), centroids.tobytes(), offsets.tobytes(), members.tobytes()]
+            blocks += [codes[i : i + _BATCH].tobytes() for i in range(0, count, _BATCH)]
             for block in blocks:
                 write_block(fh, block)
                 crc = zlib.crc32(block, crc)
@@ -295,10 +294,7 @@ def build_index(db_path: Path, dim: int) -> tuple[Loaded, int]:
         conn.close()
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
-    loaded, problem = read_index(path, dim, generation)
-    if loaded is None:
-        raise OSError(f"the index just written reads back {problem}")
-    return loaded, generation
+    return Loaded(path, dim, all_keys, centroids, offsets, members, codes), generation
 
 
 # ---- searching -------------------------------------------------------------------------------------------------
