@@ -1,11 +1,11 @@
-"""The SQLite engine's side vector index (core/store/sqlite/vector_index.py) on real sqlite-vec and usearch.
+"""The SQLite engine's side vector index (core/store/sqlite/vector_index.py) on real sqlite-vec.
 
 Small libraries (600 chunks of 32 dimensions) with the size threshold lowered, so the index is used; every
-answer is compared with exact cosine search over the same vectors in numpy. Where the graph answers, the scores
-must be the exact ones, best first, and the chunks nearly all of the exact top k: HNSW is approximate, and how
-close it comes differs with the CPU's int8 kernels (CI's machine missed one of the exact top 10 at rank 7 where
-this one misses none), so those tests ask for recall (a broken graph scores near k/N), not identity; the exact
-paths (vec0, the filtered fallback) must match exactly."""
+answer is compared with exact cosine search over the same vectors in numpy. Where the index answers, the scores
+must be the exact ones, best first, and the chunks nearly all of the exact top k: the sketch's candidates are an
+approximation (with a small candidate share they can miss one of the exact top k), so those tests ask for
+recall (a broken sketch scores near k/N), not identity; the exact paths (vec0, every allowed row scored) must
+match exactly."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def library(tmp_path):
 
 def test_results_equal_exact_search_and_the_index_is_used(library, caplog, monkeypatch):
     store, mat, rows, _ = library
-    monkeypatch.setattr(vi, "PROBES", vi.list_count(N) // 2)  # half the lists: approximate, as at scale
+    monkeypatch.setattr(vi, "MIN_CANDIDATES", N // 2)  # half the library scored: approximate, as at scale
     queries = vectors(20, seed=7)
     with caplog.at_level(logging.WARNING):
         built(store, queries[0])
@@ -111,11 +111,16 @@ def test_filters_return_k_from_the_allowed_chunks(library, monkeypatch):
     for q in vectors(5, seed=11):
         got = [c for c, _ in store.dense_candidates(q, 30, filters=Filters(folder_ids=(fids[1],)))]
         assert got == exact(mat, rows, q, 30, in_folder)
-    monkeypatch.setattr(vi, "FETCH_ROUNDS", (1,))  # the graph's round falls short: every allowed chunk is compared
+    monkeypatch.setattr(vi, "MIN_CANDIDATES", 40)  # the sketch's share of a folder: its nearest 40 rows only
     monkeypatch.setattr(vi, "RESCORE", 20)
     for q in vectors(5, seed=12):
-        got = [c for c, _ in store.dense_candidates(q, 30, filters=Filters(folder_ids=(fids[1],)))]
-        assert got == exact(mat, rows, q, 30, in_folder)
+        got = store.dense_candidates(q, 30, filters=Filters(folder_ids=(fids[1],)))
+        assert len(got) == 30 and {c for c, _ in got} <= in_folder  # still k, all allowed, exactly scored
+        assert all(abs(s - float(mat[rows[c]] @ q)) < 1e-5 for c, s in got)
+    few = sorted(in_folder)[:7]  # a filter allowing fewer than k: every one of them, in exact order
+    got = [c for c, _ in store.dense_candidates(mat[0], 30, filters=Filters(paths=tuple(
+        f"/lib/f1/{rows[c]}.txt" for c in few)))]
+    assert got == exact(mat, rows, mat[0], 30, set(few))
 
 
 def test_a_stale_index_is_rebuilt_and_search_stays_exact_meanwhile(library, caplog):
@@ -142,7 +147,7 @@ def test_a_stale_index_is_rebuilt_and_search_stays_exact_meanwhile(library, capl
     (lambda b: b[:10], "damaged (short header)"),
     (lambda b: b[:-100], "damaged (wrong length)"),
     (lambda b: b[:5000] + bytes(4 * [0xFF]) + b[5004:], "damaged (checksum)"),  # a float in the matrix
-    (lambda b: b[:-N * DIM - 100] + bytes(100 * [1]) + b[-N * DIM:], "damaged (checksum)"),  # the lists
+    (lambda b: b[:-N * DIM - 100] + bytes(100 * [1]) + b[-N * DIM:], "damaged (checksum)"),  # the sketch
     (lambda b: b"NOTMAGIC" + b[8:], "not a vector index"),
 ])
 def test_a_damaged_or_other_version_file_is_rebuilt_with_a_notice(tmp_path, caplog, harm, reason):
@@ -200,7 +205,7 @@ def test_kill_9_while_writing_leaves_search_correct(tmp_path, had_index):
         assert not vi.index_path(db).exists()
     store.close()
     store = SQLiteStore(db)
-    first = built(store, q)  # the old file answers when there was one (the graph), else vec0 (exact)
+    first = built(store, q)  # the old file answers when there was one (the sketch), else vec0 (exact)
     if had_index:
         assert_near_exact(first, mat, rows, q, 10, min_recall=0.8)
     else:
@@ -256,22 +261,24 @@ def test_rescoring_reads_the_files_own_float32_rows(library):
     positions = loaded.positions(keys)
     assert positions[-1] == -1 and (positions[:3] >= 0).all()  # a key the index lacks is not found
     assert np.array_equal(loaded.rows(positions[:3]), mat[[5, 17, 300]])  # bit for bit what chunks_vec holds
-    assert sorted(loaded.members.tolist()) == list(range(N))  # every vector in exactly one list
-    assert len(loaded.centroids) == vi.list_count(N)
+    assert loaded.words.shape == (1, N) and loaded.codes.shape == (N, DIM)  # 32 dimensions: one 64-bit word each
 
 
-def test_a_query_scans_only_the_nearest_lists(library, monkeypatch):
+def test_only_the_sketchs_nearest_rows_are_scored(library, monkeypatch):
     store, mat, rows, _ = library
     built(store, mat[0])
     loaded = store.__dict__["_vector_index"]._index
-    monkeypatch.setattr(vi, "PROBES", 1)
-    q = mat[42]  # a stored vector: its own list is the nearest, and it is its own best match
-    got = store.dense_candidates(q, 5)
+    monkeypatch.setattr(vi, "MIN_CANDIDATES", 30)
+    q = mat[42]  # a stored vector: its sketch is its own, at distance 0, and it is its own best match
+    ham = loaded.distances(q)
     chunk_of_row = {row: cid for cid, row in rows.items()}
+    assert ham[loaded.positions(np.array([chunk_of_row[42] * vi.MAX_WINDOWS], dtype=np.uint64))[0]] == 0
+    got = store.dense_candidates(q, 5)
     assert got[0][0] == chunk_of_row[42] and abs(got[0][1] - 1.0) < 1e-5
-    near = int(np.argmax(loaded.centroids @ q))
-    in_list = set(loaded.members[loaded.offsets[near]:loaded.offsets[near + 1]].tolist())
-    assert {int(loaded.positions(np.array([c * vi.MAX_WINDOWS], dtype=np.uint64))[0]) for c, _ in got} <= in_list
+    cut = np.sort(ham)[29]  # the 30 nearest by sketch, and every row tied with the 30th
+    near = set(np.flatnonzero(ham <= cut).tolist())
+    assert {int(loaded.positions(np.array([c * vi.MAX_WINDOWS], dtype=np.uint64))[0]) for c, _ in got} <= near
+    assert len(near) < N // 2  # the sketch did leave rows out, so the check above could fail
 
 
 def test_a_small_library_has_no_side_file(tmp_path, monkeypatch):

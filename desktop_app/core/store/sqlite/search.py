@@ -13,7 +13,7 @@ from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keywords import filter_sql
-from desktop_app.core.store.sqlite.vector_index import VectorIndex, ann_candidates, ann_filtered
+from desktop_app.core.store.sqlite.vector_index import VectorIndex, ann_candidates
 from desktop_app.core.store.sqlite.vectors import chunk_vectors
 
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k in a KNN query
@@ -60,19 +60,19 @@ class SearchSQL(SQLiteBase):
     def _ann(self, conn: Connection, query: np.ndarray, limit: int,
              filters: Filters | None) -> list[tuple[int, float]] | None:
         """Candidates from the side index (vector_index.py); None while there is none: vec0's exact KNN answers.
-        A filter scans only the rows it allows, in more lists until enough are found (k results either way)."""
+        A filter's candidates are the nearest of the rows it allows (k results whenever k exist)."""
         if self.path is None:
             return None
         vix = self.__dict__.get("_vector_index")
         if vix is None:
             vix = self.__dict__.setdefault("_vector_index", VectorIndex(self.path))
-        index = vix.usable(conn, len(query))
+        index = vix.at(conn, len(query))
         if index is None:
             return None
         if not filters:
             return ann_candidates(index, query, limit)
         remembered = None if filters.paths else filters  # a path filter's chunks can move without their vectors
-        return ann_filtered(index, query, limit, index.mask(remembered, lambda: _filtered_chunks(conn, filters)))
+        return ann_candidates(index, query, limit, index.mask(remembered, lambda: _filtered_chunks(conn, filters)))
 
     def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
         """(page, text) of one document's chunks, in document order (empty when it is not indexed)."""

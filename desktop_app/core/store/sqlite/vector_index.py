@@ -1,37 +1,38 @@
-"""A derived index of the stored vectors, beside the database: an inverted file (IVF) of int8 codes, rescored
-exactly from float32.
+"""A derived index of the stored vectors, beside the database: a sign-bit sketch of every vector, then int8
+codes, then the exact float32 rows.
 
-sqlite-vec's chunks_vec stays where vectors live; this file only makes semantic search sublinear. The vectors are
-partitioned by k-means into about 4 sqrt(N) lists; a query compares itself with the list centroids, scans the
-int8 codes of the nearest PROBES lists (a few per cent of the library, held in memory), and rescores the best
-few hundred windows exactly from the file's own float32 copy (read by pread: page cache, not this process's
-memory), so every score is the exact cosine. An HNSW graph (usearch) was measured first and dropped: on a
-library of many near-copies (the 1M benchmark replicates each abstract 667 times) its neighbour lists fill with
-copies and recall@10 fell to 0.4 (docs/search-scale.md). The file is only used at the vector generation it was
-built at, so it never holds a window the database no longer has.
+sqlite-vec's chunks_vec stays where vectors live; this file only makes semantic search cheaper per vector. Every
+vector is projected on the principal axes of a sample (PCA, centred on its mean) and kept as the signs of the
+first BITS projections: a query's Hamming distance to all of them is a few XORs and popcounts per vector (48
+bytes at 384 dimensions, held in memory). The CANDIDATES share of the library nearest by that distance is scored
+by its int8 codes (also held), and the best few hundred windows are rescored exactly from the file's own float32
+copy (read by pread: page cache, not this process's memory), so every score is the exact cosine. Two designs were
+measured first and dropped (docs/search-scale.md): an HNSW graph (usearch) and an inverted file of k-means lists.
+On a library of many near-copies (the 1M benchmark replicates each abstract 667 times) both lose the exact top 10
+among the copies (recall@10 0.4 and 0.79), because which copy is nearest is decided by small differences spread
+over every dimension; the sketch keeps every copy of the nearest documents among its candidates. The file is
+only used at the vector generation it was built at, so it never holds a window the database no longer has.
 
 The file is `<database>.vectors`: a header (magic, format version, dimension, the vector generation it was built
-at, vector count, list count, the int8 scale, CRC-32 of everything after the header), then from offset 4096 the
+at, vector count, sketch bits, the int8 scale, CRC-32 of everything after the header), then from offset 4096 the
 float32 matrix (count x dim, chunks_vec's order), the uint64 keys (chunk rowid * MAX_WINDOWS + window) in that
-order, the centroids (lists x dim float32), the list offsets (lists + 1, int64), the matrix rows in list order
-(int64) and their int8 codes (count x dim) in that order. meta.vec_generation counts vector writes (vectors.py
-bumps it); a file whose generation differs is stale. A missing, stale, damaged or other-version file is rebuilt
-from chunks_vec in a background thread once vectors have stopped changing for REBUILD_QUIET seconds (a notice in
-the log), and a good one is loaded (checksum) in the background too; until either is done search uses
-sqlite-vec's exact KNN as before. The rebuild writes a temporary file and renames it, so a kill in the middle
-leaves the old file or none, never half a file. Libraries under MIN_VECTORS vectors have no file: the exact scan
-is fast there.
+order, the sketch's mean (dim float32) and projection (dim x bits float32), the sketch words (bits / 64 rows of
+count uint64: word j of every vector together) and the int8 codes (count x dim). meta.vec_generation counts
+vector writes (vectors.py bumps it); a file whose generation differs is stale. A missing, stale, damaged or
+other-version file is rebuilt from chunks_vec in a background thread once vectors have stopped changing for
+REBUILD_QUIET seconds (a notice in the log), and a good one is loaded (checksum) in the background too; until
+either is done search uses sqlite-vec's exact KNN as before. The rebuild writes a temporary file and renames it,
+so a kill in the middle leaves the old file or none, never half a file. Libraries under MIN_VECTORS vectors have
+no file: the exact scan is fast there.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import math
 import os
 import struct
 import threading
-import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -39,23 +40,21 @@ from pathlib import Path
 import numpy as np
 
 from desktop_app.core.embed.base import MAX_WINDOWS
-from desktop_app.core.log import get_logger
 from desktop_app.core.store.sqlite.connect import Connection, connect
-
-log = get_logger("db")
+from desktop_app.core.store.sqlite.side_index import SideIndex
 
 MAGIC = b"TROVEVIX"
-FORMAT_VERSION = 2  # 2: IVF over int8 codes with the float32 rows in the file (1 was an HNSW graph)
-_HEADER = struct.Struct("<8sIIQQQdI")  # magic, version, dim, generation, count, lists, int8 scale, crc32
+FORMAT_VERSION = 3  # 3: sign-bit sketch, int8 codes, float32 rows (2 was an IVF of int8 codes, 1 an HNSW graph)
+_HEADER = struct.Struct("<8sIIQQQdI")  # magic, version, dim, generation, count, sketch bits, int8 scale, crc32
 _DATA = 4096  # the float32 matrix starts here
 MIN_VECTORS = 20_000  # below this sqlite-vec's exact scan is a few milliseconds (docs/search-scale.md)
-PROBES = 192  # lists scanned per query (at 1M vectors, 4,000 lists: about 5 % of the codes)
+BITS = 384  # sketch bits per vector (at most; a multiple of 64, at least 64 and padded for small dimensions)
+CANDIDATES = 0.04  # share of the (allowed) vectors nearest by the sketch whose int8 codes are scored ...
+MIN_CANDIDATES = 4096  # ... but at least this many (every allowed vector when fewer)
 RESCORE = 200  # windows taken from the codes and rescored exactly (at least; more when more are asked)
 REBUILD_QUIET = 30.0  # seconds without vector writes before a rebuild starts (none while a library is indexed)
-FETCH_ROUNDS = (1, 4, 16)  # filtered search: more lists while too few allowed windows are found, then all lists
 MASKS = 4  # filters whose allowed rows a loaded index remembers (a search-as-you-type session keeps its filter)
-SAMPLE = 65_536  # vectors k-means learns the centroids from
-KMEANS_ROUNDS = 8
+SAMPLE = 65_536  # vectors the sketch's axes are learnt from
 _BATCH = 50_000
 _WRITE_BLOCK = 1 << 22
 
@@ -79,17 +78,23 @@ def vector_count(conn: Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM chunks_vec_rowids").fetchone()[0])
 
 
-def list_count(count: int) -> int:
-    return max(1, min(count, int(4 * math.sqrt(count))))
+def sketch_bits(dim: int) -> int:
+    return max(64, min(BITS, dim) // 64 * 64)
+
+
+def sketch(mat: np.ndarray, mean: np.ndarray, projection: np.ndarray) -> np.ndarray:
+    """The sketch words of these vectors: (bits / 64, len(mat)) uint64, word j of every vector together."""
+    bits = np.packbits((mat.astype(np.float32) - mean) @ projection > 0, axis=1)
+    return np.ascontiguousarray(bits.view(np.uint64).T)
 
 
 class Loaded:
-    """A side index in memory: centroids, lists and int8 codes; the float32 rows stay in the file (pread)."""
+    """A side index in memory: the sketch and the int8 codes; the float32 rows stay in the file (pread)."""
 
-    def __init__(self, path: Path, dim: int, keys: np.ndarray, centroids: np.ndarray, offsets: np.ndarray,
-                 members: np.ndarray, codes: np.ndarray) -> None:
-        self.dim, self.keys, self.centroids, self.offsets = dim, keys, centroids, offsets
-        self.members, self.codes = members, codes  # matrix rows in list order, and their codes
+    def __init__(self, path: Path, dim: int, keys: np.ndarray, mean: np.ndarray, projection: np.ndarray,
+                 words: np.ndarray, codes: np.ndarray) -> None:
+        self.dim, self.keys, self.mean, self.projection = dim, keys, mean, projection
+        self.words, self.codes = words, codes
         self._fd = os.open(path, os.O_RDONLY)  # the renamed file stays readable while it is ours
         self._by_key = np.argsort(keys, kind="stable")
         self._sorted = keys[self._by_key]
@@ -118,25 +123,35 @@ class Loaded:
             out[i] = np.frombuffer(os.pread(self._fd, size, _DATA + pos * size), dtype=np.float32)
         return out
 
-    def nearest(self, query: np.ndarray, count: int, probes: int, allowed: np.ndarray | None = None) -> np.ndarray:
-        """Matrix rows of the `count` best int8 scores in the `probes` lists nearest the query (only rows where
-        `allowed`, a mask over the matrix rows, is true). Unfiltered, each list's codes are scored where they lie (a
-        view, converted a list at a time), which costs half of gathering them first."""
-        lists = len(self.centroids)
-        probes = min(probes, lists)
-        near = np.argpartition(-(self.centroids @ query), probes - 1)[:probes] if probes < lists else np.arange(lists)
-        if allowed is not None:  # a few allowed rows in many lists: gathered, then scored in blocks (a block's
-            # temporaries are reused; one of all the rows would be fresh memory, page-faulted in on every query)
-            slots = np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in near])
-            slots = slots[allowed[self.members[slots]]]
-            found = self.members[slots]
-            score = np.concatenate([self.codes[slots[i : i + 8192]].astype(np.float32) @ query
-                                    for i in range(0, len(slots), 8192)] or [np.zeros(0, dtype=np.float32)])
+    def distances(self, query: np.ndarray) -> np.ndarray:
+        """The Hamming distance of every vector's sketch to the query's (uint16, matrix order)."""
+        mine = sketch(query[None, :], self.mean, self.projection)[:, 0]
+        out = np.zeros(len(self.keys), dtype=np.uint16)
+        for j, word in enumerate(mine.tolist()):
+            out += np.bitwise_count(self.words[j] ^ np.uint64(word))
+        return out
+
+    def candidates(self, query: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
+        """Matrix rows nearest the query by sketch: the CANDIDATES share of the allowed rows (a mask over the
+        matrix, None for all), at least MIN_CANDIDATES, every row at the cut-off distance included."""
+        ham = self.distances(query)
+        rows = None if allowed is None else np.flatnonzero(allowed)
+        if rows is not None:
+            ham = ham[rows]
+        want = max(MIN_CANDIDATES, math.ceil(CANDIDATES * len(ham)))
+        if want >= len(ham):
+            near = np.arange(len(ham))
         else:
-            parts = [(int(self.offsets[i]), int(self.offsets[i + 1])) for i in np.sort(near).tolist()]
-            found = np.concatenate([self.members[a:b] for a, b in parts] or [np.zeros(0, dtype=np.int64)])
-            score = np.concatenate([self.codes[a:b].astype(np.float32) @ query for a, b in parts]
-                                   or [np.zeros(0, dtype=np.float32)])
+            cut = int(np.searchsorted(np.cumsum(np.bincount(ham, minlength=65)), want))
+            near = np.flatnonzero(ham <= cut)
+        return near if rows is None else rows[near]
+
+    def nearest(self, query: np.ndarray, count: int, allowed: np.ndarray | None = None) -> np.ndarray:
+        """Matrix rows of the `count` best int8 scores among the sketch's candidates (in increasing order, so
+        the codes are read forward; scored in blocks whose temporaries are reused)."""
+        found = self.candidates(query, allowed)
+        score = np.concatenate([self.codes[found[i : i + 8192]].astype(np.float32) @ query
+                                for i in range(0, len(found), 8192)] or [np.zeros(0, dtype=np.float32)])
         return found if count >= len(found) else found[np.argpartition(-score, count - 1)[:count]]
 
     def mask(self, filters: object, chunk_ids: Callable[[], list[int]]) -> np.ndarray:
@@ -179,10 +194,10 @@ def header_problem(path: Path, dim: int, generation: int) -> str:
     return ""
 
 
-def _sections(count: int, lists: int, dim: int) -> list[tuple[str, int]]:
+def _sections(count: int, bits: int, dim: int) -> list[tuple[str, int]]:
     """(name, bytes) of the file's sections after the matrix, in order."""
-    return [("keys", count * 8), ("centroids", lists * dim * 4), ("offsets", (lists + 1) * 8),
-            ("members", count * 8), ("codes", count * dim)]
+    return [("keys", count * 8), ("mean", dim * 4), ("projection", dim * bits * 4), ("words", bits // 8 * count),
+            ("codes", count * dim)]
 
 
 def read_index(path: Path, dim: int, generation: int) -> tuple[Loaded | None, str]:
@@ -192,8 +207,10 @@ def read_index(path: Path, dim: int, generation: int) -> tuple[Loaded | None, st
         return None, problem
     try:
         with open(path, "rb") as fh:
-            _m, _v, _d, _g, count, lists, _scale, crc = _HEADER.unpack(fh.read(_HEADER.size))
-            sections = _sections(count, lists, dim)
+            _m, _v, _d, _g, count, bits, _scale, crc = _HEADER.unpack(fh.read(_HEADER.size))
+            if bits != sketch_bits(dim):
+                return None, "damaged (sketch)"
+            sections = _sections(count, bits, dim)
             if os.fstat(fh.fileno()).st_size != _DATA + count * dim * 4 + sum(n for _, n in sections):
                 return None, "damaged (wrong length)"
             fh.seek(_DATA)
@@ -208,13 +225,10 @@ def read_index(path: Path, dim: int, generation: int) -> tuple[Loaded | None, st
         return None, f"unreadable ({exc.strerror or exc})"
     if seen != crc:
         return None, "damaged (checksum)"
-    offsets = np.frombuffer(parts["offsets"], dtype=np.int64)
-    members = np.frombuffer(parts["members"], dtype=np.int64)
-    if offsets[0] != 0 or offsets[-1] != count or np.any(np.diff(offsets) < 0) or \
-            (count and (members.min() < 0 or members.max() >= count)):
-        return None, "damaged (lists)"
     return Loaded(path, dim, np.frombuffer(parts["keys"], dtype=np.uint64),
-                  np.frombuffer(parts["centroids"], dtype=np.float32).reshape(lists, dim), offsets, members,
+                  np.frombuffer(parts["mean"], dtype=np.float32),
+                  np.frombuffer(parts["projection"], dtype=np.float32).reshape(dim, bits),
+                  np.frombuffer(parts["words"], dtype=np.uint64).reshape(bits // 64, count),
                   np.frombuffer(parts["codes"], dtype=np.int8).reshape(count, dim)), ""
 
 
@@ -222,23 +236,16 @@ def write_block(fh, block: bytes) -> None:
     fh.write(block)
 
 
-def kmeans(sample: np.ndarray, lists: int, seed: int = 0) -> np.ndarray:
-    """Spherical k-means (cosine): `lists` unit centroids of the sample."""
-    rng = np.random.default_rng(seed)
-    centroids = sample[rng.choice(len(sample), size=lists, replace=False)].copy()
-    for _ in range(KMEANS_ROUNDS):
-        assign = assign_lists(sample, centroids)
-        sums = np.zeros_like(centroids)
-        np.add.at(sums, assign, sample)
-        empty = ~sums.any(axis=1)
-        sums[empty] = sample[rng.choice(len(sample), size=int(empty.sum()))]  # a list that lost every member
-        centroids = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
-    return centroids.astype(np.float32)
-
-
-def assign_lists(mat: np.ndarray, centroids: np.ndarray) -> np.ndarray:
-    return np.concatenate([np.argmax(mat[i : i + 4096].astype(np.float32) @ centroids.T, axis=1)
-                           for i in range(0, len(mat), 4096)]) if len(mat) else np.zeros(0, dtype=np.int64)
+def principal_axes(sample: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, projection): the sample's mean and its first `bits` principal axes as columns (dim x bits float32;
+    zero columns past the dimension, whose signs are the same for every vector and so never count)."""
+    dim = sample.shape[1]
+    mean = sample.mean(axis=0) if len(sample) else np.zeros(dim, dtype=np.float32)
+    projection = np.zeros((dim, bits), dtype=np.float32)
+    if len(sample) > 1:
+        axes = np.linalg.svd(sample - mean, full_matrices=False)[2]
+        projection[:, : min(bits, len(axes))] = axes[:bits].T
+    return mean.astype(np.float32), projection
 
 
 def build_index(db_path: Path, dim: int) -> tuple[Loaded, int]:
@@ -249,6 +256,7 @@ def build_index(db_path: Path, dim: int) -> tuple[Loaded, int]:
     for stale in db_path.parent.glob(path.name + ".tmp-*"):
         with contextlib.suppress(OSError):
             stale.unlink()
+    bits = sketch_bits(dim)
     conn = connect(db_path, readonly=True, check_same_thread=False)
     try:
         with open(tmp, "wb") as fh:
@@ -271,22 +279,19 @@ def build_index(db_path: Path, dim: int) -> tuple[Loaded, int]:
                 crc, count = zlib.crc32(blob, crc), count + len(rows)
             conn.execute("COMMIT")
             codes = codes[:count]
-            lists = list_count(count)
             learn = np.concatenate(sample) if sample else np.zeros((0, dim), dtype=np.float32)
-            centroids = kmeans(learn, lists) if count else np.zeros((lists, dim), dtype=np.float32)
-            assign = assign_lists(codes, centroids)
-            members = np.argsort(assign, kind="stable")
-            offsets = np.searchsorted(assign[members], np.arange(lists + 1))
-            all_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
-            codes = codes[members]  # list order, as the file and the loaded index keep them
-            offsets, members = offsets.astype(np.int64), members.astype(np.int64)
-            blocks = [all_keys.tobytes(), centroids.tobytes(), offsets.tobytes(), members.tobytes()]
+            mean, projection = principal_axes(learn, bits)
+            words = np.zeros((bits // 64, count), dtype=np.uint64)
+            for i in range(0, count, _BATCH):  # from the codes: the float rows are on disk now, and rounding
+                words[:, i : i + _BATCH] = sketch(codes[i : i + _BATCH] / scale, mean, projection)  # moves only
+            all_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)  # signs near zero
+            blocks = [all_keys.tobytes(), mean.tobytes(), projection.tobytes(), words.tobytes()]
             blocks += [codes[i : i + _BATCH].tobytes() for i in range(0, count, _BATCH)]
             for block in blocks:
                 write_block(fh, block)
                 crc = zlib.crc32(block, crc)
             fh.seek(0)
-            fh.write(_HEADER.pack(MAGIC, FORMAT_VERSION, dim, generation, count, lists, scale, crc))
+            fh.write(_HEADER.pack(MAGIC, FORMAT_VERSION, dim, generation, count, bits, scale, crc))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -294,110 +299,63 @@ def build_index(db_path: Path, dim: int) -> tuple[Loaded, int]:
         conn.close()
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
-    return Loaded(path, dim, all_keys, centroids, offsets, members, codes), generation
+    return Loaded(path, dim, all_keys, mean, projection, words, codes), generation
 
 
 # ---- searching -------------------------------------------------------------------------------------------------
 
 
-class VectorIndex:
-    """One library's side index: loaded in the background, rebuilt there when it is missing or stale."""
+class VectorIndex(SideIndex[Loaded]):
+    """One library's side vector index: loaded in the background, rebuilt there when it is missing or stale."""
+
+    what = "vector index"
+    meanwhile = "semantic search scans exactly"
 
     def __init__(self, db_path: Path) -> None:
-        self.db_path = db_path
-        self._index: Loaded | None = None
-        self._generation = -1
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._checked_generation = -1  # the generation the file on disk was last looked at for
-        self._seen = (-1, 0.0)  # the last generation a query saw, and since when
+        super().__init__(db_path)
+        self.dim = 0
 
-    def usable(self, conn: Connection, dim: int) -> Loaded | None:
-        """The loaded index when it matches the stored vectors, else None (and a load or rebuild is under way)."""
-        generation = vector_generation(conn)
-        if self._index is not None and self._generation == generation:
-            return self._index
-        with self._lock:
-            if self._index is not None and self._generation == generation:
-                return self._index
-            if self._thread is not None and self._thread.is_alive():
-                return None
-            if self._checked_generation == generation:
-                return None  # already found wanting at this generation (the rebuild failed): exact search
-            now = time.monotonic()
-            if self._seen[0] != generation:
-                self._seen = (generation, now)
-            reason = header_problem(index_path(self.db_path), dim, generation)
-            if reason and now - self._seen[1] < REBUILD_QUIET:
-                return None  # vectors are still being written (or were a moment ago): no rebuild yet
-            self._checked_generation = generation
-            if reason and vector_count(conn) < MIN_VECTORS:
-                return None
-            if reason:
-                self._rebuilding(reason)
-            self._thread = threading.Thread(target=self._load, args=(dim, generation, not reason),
-                                            name="vector-index", daemon=True)
-            self._thread.start()
-            return None
+    def at(self, conn: Connection, dim: int) -> Loaded | None:
+        """The loaded index for vectors of `dim` dimensions when it matches the stored vectors (SideIndex.usable)."""
+        self.dim = dim
+        return self.usable(conn)
 
-    def wait(self, timeout: float | None = None) -> None:
-        """Until a running load or rebuild ends (tests, benchmarks)."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
+    def path(self) -> Path:
+        return index_path(self.db_path)
 
-    def _rebuilding(self, reason: str) -> None:
-        log.warning("vector index %s is %s: rebuilding it in the background; semantic search scans "
-                    "exactly until then", index_path(self.db_path).name, reason)
+    def generation(self, conn: Connection) -> int:
+        return vector_generation(conn)
 
-    def _load(self, dim: int, generation: int, read_first: bool) -> None:
-        try:
-            if read_first:
-                index, reason = read_index(index_path(self.db_path), dim, generation)
-                if index is not None:
-                    self._adopt(index, generation)
-                    return
-                self._rebuilding(reason)
-            self._rebuild(dim)
-        except Exception as exc:  # noqa: BLE001 - a failed rebuild leaves exact search, it must not end the app
-            log.warning("vector index %s could not be rebuilt (%s): semantic search scans exactly",
-                        index_path(self.db_path).name, exc)
+    def count(self, conn: Connection) -> int:
+        return vector_count(conn)
 
-    def _adopt(self, index: Loaded, generation: int) -> None:
-        with self._lock:
-            self._index, self._generation = index, generation
-            self._checked_generation = -1
+    def min_count(self) -> int:
+        return MIN_VECTORS
 
-    def _rebuild(self, dim: int) -> None:
-        lock_path = index_path(self.db_path).with_name(index_path(self.db_path).name + ".lock")
-        with open(lock_path, "a+b") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return  # another process is building it; a later query reads its file
-            index, generation = build_index(self.db_path, dim)
-        self._adopt(index, generation)
-        log.info("vector index %s rebuilt: %d vectors", index_path(self.db_path).name, len(index))
+    def quiet(self) -> float:
+        return REBUILD_QUIET
+
+    def problem(self, generation: int) -> str:
+        return header_problem(self.path(), self.dim, generation)
+
+    def read(self, generation: int) -> tuple[Loaded | None, str]:
+        return read_index(self.path(), self.dim, generation)
+
+    def build(self) -> tuple[Loaded, int]:
+        return build_index(self.db_path, self.dim)
+
+    def size(self, index: Loaded) -> int:
+        return len(index)
 
 
-def ann_candidates(index: Loaded, query: np.ndarray, limit: int) -> list[tuple[int, float]]:
-    """Each chunk's best window among the nearest lists' best codes, rescored exactly, best first."""
-    count = min(max(RESCORE, limit * MAX_WINDOWS), len(index))
-    return rescore(index, query, index.nearest(query, count, PROBES))[:limit]
-
-
-def ann_filtered(index: Loaded, query: np.ndarray, limit: int, allowed: np.ndarray) -> list[tuple[int, float]]:
-    """The same among the rows a filter allows: the probed lists widened by the share it allows (the same number
-    of codes compared), and more while they hold too few allowed windows, up to all of them (then every allowed
-    window's code was compared), so k results come back whenever k exist."""
-    share = max(int(allowed.sum()), 1) / max(len(index), 1)
-    count = min(max(RESCORE, limit * MAX_WINDOWS), int(allowed.sum()))
-    base = PROBES / share  # as many allowed codes as an unfiltered query compares, in more lists
-    for factor in (*FETCH_ROUNDS, len(index.centroids)):
-        found = index.nearest(query, count, math.ceil(base * factor), allowed)
-        if len(found) >= count:
-            break
-    return rescore(index, query, found)[:limit]
+def ann_candidates(index: Loaded, query: np.ndarray, limit: int,
+                   allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+    """Each chunk's best window among the sketch's candidates' best codes, rescored exactly, best first. With a
+    filter (`allowed`, a mask over the matrix rows) the candidates are the same share of the allowed rows, and all
+    of them when they are few, so k results come back whenever k exist."""
+    total = len(index) if allowed is None else int(allowed.sum())
+    count = min(max(RESCORE, limit * MAX_WINDOWS), total)
+    return rescore(index, query, index.nearest(query, count, allowed))[:limit]
 
 
 def rescore(index: Loaded, query: np.ndarray, positions: np.ndarray) -> list[tuple[int, float]]:
