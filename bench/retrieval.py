@@ -260,8 +260,27 @@ def trove_runs(lib: Library, queries: dict, modes: tuple[str, ...] = MODES, skip
     return runs, latency
 
 
+SIDE = " [side index]"  # --keyword-side: the same modes again with the keyword side index answering
+
+
+def side_runs(lib: Library, queries: dict, modes: tuple[str, ...], skip_rrf: bool
+              ) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict]]:
+    """trove_runs again with the keyword side index (core/store/sqlite/keyword_index.py) built and answering,
+    whatever the library's size: the same library, the same process, so the two rankings pair per query."""
+    from desktop_app.core.store.sqlite import keyword_index
+
+    keyword_index.MIN_CHUNKS, keyword_index.REBUILD_QUIET = 0, 0.0
+    store = lib.store
+    store.keyword_candidates("warm", 1)  # starts the build
+    store.__dict__["_keyword_index"].wait()
+    assert store.__dict__["_keyword_index"]._index is not None, "the keyword side index was not built"
+    runs, latency = trove_runs(lib, queries, tuple(m for m in modes if m != "semantic"), skip_rrf)
+    return {n + SIDE: r for n, r in runs.items()}, {n + SIDE: v for n, v in latency.items()}
+
+
 def baseline_of(name: str) -> str:
     """The plain baseline a run is compared with."""
+    name = name.removesuffix(SIDE)
     if name == "keyword":
         return "plain BM25"
     return "plain dense" if name == "semantic" else "plain RRF"
@@ -278,6 +297,8 @@ def figures(runs: dict, qrels: dict, qids: list[str]) -> dict:
         if name.startswith("plain") or base not in scores:
             continue
         out["vs_plain"][name] = {"baseline": base, **{m: bootstrap_diff(s[m], scores[base][m]) for m in s}}
+        if name.endswith(SIDE) and (fts := name.removesuffix(SIDE)) in scores:
+            out.setdefault("vs_fts5", {})[name] = {m: bootstrap_diff(s[m], scores[fts][m]) for m in s}
     return out
 
 
@@ -291,6 +312,9 @@ def print_figures(label: str, fig: dict) -> None:
             line += "   " + "   ".join(f"{v[k]['diff']:+.4f} [{v[k]['lo']:+.4f}, {v[k]['hi']:+.4f}]"
                                       for k in ("ndcg@10", "recall@100")) + f"  ({v['baseline']})"
         print(line)
+    for name, v in fig.get("vs_fts5", {}).items():
+        print(f"{name:<22} vs FTS5's ranking: nDCG@10 {v['ndcg@10']['diff']:+.4f} "
+              f"[{v['ndcg@10']['lo']:+.4f}, {v['ndcg@10']['hi']:+.4f}]")
 
 
 def index_library(args: argparse.Namespace, corpus: dict, wait_vectors: bool = True) -> tuple[Library, dict, Path]:
@@ -354,6 +378,8 @@ def main() -> None:
     ap.add_argument("--embedder", choices=EMBEDDERS, default=Settings().embedder)
     ap.add_argument("--query-embedder", choices=EMBEDDERS, help="embed queries with this model instead")
     ap.add_argument("--rank-bm25", action="store_true", help="also the rank-bm25 Okapi baseline over documents")
+    ap.add_argument("--keyword-side", action="store_true",
+                    help="also keyword and hybrid with the keyword side index answering (paired with FTS5's)")
     ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES),
                     help="only these modes (keyword alone needs no vectors: no dense baselines then)")
     ap.add_argument("--tag", default="", help="a suffix for the results file name (e.g. before/after a change)")
@@ -382,6 +408,10 @@ def main() -> None:
     plain_s = time.perf_counter() - t0
     trove, latency = trove_runs(lib, queries, tuple(args.modes), skip_rrf=args.skip_rrf_run)
     runs.update(trove)
+    if args.keyword_side:
+        side, side_latency = side_runs(lib, queries, tuple(args.modes), args.skip_rrf_run)
+        runs.update(side)
+        latency.update(side_latency)
     if args.rank_bm25:
         runs["rank-bm25 (documents)"] = bm25_baseline(corpus, queries)
     lib.searcher.embedder.save()

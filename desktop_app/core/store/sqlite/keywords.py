@@ -15,6 +15,7 @@ from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
+from desktop_app.core.store.sqlite.keyword_index import KeywordIndex, Keywords, bump_keyword_generation
 from desktop_app.core.store.sqlite.keyword_topk import TopK
 
 _INSERT = (f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
@@ -26,6 +27,7 @@ def write_fts_row(conn: Connection, chunk_id: int, fts_title: str, text: str) ->
     fields = tp.index_fields(fts_title, text)
     conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
     conn.execute(_INSERT, (chunk_id, *(fields[c] for c in tp.FTS5_COLUMNS)))
+    bump_keyword_generation(conn)
 
 
 def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
@@ -62,12 +64,24 @@ class KeywordSQL(SQLiteBase):
         extra, args = filter_sql(filters)
         join = " JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id" if extra else ""
         def work(conn: Connection) -> list[tuple[int, float]]:
+            if (side := self._keyword_side(conn, title_weight, filters)) is not None:
+                return side.search(terms, int(limit), filters)
             plan = TopK(conn, rank, join=join, extra=extra, args=args)
             hits = plan.search(terms, int(limit))  # exact top k from the rare terms' rows, or None
             if hits is None:
                 hits = plan.plain(match, int(limit))
             return hits
         return self._read(work)
+
+    def _keyword_side(self, conn: Connection, title_weight: float, filters: Filters | None) -> Keywords | None:
+        """The keyword side index (keyword_index.py) when it can answer: it is current, the title weight is the
+        one it was built with, and no path filter is asked (those need the documents table)."""
+        if self.path is None or title_weight != tp.FTS5_WEIGHTS["title"] or (filters and filters.paths):
+            return None
+        kix = self.__dict__.get("_keyword_index")
+        if kix is None:
+            kix = self.__dict__.setdefault("_keyword_index", KeywordIndex(self.path))
+        return kix.usable(conn)
 
     def keyword_rebuild_pending(self) -> int:
         """Chunks whose keyword rows were made by another text pipeline version (0 when the index is current)."""

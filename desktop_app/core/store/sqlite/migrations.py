@@ -301,6 +301,22 @@ def m009_memory(conn: Connection) -> None:
     """)
 
 
+@migration
+def m010_keyword_generation(conn: Connection) -> None:
+    """meta.kw_generation counts changes to what the keyword side index (keyword_index.py) is made of: the
+    writer bumps it with each keyword row, these triggers when chunks go or a document changes folder or type."""
+    run_script(conn, """
+    CREATE TRIGGER chunks_kw_generation AFTER DELETE ON chunks BEGIN
+        INSERT INTO meta (key, value) VALUES ('kw_generation', '1')
+            ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+    END;
+    CREATE TRIGGER documents_kw_generation AFTER UPDATE OF folder_id, type ON documents BEGIN
+        INSERT INTO meta (key, value) VALUES ('kw_generation', '1')
+            ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;
+    END;
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -1,0 +1,244 @@
+"""A derived keyword index beside the database: tantivy over the text pipeline's tokens, for libraries too large
+for FTS5's ranking to keep up with typing.
+
+FTS5 ranks an OR query by computing bm25() for every row holding any of its terms, so a common word costs what
+its rows cost (docs/keyword-scale.md); tantivy's BM25 with block-max WAND visits only blocks that can still enter
+the top k. chunks_fts stays the keyword index of record (small libraries, path filters, other title weights, and
+whenever this one is missing or stale); this one is rebuilt from the stored chunk text.
+
+Each chunk is one tantivy document whose `body` holds its tokens as index_fields makes them, each written
+`<field letter>:<token>` so a term only matches its own field (as FTS5's `{title field} : "token"` does), the
+title's tokens written twice (FTS5's title weight 2: bm25() multiplies a column's frequency by its weight), in
+one field, so frequencies are summed before BM25 saturates them as bm25() does. The scores are tantivy's BM25
+(k1 1.2, b 0.75, IDF ln(1 + (N - n + 0.5) / (n + 0.5))), not bm25()'s, so the order can differ a little; the
+ranking was measured against FTS5's on SciFact and the long-query sets (docs/search-scale.md). A typed prefix
+matches its PREFIX_TERMS most frequent expansions. Folder, type and language filters are indexed fields.
+
+On disk: `<database>.keywords/` holds one tantivy index directory per build (`gen-<generation>-<pid>-<random>`) and
+`current.json` naming the complete one with its format version, the text pipeline's fingerprint, the keyword
+generation it was built at and its row count. meta.kw_generation counts keyword writes (write_fts_row, and
+triggers on chunk deletes and document moves). A build writes a new directory, commits it, then replaces
+current.json (written to a temporary name, fsynced, renamed): a kill in the middle leaves the old index or none.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+from pathlib import Path
+from typing import Any
+
+from desktop_app.core import text as tp
+from desktop_app.core.ingest.extract import index_title
+from desktop_app.core.store.rows import Filters
+from desktop_app.core.store.sqlite.connect import Connection, connect
+from desktop_app.core.store.sqlite.side_index import SideIndex
+from desktop_app.core.text.fields import analyze_title
+
+FORMAT_VERSION = 1
+MIN_CHUNKS = 20_000  # below this FTS5's own plan answers in a few milliseconds
+REBUILD_QUIET = 30.0  # seconds without keyword writes before a rebuild starts
+PREFIX_TERMS = 64  # a typed prefix's expansions searched, the most frequent first
+TITLE_REPEAT = 2  # FTS5_WEIGHTS["title"]: a title token counts twice
+_LETTER = {"title": "t", "words": "w", "stems": "s", "grams": "g"}
+_HEAP = 200_000_000
+_BATCH = 5_000
+
+
+def index_dir(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".keywords")
+
+
+def keyword_generation(conn: Connection) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'kw_generation'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def bump_keyword_generation(conn: Connection) -> None:
+    """Record that keyword rows changed (inside the writing transaction): a keyword side index is stale."""
+    conn.execute("INSERT INTO meta (key, value) VALUES ('kw_generation', '1') "
+                 "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+
+
+def body_tokens(title: str, text: str) -> str:
+    """The `body` of one chunk's tantivy document (see the module docstring)."""
+    fields = tp.index_fields("", text)
+    out = [f"{_LETTER[f]}:{token}" for f in tp.FTS5_COLUMNS[1:] for token in fields[f].split()]
+    for field, token in analyze_title(title):
+        out.extend([f"{_LETTER[field]}:{token}"] * TITLE_REPEAT)
+    return " ".join(out)
+
+
+def _schema(tantivy: Any) -> Any:
+    schema = tantivy.SchemaBuilder()
+    schema.add_text_field("body", stored=False, tokenizer_name="whitespace", index_option="freq")
+    schema.add_integer_field("id", stored=True, indexed=False)
+    schema.add_integer_field("folder", stored=False, indexed=True)
+    schema.add_text_field("type", stored=False, tokenizer_name="raw", index_option="basic")
+    schema.add_text_field("lang", stored=False, tokenizer_name="raw", index_option="basic")
+    return schema.build()
+
+
+class Keywords:
+    """A loaded keyword side index: one searcher over one finished build."""
+
+    def __init__(self, tantivy: Any, index: Any, rows: int) -> None:
+        self._tv, self._index, self.rows = tantivy, index, rows
+        self.schema = index.schema
+        self.searcher = index.searcher()
+
+    def search(self, query: tp.Query, limit: int, filters: Filters | None = None) -> list[tuple[int, float]]:
+        """The best `limit` chunks for the query's terms (score: BM25, higher is better; ties by chunk id)."""
+        tv, searcher = self._tv, self.searcher
+        clauses = []
+        for term in query.terms:
+            key = f"{_LETTER[term.field]}:{term.token}"
+            keys = [t for t, _ in searcher.terms_with_prefix("body", key, limit=PREFIX_TERMS)] if term.prefix \
+                else [key]
+            for k in keys:
+                q = tv.Query.term_query(self.schema, "body", k)
+                clauses.append((tv.Occur.Should, tv.Query.boost_query(q, float(max(1, term.weight)))))
+        if not clauses or limit <= 0:
+            return []
+        found = tv.Query.boolean_query(clauses)
+        if filters and (allowed := self._filter(filters)):
+            found = tv.Query.boolean_query([(tv.Occur.Must, found), *allowed])
+        hits = searcher.search(found, int(limit), count=False).hits
+        out = [(int(searcher.doc(addr)["id"][0]), float(score)) for score, addr in hits]
+        return sorted(out, key=lambda h: (-h[1], h[0]))
+
+    def _filter(self, filters: Filters) -> list[tuple[Any, Any]]:
+        """Must clauses of score 0 for a folder / type / language filter (paths are not indexed here)."""
+        tv = self._tv
+        out = []
+        for field, values in (("folder", filters.folder_ids), ("type", filters.types), ("lang", filters.langs)):
+            if values:
+                anyof = tv.Query.boolean_query([(tv.Occur.Should, tv.Query.term_query(self.schema, field, v))
+                                                for v in values])
+                out.append((tv.Occur.Must, tv.Query.const_score_query(anyof, 0.0)))
+        return out
+
+
+# ---- the files -------------------------------------------------------------------------------------------------
+
+
+def _pointer(root: Path) -> dict | None:
+    try:
+        return json.loads((root / "current.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def header_problem(root: Path, generation: int) -> str:
+    """Why the index under `root` cannot serve this generation, from current.json alone ("" when it may)."""
+    if not (root / "current.json").exists():
+        return "missing"
+    info = _pointer(root)
+    if not isinstance(info, dict) or not isinstance(info.get("dir"), str):
+        return "damaged (current.json)"
+    if info.get("format") != FORMAT_VERSION or info.get("fingerprint") != tp.tokenizer_fingerprint():
+        return f"from another version (format {info.get('format')}, tokens {info.get('fingerprint')})"
+    if info.get("generation") != generation:
+        return "stale (chunks changed since it was built)"
+    return ""
+
+
+def read_index(root: Path, generation: int) -> tuple[Keywords | None, str]:
+    """The index under `root` if current.json matches this generation and the index opens with the rows it
+    names; otherwise None and the reason."""
+    if problem := header_problem(root, generation):
+        return None, problem
+    info = _pointer(root) or {}
+    import tantivy
+
+    try:
+        index = tantivy.Index.open(str(root / Path(info["dir"]).name))
+        index.reload()
+        loaded = Keywords(tantivy, index, int(info.get("rows", -1)))
+        if loaded.searcher.num_docs != loaded.rows:
+            return None, f"damaged ({loaded.searcher.num_docs} rows, {loaded.rows} expected)"
+    except (OSError, ValueError) as exc:
+        return None, f"damaged ({exc})"
+    return loaded, ""
+
+
+def build_index(db_path: Path) -> tuple[Keywords, int]:
+    """A new index of every chunk, beside the database; (the index, the keyword generation it was built at)."""
+    import tantivy
+
+    root = index_dir(db_path)
+    root.mkdir(exist_ok=True)
+    keep = (_pointer(root) or {}).get("dir")
+    for left in root.glob("gen-*"):  # builds that never finished (the caller holds the build lock)
+        if left.name != keep:
+            shutil.rmtree(left, ignore_errors=True)
+    conn = connect(db_path, readonly=True, check_same_thread=False)
+    try:
+        conn.execute("BEGIN")  # one snapshot: the generation read belongs to the rows read
+        generation = keyword_generation(conn)
+        where = root / f"gen-{generation}-{os.getpid()}-{secrets.token_hex(4)}"  # never an old build's name
+        where.mkdir()
+        index = tantivy.Index(_schema(tantivy), path=str(where))
+        writer = index.writer(heap_size=_HEAP, num_threads=1)
+        rows = 0
+        cursor = conn.execute("SELECT c.id, c.text, d.title, d.path, d.folder_id, d.type, c.lang FROM chunks c "
+                              "JOIN documents d ON d.id = c.document_id")
+        while batch := cursor.fetchmany(_BATCH):
+            for cid, text, title, path, folder, kind, lang in batch:
+                writer.add_document(tantivy.Document(id=int(cid), folder=int(folder), type=kind, lang=lang,
+                                                     body=body_tokens(index_title(title, Path(path)), text)))
+            rows += len(batch)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    writer.commit()
+    writer.wait_merging_threads()
+    info = {"format": FORMAT_VERSION, "fingerprint": tp.tokenizer_fingerprint(), "generation": generation,
+            "dir": where.name, "rows": rows}
+    tmp = root / f"current.json.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(info, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, root / "current.json")
+    if keep and keep != where.name:
+        shutil.rmtree(root / keep, ignore_errors=True)  # a process still searching it keeps its open files
+    index.reload()
+    return Keywords(tantivy, index, rows), generation
+
+
+class KeywordIndex(SideIndex[Keywords]):
+    """One library's keyword side index: loaded in the background, rebuilt there when it is missing or stale."""
+
+    what = "keyword index"
+    meanwhile = "keyword search uses FTS5"
+
+    def path(self) -> Path:
+        return index_dir(self.db_path)
+
+    def generation(self, conn: Connection) -> int:
+        return keyword_generation(conn)
+
+    def count(self, conn: Connection) -> int:
+        return int(conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+
+    def min_count(self) -> int:
+        return MIN_CHUNKS
+
+    def quiet(self) -> float:
+        return REBUILD_QUIET
+
+    def problem(self, generation: int) -> str:
+        return header_problem(self.path(), generation)
+
+    def read(self, generation: int) -> tuple[Keywords | None, str]:
+        return read_index(self.path(), generation)
+
+    def build(self) -> tuple[Keywords, int]:
+        return build_index(self.db_path)
+
+    def size(self, index: Keywords) -> int:
+        return index.rows
+

@@ -1,0 +1,277 @@
+"""The SQLite engine's keyword side index (core/store/sqlite/keyword_index.py) on real tantivy and FTS5.
+
+Small libraries (a few hundred chunks in English, Thai, Japanese and Arabic) with the size threshold lowered, so
+the side index answers. It ranks with tantivy's BM25, not FTS5's bm25(), so its answers are compared with what
+must hold whatever the scoring: every hit holds a query term (FTS5 says so), a rare word's chunk comes first,
+filters keep to the allowed chunks and still give k; and with FTS5's order where the two must agree on most."""
+
+from __future__ import annotations
+
+import json
+import logging
+import multiprocessing as mp
+import os
+import random
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from desktop_app.core.ingest.chunking import Span
+from desktop_app.core.store.rows import Filters, NewChunk, NewDocument
+from desktop_app.core.store.sqlite import SQLiteStore, keyword_topk
+from desktop_app.core.store.sqlite import keyword_index as ki
+
+WORDS = ("cell protein gene immune malaria blood tumour receptor kinase vaccine dose trial mouse virus insulin "
+         "neuron cortex enzyme membrane signal pathway mutation cancer therapy").split()
+OTHER = {"th": "ภาษาไทยเป็นภาษาที่สวยงามมาก", "ja": "東京の天気は晴れです", "ar": "اللغة العربية جميلة جدا"}
+
+
+def chunk_texts(n: int) -> list[str]:
+    """Words drawn with Zipf's law (as in real text: a few common, most rare) from WORDS and made-up ones."""
+    rng = random.Random(3)
+    vocabulary = [*WORDS, *(f"{a}{b}ase" for a in "bcdfgklmnprstv" for b in "aeiou")]
+    rng.shuffle(vocabulary)
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    texts = [" ".join(rng.choices(vocabulary, weights, k=rng.randint(8, 30))) for _ in range(n)]
+    texts[17] += " zebrafish"  # one rare word, in one chunk
+    for i, text in enumerate(OTHER.values()):
+        texts[40 + i] = text
+    return texts
+
+
+def write(store: SQLiteStore, fid: int, name: str, text: str, kind: str = "txt") -> None:
+    store.write_document(NewDocument(folder_id=fid, path=f"{name}.{kind}", title=Path(name).name, type=kind,
+                                     size=1, mtime_ns=1, digest=name),
+                         [NewChunk(Span(0, len(text), text), None, vectors=np.full((1, 4), 0.5, np.float32))])
+
+
+def make_library(path: Path, n: int = 300) -> tuple[SQLiteStore, list[int]]:
+    store = SQLiteStore(path)
+    store.ensure_embedding_model("test-model", 4)
+    fids = [store.add_folder(f"/lib/f{i}").id for i in range(3)]
+    for i, text in enumerate(chunk_texts(n)):
+        write(store, fids[i % 3], f"/lib/f{i % 3}/{i}", text, "md" if i % 5 == 0 else "txt")
+    return store, fids
+
+
+def chunk_id(store: SQLiteStore, needle: str) -> int:
+    return int(store._read(lambda c: c.execute("SELECT id FROM chunks WHERE text LIKE ?",
+                                               (f"%{needle}%",)).fetchone()[0]))
+
+
+def fts5_answer(store: SQLiteStore, query: str, k: int, filters: Filters | None = None) -> list[tuple[int, float]]:
+    """The keyword answer with the side index out of the way (FTS5's plan)."""
+    kix = store.__dict__.pop("_keyword_index", None)
+    store.__dict__["_keyword_index"] = _Absent()
+    try:
+        return store.keyword_candidates(query, k, filters=filters)
+    finally:
+        store.__dict__.pop("_keyword_index")
+        if kix is not None:
+            store.__dict__["_keyword_index"] = kix
+
+
+class _Absent:
+    def usable(self, conn):
+        return None
+
+
+def built(store: SQLiteStore) -> None:
+    store.keyword_candidates("warm", 1)
+    store.__dict__["_keyword_index"].wait(120)
+
+
+def side_only(monkeypatch) -> None:
+    """Fail if FTS5's plan is asked: the side index must answer."""
+    def refuse(*a, **k):
+        raise AssertionError("FTS5's plan was used")
+    monkeypatch.setattr(keyword_topk.TopK, "search", refuse)
+    monkeypatch.setattr(keyword_topk.TopK, "plain", refuse)
+
+
+def holds_a_term(store: SQLiteStore, query: str, cid: int) -> bool:
+    from desktop_app.core import text as tp
+
+    match = tp.to_fts5(tp.build_query(query))
+    return store._read(lambda c: c.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?",
+                                           (match, cid)).fetchone()) is not None
+
+
+@pytest.fixture(autouse=True)
+def small_threshold(monkeypatch):
+    monkeypatch.setattr(ki, "MIN_CHUNKS", 10)
+    monkeypatch.setattr(ki, "REBUILD_QUIET", 0.0)
+
+
+@pytest.fixture
+def library(tmp_path):
+    store, fids = make_library(tmp_path / "library.db")
+    yield store, fids
+    store.close()
+
+
+QUERIES = ["immune cell receptor", "malaria vaccine trial in mouse", "tumour kinase mutation therapy",
+           "insulin signal pathway", "neuron cortex", "blood dose", "gene protein enzyme membrane cancer"]
+
+
+def test_the_side_index_answers_like_fts5(library, caplog, monkeypatch):
+    store, _ = library
+    with caplog.at_level(logging.WARNING):
+        built(store)
+    assert "missing" in caplog.text and (ki.index_dir(store.path) / "current.json").exists()
+    expected = {q: fts5_answer(store, q, 10) for q in QUERIES}
+    side_only(monkeypatch)
+    overlaps = []
+    for q in QUERIES:
+        got = store.keyword_candidates(q, 10)
+        assert len(got) == 10 and all(holds_a_term(store, q, c) for c, _ in got)
+        assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+        overlaps.append(len({c for c, _ in got} & {c for c, _ in expected[q]}) / 10)
+    assert np.mean(overlaps) >= 0.6, overlaps  # the same words, another BM25: mostly the same chunks
+    assert store.keyword_candidates("zebrafish cell", 5)[0][0] == chunk_id(store, "zebrafish")
+
+
+def test_a_typed_prefix_and_every_script_are_found(library, monkeypatch):
+    store, _ = library
+    built(store)
+    side_only(monkeypatch)
+    assert store.keyword_candidates("zebraf", 3)[0][0] == chunk_id(store, "zebrafish")
+    for lang, text in OTHER.items():
+        query = {"th": "ภาษาไทย", "ja": "東京", "ar": "العربية"}[lang]
+        got = store.keyword_candidates(query, 3)
+        assert got and got[0][0] == chunk_id(store, text[:4]), lang
+
+
+def test_filters_keep_to_the_allowed_chunks_and_return_k(library, monkeypatch):
+    store, fids = library
+    built(store)
+    rows = store._read(lambda c: c.execute(
+        "SELECT c.id, d.folder_id, d.type FROM chunks c JOIN documents d ON d.id = c.document_id").fetchall())
+    cases = ((Filters(folder_ids=(fids[1],)), {r[0] for r in rows if r[1] == fids[1]}),
+             (Filters(types=("md",)), {r[0] for r in rows if r[2] == "md"}),
+             (Filters(folder_ids=(fids[0], fids[2]), types=("txt",)),
+              {r[0] for r in rows if r[1] in (fids[0], fids[2]) and r[2] == "txt"}))
+    query = " ".join(WORDS[:12])
+    matching = {f: len(fts5_answer(store, query, 20, f)) for f, _ in cases}  # k, or all there are when fewer
+    assert max(matching.values()) == 20 and min(matching.values()) > 0
+    side_only(monkeypatch)
+    for filters, allowed in cases:
+        got = store.keyword_candidates(query, 20, filters=filters)
+        assert len(got) == matching[filters] and {c for c, _ in got} <= allowed, filters
+    monkeypatch.undo()
+    path_filter = Filters(paths=("/lib/f1",))
+    used = []
+    monkeypatch.setattr(ki.Keywords, "search", lambda *a, **k: used.append(a) or [])
+    got = store.keyword_candidates("cell", 5, filters=path_filter)  # paths: FTS5's plan, which knows them
+    assert not used and len(got) == 5
+
+
+def test_a_stale_index_is_rebuilt_and_fts5_answers_meanwhile(library, caplog):
+    store, fids = library
+    built(store)
+    write(store, fids[0], "/lib/f0/new", "a narwhal appears among the proteins")
+    with caplog.at_level(logging.WARNING):
+        first = store.keyword_candidates("narwhal", 5)  # FTS5 answers while the side index is rebuilt
+    assert "stale" in caplog.text
+    new = chunk_id(store, "narwhal")
+    assert [c for c, _ in first] == [new]
+    store.__dict__["_keyword_index"].wait(120)
+    kix = store.__dict__["_keyword_index"]
+    assert kix._index is not None and kix._generation == ki.keyword_generation(store._conn)
+    assert [c for c, _ in store.keyword_candidates("narwhal", 5)] == [new]
+    doc = store._read(lambda c: c.execute("SELECT document_id FROM chunks WHERE id = ?", (new,)).fetchone()[0])
+    assert store.delete_document(int(doc))  # a delete (a trigger) makes it stale too
+    assert kix.usable(store._conn) is None
+    kix.wait(120)
+    assert store.keyword_candidates("narwhal", 5) == [] and kix._index is not None
+
+
+def _damage_segment(root: Path) -> None:
+    data = max((p for p in root.glob("gen-*/*") if p.suffix in (".idx", ".term")), key=lambda p: p.stat().st_size)
+    data.write_bytes(data.read_bytes()[: data.stat().st_size // 2])
+
+
+@pytest.mark.parametrize("harm, reason", [
+    (lambda root: (root / "current.json").write_text("{not json"), "damaged (current.json)"),
+    (lambda root: (root / "current.json").write_text(json.dumps(
+        {**json.loads((root / "current.json").read_text()), "format": 99})), "another version"),
+    (lambda root: (root / "current.json").write_text(json.dumps(
+        {**json.loads((root / "current.json").read_text()), "fingerprint": "0:old"})), "another version"),
+    (lambda root: shutil.rmtree(next(root.glob("gen-*"))), "damaged"),
+    (_damage_segment, "damaged"),
+])
+def test_a_damaged_or_other_version_index_is_rebuilt_with_a_notice(tmp_path, caplog, harm, reason):
+    store, _ = make_library(tmp_path / "library.db")
+    built(store)
+    expected = store.keyword_candidates("zebrafish", 3)
+    store.close()
+    harm(ki.index_dir(tmp_path / "library.db"))
+    store = SQLiteStore(tmp_path / "library.db")
+    with caplog.at_level(logging.WARNING):
+        assert store.keyword_candidates("zebrafish", 3)[0][0] == expected[0][0]  # FTS5 meanwhile
+        store.__dict__["_keyword_index"].wait(120)
+    assert reason in caplog.text and "rebuilding" in caplog.text
+    assert store.__dict__["_keyword_index"]._index is not None
+    assert store.keyword_candidates("zebrafish", 3) == expected
+    store.close()
+
+
+def _build_and_hang(db: str, flag: str) -> None:
+    """Child process: build the side index, stopping for good half-way through the chunks."""
+    made = ki.body_tokens
+    seen = []
+
+    def slow(title, text):
+        seen.append(1)
+        if len(seen) == 150:
+            Path(flag).write_text("writing")
+            time.sleep(600)
+        return made(title, text)
+
+    ki.body_tokens = slow
+    ki.build_index(Path(db))
+
+
+@pytest.mark.parametrize("had_index", [False, True])
+def test_kill_9_while_building_leaves_search_correct(tmp_path, had_index):
+    db = tmp_path / "library.db"
+    store, _ = make_library(db)
+    if had_index:
+        built(store)
+    root = ki.index_dir(db)
+    before = (root / "current.json").read_text() if had_index else None
+    expected = fts5_answer(store, "zebrafish cell", 3)
+    flag = tmp_path / "flag"
+    child = mp.get_context("spawn").Process(target=_build_and_hang, args=(str(db), str(flag)))
+    child.start()
+    deadline = time.monotonic() + 120
+    while not flag.exists() and time.monotonic() < deadline and child.is_alive():
+        time.sleep(0.05)
+    assert flag.exists(), "the child never started building"
+    os.kill(child.pid, signal.SIGKILL)
+    child.join(10)
+    assert child.exitcode == -signal.SIGKILL
+    assert len(list(root.glob("gen-*"))) == (2 if had_index else 1)  # the half-built one is there, unnamed
+    assert ((root / "current.json").read_text() if had_index else None) == before
+    store.close()
+    store = SQLiteStore(db)
+    assert store.keyword_candidates("zebrafish cell", 3)[0][0] == expected[0][0]
+    store.__dict__["_keyword_index"].wait(120)
+    assert store.__dict__["_keyword_index"]._index is not None
+    assert store.keyword_candidates("zebrafish cell", 3)[0][0] == expected[0][0]
+    if not had_index:  # a rebuild ran: it cleared the dead build's directory
+        assert len(list(root.glob("gen-*"))) == 1
+    store.close()
+
+
+def test_a_small_library_has_no_side_index(tmp_path, monkeypatch):
+    monkeypatch.setattr(ki, "MIN_CHUNKS", 10_000)
+    store, _ = make_library(tmp_path / "library.db", n=60)
+    assert store.keyword_candidates("zebrafish", 3)[0][0] == chunk_id(store, "zebrafish")
+    store.__dict__["_keyword_index"].wait(10)
+    assert store.__dict__["_keyword_index"]._index is None and not ki.index_dir(store.path).exists()
+    store.close()
