@@ -271,6 +271,7 @@ def side_runs(lib: Library, queries: dict, modes: tuple[str, ...], skip_rrf: boo
 
     keyword_index.MIN_CHUNKS, keyword_index.REBUILD_QUIET = 0, 0.0
     store = lib.store
+    store.__dict__.pop("_keyword_index", None)  # the one the FTS5 runs made has decided "too small" already
     store.keyword_candidates("warm", 1)  # starts the build
     store.__dict__["_keyword_index"].wait()
     assert store.__dict__["_keyword_index"]._index is not None, "the keyword side index was not built"

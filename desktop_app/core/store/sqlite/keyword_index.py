@@ -9,10 +9,12 @@ whenever this one is missing or stale); this one is rebuilt from the stored chun
 Each chunk is one tantivy document whose `body` holds its tokens as index_fields makes them, each written
 `<field letter>:<token>` so a term only matches its own field (as FTS5's `{title field} : "token"` does), the
 title's tokens written twice (FTS5's title weight 2: bm25() multiplies a column's frequency by its weight), in
-one field, so frequencies are summed before BM25 saturates them as bm25() does. The scores are tantivy's BM25
-(k1 1.2, b 0.75, IDF ln(1 + (N - n + 0.5) / (n + 0.5))), not bm25()'s, so the order can differ a little; the
-ranking was measured against FTS5's on SciFact and the long-query sets (docs/search-scale.md). A typed prefix
-matches its PREFIX_TERMS most frequent expansions. Folder, type and language filters are indexed fields.
+one field, so frequencies are summed before BM25 saturates them as bm25() does. Tantivy's BM25 has bm25()'s k1
+(1.2) and b (0.75) but another IDF, ln(1 + (N - n + 0.5) / (n + 0.5)): each term is boosted by the ratio of
+bm25()'s IDF to it (idf_ratio), so a term weighs what it weighs in FTS5. What still differs: tantivy stores
+document lengths in one byte (coarser), a title token counts twice in the length, and a typed prefix matches its
+PREFIX_TERMS most frequent expansions as separate terms (FTS5: one phrase). The ranking was measured against
+FTS5's on SciFact and ArguAna (docs/search-scale.md). Folder, type and language filters are indexed fields.
 
 On disk: `<database>.keywords/` holds one tantivy index directory per build (`gen-<generation>-<pid>-<random>`) and
 `current.json` naming the complete one with its format version, the text pipeline's fingerprint, the keyword
@@ -24,6 +26,7 @@ current.json (written to a temporary name, fsynced, renamed): a kill in the midd
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import shutil
@@ -81,6 +84,13 @@ def _schema(tantivy: Any) -> Any:
     return schema.build()
 
 
+def idf_ratio(rows: int, total: int) -> float:
+    """bm25()'s IDF of a term in `rows` of `total` rows over tantivy's: a term boosted by it scores with FTS5's
+    IDF (log((N - n + 0.5) / (n + 0.5)), at least 1e-6: a term in over half the rows counts for all but nothing)."""
+    fts5 = max(math.log((total - rows + 0.5) / (rows + 0.5)), 1e-6)
+    return fts5 / math.log(1.0 + (total - rows + 0.5) / (rows + 0.5))
+
+
 class Keywords:
     """A loaded keyword side index: one searcher over one finished build."""
 
@@ -95,11 +105,13 @@ class Keywords:
         clauses = []
         for term in query.terms:
             key = f"{_LETTER[term.field]}:{term.token}"
-            keys = [t for t, _ in searcher.terms_with_prefix("body", key, limit=PREFIX_TERMS)] if term.prefix \
-                else [key]
-            for k in keys:
-                q = tv.Query.term_query(self.schema, "body", k)
-                clauses.append((tv.Occur.Should, tv.Query.boost_query(q, float(max(1, term.weight)))))
+            keys = searcher.terms_with_prefix("body", key, limit=PREFIX_TERMS) if term.prefix \
+                else [(key, searcher.doc_freq("body", key))]
+            for k, rows in keys:
+                if rows:
+                    q = tv.Query.term_query(self.schema, "body", k)
+                    boost = max(1, term.weight) * idf_ratio(int(rows), self.rows)
+                    clauses.append((tv.Occur.Should, tv.Query.boost_query(q, boost)))
         if not clauses or limit <= 0:
             return []
         found = tv.Query.boolean_query(clauses)

@@ -49,8 +49,8 @@ _HEADER = struct.Struct("<8sIIQQQdI")  # magic, version, dim, generation, count,
 _DATA = 4096  # the float32 matrix starts here
 MIN_VECTORS = 20_000  # below this sqlite-vec's exact scan is a few milliseconds (docs/search-scale.md)
 BITS = 384  # sketch bits per vector (at most; a multiple of 64, at least 64 and padded for small dimensions)
-CANDIDATES = 0.04  # share of the (allowed) vectors nearest by the sketch whose int8 codes are scored ...
-MIN_CANDIDATES = 4096  # ... but at least this many (every allowed vector when fewer)
+CANDIDATES = 0.04  # share of the library nearest by the sketch whose int8 codes are scored ...
+MIN_CANDIDATES = 16_384  # ... but at least this many; as many with a filter (every allowed vector when fewer)
 RESCORE = 200  # windows taken from the codes and rescored exactly (at least; more when more are asked)
 REBUILD_QUIET = 30.0  # seconds without vector writes before a rebuild starts (none while a library is indexed)
 MASKS = 4  # filters whose allowed rows a loaded index remembers (a search-as-you-type session keeps its filter)
@@ -132,13 +132,15 @@ class Loaded:
         return out
 
     def candidates(self, query: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
-        """Matrix rows nearest the query by sketch: the CANDIDATES share of the allowed rows (a mask over the
-        matrix, None for all), at least MIN_CANDIDATES, every row at the cut-off distance included."""
+        """Matrix rows nearest the query by sketch: the CANDIDATES share of the library, at least MIN_CANDIDATES,
+        every row at the cut-off distance included; with a filter (`allowed`, a mask over the matrix) as many of
+        the rows it allows. Not fewer: a folder's nearest rows are as hard to tell apart by sketch as the whole
+        library's (at 1M vectors a folder of 10 % needed 32k candidates for recall@10 0.98, docs/search-scale.md)."""
         ham = self.distances(query)
+        want = max(MIN_CANDIDATES, math.ceil(CANDIDATES * len(ham)))
         rows = None if allowed is None else np.flatnonzero(allowed)
         if rows is not None:
             ham = ham[rows]
-        want = max(MIN_CANDIDATES, math.ceil(CANDIDATES * len(ham)))
         if want >= len(ham):
             near = np.arange(len(ham))
         else:
@@ -351,8 +353,8 @@ class VectorIndex(SideIndex[Loaded]):
 def ann_candidates(index: Loaded, query: np.ndarray, limit: int,
                    allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
     """Each chunk's best window among the sketch's candidates' best codes, rescored exactly, best first. With a
-    filter (`allowed`, a mask over the matrix rows) the candidates are the same share of the allowed rows, and all
-    of them when they are few, so k results come back whenever k exist."""
+    filter (`allowed`, a mask over the matrix rows) the candidates are as many of the allowed rows, and all of
+    them when they are fewer, so k results come back whenever k exist."""
     total = len(index) if allowed is None else int(allowed.sum())
     count = min(max(RESCORE, limit * MAX_WINDOWS), total)
     return rescore(index, query, index.nearest(query, count, allowed))[:limit]
