@@ -84,3 +84,21 @@ def query_db(db_path: Path, sql: str, args: tuple = ()) -> list[tuple]:
         return [tuple(r) for r in conn.execute(sql, args)]
     finally:
         conn.close()
+
+
+def kill_9_when_flagged(target, args: tuple, flag: Path, timeout: float = 120.0) -> None:
+    """Run `target(*args)` in a spawned child and SIGKILL it once it has written `flag` (it then hangs, mid-write)."""
+    import multiprocessing as mp
+    import os
+    import signal
+    import time
+
+    child = mp.get_context("spawn").Process(target=target, args=args)
+    child.start()
+    deadline = time.monotonic() + timeout
+    while not flag.exists() and time.monotonic() < deadline and child.is_alive():
+        time.sleep(0.05)
+    assert flag.exists(), "the child never reached the point to be killed at"
+    os.kill(child.pid, signal.SIGKILL)
+    child.join(10)
+    assert child.exitcode == -signal.SIGKILL

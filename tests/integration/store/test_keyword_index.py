@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
-import multiprocessing as mp
-import os
 import random
 import shutil
-import signal
 import time
 from pathlib import Path
 
@@ -24,6 +21,7 @@ from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.store.rows import Filters, NewChunk, NewDocument
 from desktop_app.core.store.sqlite import SQLiteStore, keyword_topk
 from desktop_app.core.store.sqlite import keyword_index as ki
+from tests.support.helpers import kill_9_when_flagged
 
 WORDS = ("cell protein gene immune malaria blood tumour receptor kinase vaccine dose trial mouse virus insulin "
          "neuron cortex enzyme membrane signal pathway mutation cancer therapy").split()
@@ -246,15 +244,7 @@ def test_kill_9_while_building_leaves_search_correct(tmp_path, had_index):
     before = (root / "current.json").read_text() if had_index else None
     expected = fts5_answer(store, "zebrafish cell", 3)
     flag = tmp_path / "flag"
-    child = mp.get_context("spawn").Process(target=_build_and_hang, args=(str(db), str(flag)))
-    child.start()
-    deadline = time.monotonic() + 120
-    while not flag.exists() and time.monotonic() < deadline and child.is_alive():
-        time.sleep(0.05)
-    assert flag.exists(), "the child never started building"
-    os.kill(child.pid, signal.SIGKILL)
-    child.join(10)
-    assert child.exitcode == -signal.SIGKILL
+    kill_9_when_flagged(_build_and_hang, (str(db), str(flag)), flag)
     assert len(list(root.glob("gen-*"))) == (2 if had_index else 1)  # the half-built one is there, unnamed
     assert ((root / "current.json").read_text() if had_index else None) == before
     store.close()

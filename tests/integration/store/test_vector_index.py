@@ -10,9 +10,6 @@ match exactly."""
 from __future__ import annotations
 
 import logging
-import multiprocessing as mp
-import os
-import signal
 import time
 from pathlib import Path
 
@@ -23,6 +20,7 @@ from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.store.rows import Filters, NewChunk, NewDocument
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.store.sqlite import vector_index as vi
+from tests.support.helpers import kill_9_when_flagged
 
 DIM = 32
 N = 600
@@ -189,15 +187,7 @@ def test_kill_9_while_writing_leaves_search_correct(tmp_path, had_index):
         built(store, q)
     before = vi.index_path(db).read_bytes() if had_index else None
     flag = tmp_path / "flag"
-    child = mp.get_context("spawn").Process(target=_write_and_hang, args=(str(db), str(flag)))
-    child.start()
-    deadline = time.monotonic() + 120
-    while not flag.exists() and time.monotonic() < deadline and child.is_alive():
-        time.sleep(0.05)
-    assert flag.exists(), "the child never started writing"
-    os.kill(child.pid, signal.SIGKILL)
-    child.join(10)
-    assert child.exitcode == -signal.SIGKILL
+    kill_9_when_flagged(_write_and_hang, (str(db), str(flag)), flag)
     assert list(tmp_path.glob("library.db.vectors.tmp-*"))  # the half-written file is there, under its own name
     if had_index:
         assert vi.index_path(db).read_bytes() == before  # the old file untouched

@@ -37,7 +37,7 @@ from desktop_app.core import text as tp
 from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.sqlite.connect import Connection, connect
-from desktop_app.core.store.sqlite.side_index import SideIndex
+from desktop_app.core.store.sqlite.side_index import SideIndex, bump, counter
 from desktop_app.core.text.fields import analyze_title
 
 FORMAT_VERSION = 1
@@ -55,14 +55,12 @@ def index_dir(db_path: Path) -> Path:
 
 
 def keyword_generation(conn: Connection) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'kw_generation'").fetchone()
-    return int(row[0]) if row else 0
+    return counter(conn, "kw_generation")
 
 
 def bump_keyword_generation(conn: Connection) -> None:
     """Record that keyword rows changed (inside the writing transaction): a keyword side index is stale."""
-    conn.execute("INSERT INTO meta (key, value) VALUES ('kw_generation', '1') "
-                 "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+    bump(conn, "kw_generation")
 
 
 def body_tokens(title: str, text: str) -> str:

@@ -23,6 +23,18 @@ log = get_logger("db")
 T = TypeVar("T")
 
 
+def counter(conn: Connection, key: str) -> int:
+    """A generation counter in meta (0 before the first bump)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def bump(conn: Connection, key: str) -> None:
+    """Add one to a generation counter in meta, inside the writing transaction: side indexes built before are stale."""
+    conn.execute("INSERT INTO meta (key, value) VALUES (?, '1') "
+                 "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (key,))
+
+
 class SideIndex(Generic[T]):
     """One library's side index of one kind; subclasses say how it is named, checked, read and built."""
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.store.sqlite.connect import Connection, connect
-from desktop_app.core.store.sqlite.side_index import SideIndex
+from desktop_app.core.store.sqlite.side_index import SideIndex, bump, counter
 
 MAGIC = b"TROVEVIX"
 FORMAT_VERSION = 3  # 3: sign-bit sketch, int8 codes, float32 rows (2 was an IVF of int8 codes, 1 an HNSW graph)
@@ -64,14 +64,12 @@ def index_path(db_path: Path) -> Path:
 
 
 def vector_generation(conn: Connection) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'vec_generation'").fetchone()
-    return int(row[0]) if row else 0
+    return counter(conn, "vec_generation")
 
 
 def bump_generation(conn: Connection) -> None:
     """Record that stored vectors changed (inside the writing transaction): side indexes built before are stale."""
-    conn.execute("INSERT INTO meta (key, value) VALUES ('vec_generation', '1') "
-                 "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+    bump(conn, "vec_generation")
 
 
 def vector_count(conn: Connection) -> int:
