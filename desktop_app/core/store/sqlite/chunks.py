@@ -9,6 +9,7 @@ import numpy as np
 
 from desktop_app.core.store.rows import NewChunk
 from desktop_app.core.store.sqlite.connect import Connection
+from desktop_app.core.store.sqlite.keyword_index import bump_keyword_generation
 from desktop_app.core.store.sqlite.keywords import write_fts_row
 from desktop_app.core.store.sqlite.vectors import insert_windows
 from desktop_app.core.text import detect_language
@@ -33,8 +34,10 @@ def insert_chunks(conn: Connection, doc_id: int, fts_title: str, chunks: Iterabl
             "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (doc_id, ordinal, chunk.page, chunk.span.start, chunk.span.end, chunk.span.text, h, 1 if blobs else 0,
              detect_language(chunk.span.text), chunk.label, int(chunk.ocr))).lastrowid)
-        write_fts_row(conn, cid, fts_title, chunk.span.text)
+        write_fts_row(conn, cid, fts_title, chunk.span.text, fresh=True)
         insert_windows(conn, cid, blobs or [])
+    if count:
+        bump_keyword_generation(conn)
     return count
 
 

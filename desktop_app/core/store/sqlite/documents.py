@@ -15,6 +15,7 @@ from desktop_app.core.store.rows import DocRow, DocStatus, DocumentMove, NewChun
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.chunks import insert_chunks
 from desktop_app.core.store.sqlite.connect import Connection
+from desktop_app.core.store.sqlite.keyword_index import bump_keyword_generation
 from desktop_app.core.store.sqlite.keywords import write_fts_row
 from desktop_app.core.store.sqlite.ocr import list_ocr_pages
 from desktop_app.core.store.sqlite.vectors import chunk_vectors
@@ -219,6 +220,7 @@ def _move(conn: Connection, doc_id: int, folder_id: int, new_path: str, size: in
 def _rewrite_fts(conn: Connection, doc_id: int, fts_title: str) -> None:
     for cid, text in conn.execute("SELECT id, text FROM chunks WHERE document_id = ?", (doc_id,)).fetchall():
         write_fts_row(conn, cid, fts_title, text)
+    bump_keyword_generation(conn)
 
 
 def _old_vectors(conn: Connection, doc_id: int) -> dict[str, list[bytes]]:

@@ -18,9 +18,10 @@ FTS5's on SciFact and ArguAna (docs/search-scale.md). Folder, type and language 
 
 On disk: `<database>.keywords/` holds one tantivy index directory per build (`gen-<generation>-<pid>-<random>`) and
 `current.json` naming the complete one with its format version, the text pipeline's fingerprint, the keyword
-generation it was built at and its row count. meta.kw_generation counts keyword writes (write_fts_row, and
-triggers on chunk deletes and document moves). A build writes a new directory, commits it, then replaces
-current.json (written to a temporary name, fsynced, renamed): a kill in the middle leaves the old index or none.
+generation it was built at and its row count. meta.kw_generation counts keyword writes (once in each
+transaction that writes keyword rows, and by triggers on chunk deletes and document moves). A build writes a
+new directory, commits it, then replaces current.json (written to a temporary name, fsynced, renamed): a kill in
+the middle leaves the old index or none.
 """
 
 from __future__ import annotations

@@ -22,12 +22,14 @@ _INSERT = (f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
            f"VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})")
 
 
-def write_fts_row(conn: Connection, chunk_id: int, fts_title: str, text: str) -> None:
-    """(Re)write one chunk's keyword row."""
+def write_fts_row(conn: Connection, chunk_id: int, fts_title: str, text: str, *, fresh: bool = False) -> None:
+    """(Re)write one chunk's keyword row (`fresh`: a chunk just inserted, which has none: a deleted chunk's row
+    goes with it, by trigger). The caller bumps the keyword generation (bump_keyword_generation), once for all
+    the rows of its transaction."""
     fields = tp.index_fields(fts_title, text)
-    conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
+    if not fresh:
+        conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
     conn.execute(_INSERT, (chunk_id, *(fields[c] for c in tp.FTS5_COLUMNS)))
-    bump_keyword_generation(conn)
 
 
 def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
@@ -109,6 +111,7 @@ class KeywordSQL(SQLiteBase):
                 write_fts_row(conn, cid, index_title(title, Path(path)), text)
                 conn.execute("UPDATE chunks SET lang = ? WHERE id = ?", (tp.detect_language(text), cid))
             if rows:
+                bump_keyword_generation(conn)
                 _set_meta(conn, "fts_rebuilt_to", str(rows[-1][0]))
                 left = int(conn.execute("SELECT COUNT(*) FROM chunks WHERE id > ?", (rows[-1][0],)).fetchone()[0])
             else:
