@@ -29,6 +29,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         7: ("page_labels_and_ocr", "7c7dcfc0b5638039"),
         8: ("documents_inside_files", "7d89d396ecd8c435"),
         9: ("memory", "c13831c49d349555"),
+        10: ("keyword_generation", "1887085a7036600a"),
     },
     "postgres": {
         1: ("core", "e1fbda7121343237"),
