@@ -17,6 +17,7 @@ from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keyword_index import KeywordIndex, Keywords, bump_keyword_generation
 from desktop_app.core.store.sqlite.keyword_topk import TopK
+from desktop_app.core.store.sqlite.side_index import of_store
 
 _INSERT = (f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
            f"VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})")
@@ -56,8 +57,9 @@ class KeywordSQL(SQLiteBase):
 
     def keyword_candidates(self, query: str, limit: int, *, title_weight: float = 2.0,
                            filters: Filters | None = None) -> list[tuple[int, float]]:
-        """Chunks matching the query's terms, by BM25 over the pipeline's fields (score = -bm25, higher is better);
-        ties by chunk id. keyword_topk.TopK answers from the rare terms' rows when it can prove the top k exact."""
+        """Chunks matching the query's terms, by BM25 over the pipeline's fields (higher is better; ties by chunk
+        id). A large library's keyword side index answers when it can (keyword_index.py); otherwise FTS5, where
+        keyword_topk.TopK answers from the rare terms' rows when it can prove the top k exact (score = -bm25)."""
         terms = tp.build_query(query)
         match = tp.to_fts5(terms)
         if not match or limit <= 0:
@@ -80,10 +82,8 @@ class KeywordSQL(SQLiteBase):
         one it was built with, and no path filter is asked (those need the documents table)."""
         if self.path is None or title_weight != tp.FTS5_WEIGHTS["title"] or (filters and filters.paths):
             return None
-        kix = self.__dict__.get("_keyword_index")
-        if kix is None:
-            kix = self.__dict__.setdefault("_keyword_index", KeywordIndex(self.path))
-        return kix.usable(conn)
+        path = self.path
+        return of_store(self, "_keyword_index", lambda: KeywordIndex(path)).usable(conn)
 
     def keyword_rebuild_pending(self) -> int:
         """Chunks whose keyword rows were made by another text pipeline version (0 when the index is current)."""

@@ -13,6 +13,7 @@ from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keywords import filter_sql
+from desktop_app.core.store.sqlite.side_index import of_store
 from desktop_app.core.store.sqlite.vector_index import VectorIndex, ann_candidates
 from desktop_app.core.store.sqlite.vectors import chunk_vectors
 
@@ -63,10 +64,8 @@ class SearchSQL(SQLiteBase):
         A filter's candidates are the nearest of the rows it allows (k results whenever k exist)."""
         if self.path is None:
             return None
-        vix = self.__dict__.get("_vector_index")
-        if vix is None:
-            vix = self.__dict__.setdefault("_vector_index", VectorIndex(self.path))
-        index = vix.at(conn, len(query))
+        path = self.path
+        index = of_store(self, "_vector_index", lambda: VectorIndex(path)).at(conn, len(query))
         if index is None:
             return None
         if not filters:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -21,6 +22,13 @@ from desktop_app.core.store.sqlite.connect import Connection
 
 log = get_logger("db")
 T = TypeVar("T")
+S = TypeVar("S")
+
+
+def of_store(store: object, name: str, make: Callable[[], S]) -> S:
+    """A store's side index kept as attribute `name`, made on first use (setdefault: one, when threads race)."""
+    found = store.__dict__.get(name)
+    return found if found is not None else store.__dict__.setdefault(name, make())
 
 
 def counter(conn: Connection, key: str) -> int:
