@@ -73,3 +73,12 @@ def test_a_one_line_chinese_or_korean_note_is_its_language_not_undetermined():
     assert detect_language("这个图书馆的中文书很多") == "zh"
     assert detect_language("도서관에 책이 많다") == "ko"
     assert detect_language("Backup ok!") == "und"
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=400)
+       | st.lists(st.sampled_from("the of and le la der und 42 x_1 Backup completed é".split()), max_size=80)
+       .map(" ".join).filter(str.isascii))
+def test_ascii_text_takes_the_quick_path_to_the_same_code(text):
+    # A no-break space is not a letter of any script: it sends the text down the general path unchanged.
+    assert detect_language(text) == detect_language(text + "\u00a0")
