@@ -13,6 +13,7 @@ An index written with another `tokenizer_fingerprint()` must be rebuilt from the
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 import snowballstemmer
@@ -50,7 +51,13 @@ def index_fields(title: str, text: str) -> dict[str, str]:
     `title` holds the title's tokens of every field (searched together with each field, ranked with its own
     weight); `words`, `stems`, `grams` hold the chunk text's."""
     body = analyze(text)
-    return {"title": " ".join(token for _, token in analyze_title(title)), **{f: " ".join(body[f]) for f in FIELDS}}
+    return {"title": _title_column(title), **{f: " ".join(body[f]) for f in FIELDS}}
+
+
+@functools.lru_cache(maxsize=256)
+def _title_column(title: str) -> str:
+    """The `title` column of a title (every chunk of a document has the same one)."""
+    return " ".join(token for _, token in analyze_title(title))
 
 
 __all__ = [

@@ -74,8 +74,7 @@ def analyze(text: str) -> dict[str, list[str]]:
     norm = normalize(text).text
     out: dict[str, list[str]] = {field: [] for field in FIELDS}
     if norm.isascii():
-        cached = STEM_CACHE.get
-        out["stems"] = [cached(w) or stem(w[:segment.MAX_WORD]) for w in _ASCII_WORD.findall(norm.lower())]
+        out["stems"] = _ascii_stems(norm)
         return out
     stems = out["stems"]
     for piece in _LETTERS.findall(norm):
@@ -89,9 +88,18 @@ def analyze(text: str) -> dict[str, list[str]]:
     return out
 
 
+def _ascii_stems(norm: str) -> list[str]:
+    """The tokens of normalised ASCII text: all of them stems (one `findall`, and stems cached)."""
+    cached = STEM_CACHE.get
+    return [cached(w) or stem(w[:segment.MAX_WORD]) for w in _ASCII_WORD.findall(norm.lower())]
+
+
 def analyze_title(title: str) -> list[tuple[str, str]]:
     """(field, token) of every token of a title, in text order (the `title` column mixes the fields)."""
-    return [(field, token) for field, token, _, _ in units(normalize(title).text)]
+    norm = normalize(title).text
+    if norm.isascii():
+        return [("stems", token) for token in _ascii_stems(norm)]
+    return [(field, token) for field, token, _, _ in units(norm)]
 
 
 def analyze_spans(text: str) -> Iterator[Unit]:

@@ -34,6 +34,7 @@ _LATIN = regex.compile(r"\p{Latin}+")
 # In ASCII text the Latin letters are [A-Za-z] and no other script occurs: the standard library's re finds those
 # words in a third of the time, and the other scripts need no pass at all (most chunks of most libraries).
 _ASCII_WORDS = re.compile(r"[A-Za-z]+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _SCRIPTS = regex.compile(
     r"(?P<th>\p{Thai}+)|(?P<kana>[\p{Hiragana}\p{Katakana}]+)|(?P<han>\p{Han}+)|(?P<ko>\p{Hangul}+)"
     r"|(?P<ar>\p{Arabic}+)|(?P<he>\p{Hebrew}+)|(?P<el>\p{Greek}+)|(?P<cyrl>\p{Cyrillic}+)"
@@ -71,9 +72,7 @@ def detect_language(text: str) -> str:
     latin = _LATIN.findall(sample)
     if latin:
         counts["latn"] = sum(map(len, latin))
-    for match in _SCRIPTS.finditer(sample):
-        kind = match.lastgroup or "other"
-        counts[kind] = counts.get(kind, 0) + len(match.group(0))
+    counts.update(script_counts(sample))
     syllabic = counts.get("han", 0) + counts.get("kana", 0) + counts.get("ko", 0)
     if sum(counts.values()) + (IDEOGRAPH_LETTERS - 1) * syllabic < MIN_LETTERS:
         return "und"
@@ -90,6 +89,17 @@ def detect_language(text: str) -> str:
     if main == "latn":
         return _latin_language(latin)
     return main
+
+
+def script_counts(sample: str) -> dict[str, int]:
+    """Letters of each script but Latin, in order of first appearance. No ASCII character belongs to any of them
+    and each one ends a run, so only the non-ASCII runs are scanned, a space between them (in Latin text with a
+    few Greek letters or accents, a small part of it)."""
+    counts: dict[str, int] = {}
+    for match in _SCRIPTS.finditer(" ".join(_NON_ASCII.findall(sample))):
+        kind = match.lastgroup or "other"
+        counts[kind] = counts.get(kind, 0) + len(match.group(0))
+    return counts
 
 
 def _latin_language(words: list[str]) -> str:

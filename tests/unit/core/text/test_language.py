@@ -82,3 +82,14 @@ def test_a_one_line_chinese_or_korean_note_is_its_language_not_undetermined():
 def test_ascii_text_takes_the_quick_path_to_the_same_code(text):
     # A no-break space is not a letter of any script: it sends the text down the general path unchanged.
     assert detect_language(text) == detect_language(text + "\u00a0")
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(["abc ", "é", "Ω", "αβ", "中文", "かな", "한국", "ไทย", "عربي", "שלום", "Հայ", "क",
+                                 "Жж", " ", "1", "-", "\u00a0", "ß"]), max_size=40).map("".join))
+def test_script_counts_scan_only_non_ascii_runs_and_count_what_the_whole_text_holds(text):
+    from desktop_app.core.text.language import _SCRIPTS, script_counts
+    whole: dict[str, int] = {}
+    for match in _SCRIPTS.finditer(text):
+        whole[match.lastgroup] = whole.get(match.lastgroup, 0) + len(match.group(0))
+    assert list(script_counts(text).items()) == list(whole.items())

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_app.core.text import index_fields, segment
-from desktop_app.core.text.fields import analyze, units
+from desktop_app.core.text.fields import analyze, analyze_title, units
 from desktop_app.core.text.normalize import normalize
 
 MIXED = st.lists(st.sampled_from([
@@ -67,6 +67,12 @@ def test_the_fast_index_path_writes_the_tokens_the_span_path_sees(text):
     for field, token, _, _ in units(normalize(text).text):
         slow[field].append(token)
     assert analyze(text) == slow
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(MIXED, st.text(alphabet=st.characters(max_codepoint=127))))
+def test_a_title_gets_the_tokens_the_span_path_sees(text):
+    assert analyze_title(text) == [(field, token) for field, token, _, _ in units(normalize(text).text)]
 
 
 @settings(max_examples=300, deadline=None)
