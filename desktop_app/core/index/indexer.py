@@ -365,20 +365,24 @@ class Indexer:
             reason = "empty: no text to index" if not needing_ocr else "scanned pages only, and OCR is off"
             self._fail(job, reason, report)
             return
-        counted = Counted(chunks)
         pages = doc.page_count if isinstance(doc, Extracted) else None
         meta = doc.metadata or None if isinstance(doc, Extracted) else None
         item = job.item
         try:
+            # An extraction in memory hands its chunks as a list (its row is written with their count); a big text
+            # file streams them.
+            counted: Counted[NewChunk] | list[NewChunk] = (list(chunks) if isinstance(doc, Extracted)
+                                                           else Counted(chunks))
             self.store.write_document(NewDocument(folder_id=job.folder_id, path=str(item.path), title=doc.title,
                                                   type=doc.type, size=item.size, mtime_ns=item.mtime_ns,
                                                   digest=job.digest, pages=pages, metadata=meta),
                                       counted, ocr_pages, parts)
-        except (ExtractionError, OSError) as exc:  # a streamed file that went wrong half-way: nothing was kept
+        except (ExtractionError, OSError) as exc:  # a file that went wrong half-way: nothing of it was kept
             self._fail(job, str(exc), report)
             return
         report.indexed += 1
-        report.chunks += counted.count + sum(len(p.chunks) for p in parts)
+        written = len(counted) if isinstance(counted, list) else counted.count
+        report.chunks += written + sum(len(p.chunks) for p in parts)
 
     def _parts(self, folder_id: int, inner: Extraction) -> list[NewPart]:
         """The documents inside a file (messages, attachments) as parts to write with it; unreadable ones with

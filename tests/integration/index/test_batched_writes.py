@@ -5,6 +5,7 @@ from __future__ import annotations
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.index import indexer as indexer_module
 from desktop_app.core.index.indexer import BATCH_FILES
+from desktop_app.core.store.sqlite import chunks as chunks_module
 
 
 def notes(folder, n: int) -> None:
@@ -61,3 +62,29 @@ def test_a_file_that_fails_half_written_rolls_back_alone(make_library, tmp_path,
     assert lib.search("n17", mode="keyword") == []  # no half file: none of its chunks was kept
     assert all(len(lib.search(f"n{i}", mode="keyword")) == 1 for i in (0, 16, 18, 39))
     assert lib.store.counts().chunks == 39
+
+
+def test_a_file_that_fails_after_its_keyword_rows_were_queued_leaves_none_of_them(make_library, tmp_path,
+                                                                                   monkeypatch):
+    # A batch queues its keyword rows until it commits (pending_keywords.py): a file whose SAVEPOINT rolls back
+    # after its rows were queued must take them with it, and the files after it (which may reuse its chunk ids)
+    # must keep theirs.
+    notes(tmp_path / "docs", 40)
+    real = chunks_module.write_fts_row
+
+    def breaks_after_one(conn, chunk_id, fts_title, text, **kw):
+        real(conn, chunk_id, fts_title, text, **kw)
+        if "n17 " in text:
+            raise ExtractionError("changed while it was read")
+
+    monkeypatch.setattr(chunks_module, "write_fts_row", breaks_after_one)
+    lib = make_library()
+    lib.add_folder(tmp_path / "docs")
+    report = lib.sync()
+    assert report.indexed == 39 and report.failed == 1 and "note017.txt" in report.errors[0][0]
+    assert lib.search("n17", mode="keyword") == []
+    assert all(len(lib.search(f"n{i}", mode="keyword")) == 1 for i in (0, 16, 18, 39))
+    with lib.store._read() as conn:  # one keyword row per chunk, no more
+        fts = conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
+        orphans = conn.execute("SELECT count(*) FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks)").fetchone()
+    assert fts == lib.store.counts().chunks == 39 and orphans[0] == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.store.rows import NewChunk
+from desktop_app.core.store.rows import DocumentMove, NewChunk
 from tests.integration.store.test_store_protocol import chunks, doc
 
 
@@ -63,3 +63,20 @@ def test_a_batch_that_sqlite_rolled_back_itself_raises_the_cause(tmp_path):
         assert list(store.documents_under(folder.id)) == [folder.path + "/y.txt"]
     finally:
         store.close()
+
+
+def test_keyword_rows_rewritten_moved_and_deleted_within_one_batch_end_as_the_last_write_left_them(store, folder):
+    # SQLite queues a batch's keyword rows until it commits: a file written twice keeps only its last text (its new
+    # chunk may reuse the old one's id), a deleted one none, a moved one its new title.
+    with store.write_batch():
+        store.write_document(doc(folder.id, folder.path + "/a.txt"), chunks("walrus tusks"))
+        store.write_document(doc(folder.id, folder.path + "/a.txt", digest="2"), chunks("narwhal tusks"))
+        b = store.write_document(doc(folder.id, folder.path + "/b.txt"), chunks("dugong grass"))
+        store.delete_document(b)
+        c = store.write_document(doc(folder.id, folder.path + "/c.txt"), chunks("manatee river"))
+        store.move_documents([DocumentMove(doc_id=c, folder_id=folder.id, path=folder.path + "/sirenia.txt",
+                                           size=10, mtime_ns=1)])
+    assert store.keyword_candidates("walrus", 5) == [] and store.keyword_candidates("dugong", 5) == []
+    assert len(store.keyword_candidates("narwhal", 5)) == 1 and len(store.keyword_candidates("tusks", 5)) == 1
+    assert len(store.keyword_candidates("sirenia", 5)) == 1 and len(store.keyword_candidates("manatee", 5)) == 1
+    assert store.counts().chunks == 2

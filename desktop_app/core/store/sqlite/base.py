@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from desktop_app.core.store.sqlite import pending_keywords
 from desktop_app.core.store.sqlite.connect import (
     Connection,
     Error,
@@ -53,8 +54,13 @@ class SQLiteBase:
             if not self._batch:
                 with transaction(self._conn) as conn:
                     return fn(conn)
-            with savepoint(self._conn) as conn:
-                return fn(conn)
+            queued = pending_keywords.mark(self._conn)
+            try:
+                with savepoint(self._conn) as conn:
+                    return fn(conn)
+            except BaseException:
+                pending_keywords.rolled_back(self._conn, queued)  # its keyword rows go with its SAVEPOINT
+                raise
 
     @contextlib.contextmanager
     def write_batch(self) -> Iterator[None]:
@@ -67,16 +73,21 @@ class SQLiteBase:
                 yield
                 return
             failure: BaseException | None = None
-            with transaction(self._conn):
-                self._batch = True
-                try:
-                    yield
-                except BaseException as exc:  # the writes done are whole: keep them, then raise
-                    if not self._conn.in_transaction:
-                        raise  # SQLite rolled the batch back itself (a full disk, an I/O error): nothing to keep
-                    failure = exc
-                finally:
-                    self._batch = False
+            try:
+                with transaction(self._conn):
+                    self._batch = True
+                    pending_keywords.start(self._conn)
+                    try:
+                        yield
+                    except BaseException as exc:  # the writes done are whole: keep them, then raise
+                        if not self._conn.in_transaction:
+                            raise  # SQLite rolled the batch back itself (a full disk, an I/O error): nothing to keep
+                        failure = exc
+                    finally:
+                        self._batch = False
+                    pending_keywords.flush(self._conn)  # the batch's keyword rows, before it commits
+            finally:
+                pending_keywords.stop(self._conn)
             if failure is not None:
                 raise failure
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from desktop_app.core.store.rows import NewChunk
+from desktop_app.core.store.sqlite import pending_keywords
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keyword_index import bump_keyword_generation
 from desktop_app.core.store.sqlite.keywords import write_fts_row
@@ -36,7 +37,7 @@ def insert_chunks(conn: Connection, doc_id: int, fts_title: str, chunks: Iterabl
              detect_language(chunk.span.text), chunk.label, int(chunk.ocr))).lastrowid)
         write_fts_row(conn, cid, fts_title, chunk.span.text, fresh=True)
         insert_windows(conn, cid, blobs or [])
-    if count:
+    if count and not pending_keywords.queueing(conn):  # queued rows bump it when they go in
         bump_keyword_generation(conn)
     return count
 

@@ -136,22 +136,27 @@ def _write_file(conn: Connection, doc: NewDocument, chunks: Iterable[NewChunk], 
                 parts: Sequence[NewPart]) -> int:
     """Write a file's row, chunks, OCR work list and parts; the old chunks (of the file and of its parts) lend
     their vectors to new chunks with the same text."""
-    reuse = _drop_parts(conn, doc.path)
-    doc_id = _upsert(conn, doc, reuse)
-    _write_chunks(conn, doc_id, doc, chunks, reuse)
-    list_ocr_pages(conn, doc_id, doc.digest, ocr_pages)
+    old = _by_path(conn, doc.path)
+    reuse = _drop_parts(conn, doc.path) if old else {}  # parts are written and deleted with their file
+    known = len(chunks) if isinstance(chunks, Sequence) else 0
+    doc_id = _upsert(conn, doc, reuse, old=old, chunk_count=known)
+    _write_chunks(conn, doc_id, doc, chunks, reuse, known)
+    if old or ocr_pages:  # a new row has no OCR work list yet (a deleted one's went with it)
+        list_ocr_pages(conn, doc_id, doc.digest, ocr_pages)
     for part in parts:
         _write_part(conn, doc, part, reuse)
     return doc_id
 
 
 def _upsert(conn: Connection, doc: NewDocument, reuse: dict[str, list[bytes]], *, container: str | None = None,
-            part: str = "", part_label: str = "") -> int:
-    """Insert or replace one document row (its chunk count is set once its chunks are written); the old chunks go,
-    their vectors into `reuse`."""
+            part: str = "", part_label: str = "", old: DocRow | None | bool = True, chunk_count: int = 0) -> int:
+    """Insert or replace one document row (with `chunk_count`, corrected once its chunks are written when they
+    stream); the old chunks go, their vectors into `reuse`. `old`: the row at doc.path when the caller has looked
+    it up (True: look it up)."""
     meta = json.dumps(doc.metadata) if doc.metadata is not None else None
-    values = _doc_values(doc) + (doc.pages, 0, time.time(), meta, container, part, part_label)
-    old = _by_path(conn, doc.path)
+    values = _doc_values(doc) + (doc.pages, chunk_count, time.time(), meta, container, part, part_label)
+    if old is True:
+        old = _by_path(conn, doc.path)
     if old:
         reuse.update(_old_vectors(conn, old.id))
         conn.execute("DELETE FROM chunks WHERE document_id = ?", (old.id,))
@@ -164,10 +169,12 @@ def _upsert(conn: Connection, doc: NewDocument, reuse: dict[str, list[bytes]], *
 
 
 def _write_chunks(conn: Connection, doc_id: int, doc: NewDocument, chunks: Iterable[NewChunk],
-                  reuse: dict[str, list[bytes]]) -> None:
-    """A document's chunks (which may stream from a big file: counted as written) and their count."""
+                  reuse: dict[str, list[bytes]], row_count: int = 0) -> None:
+    """A document's chunks (which may stream from a big file: counted as written), and their count when it is not
+    the `row_count` its row was written with."""
     count = insert_chunks(conn, doc_id, index_title(doc.title, Path(doc.path)), chunks, reuse)
-    conn.execute("UPDATE documents SET chunk_count = ? WHERE id = ?", (count, doc_id))
+    if count != row_count:
+        conn.execute("UPDATE documents SET chunk_count = ? WHERE id = ?", (count, doc_id))
 
 
 def _write_part(conn: Connection, file: NewDocument, part: NewPart, reuse: dict[str, list[bytes]]) -> None:

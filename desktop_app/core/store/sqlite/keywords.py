@@ -13,24 +13,24 @@ from pathlib import Path
 from desktop_app.core import text as tp
 from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.rows import Filters
+from desktop_app.core.store.sqlite import pending_keywords
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keyword_index import KeywordIndex, Keywords, bump_keyword_generation
 from desktop_app.core.store.sqlite.keyword_topk import TopK
 from desktop_app.core.store.sqlite.side_index import of_store
 
-_INSERT = (f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
-           f"VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})")
-
 
 def write_fts_row(conn: Connection, chunk_id: int, fts_title: str, text: str, *, fresh: bool = False) -> None:
     """(Re)write one chunk's keyword row (`fresh`: a chunk just inserted, which has none: a deleted chunk's row
-    goes with it, by trigger). The caller bumps the keyword generation (bump_keyword_generation), once for all
-    the rows of its transaction."""
+    goes with it, by trigger). In a write batch the row is queued until the batch commits (pending_keywords.py).
+    The caller bumps the keyword generation (bump_keyword_generation), once for all the rows of its transaction."""
     fields = tp.index_fields(fts_title, text)
     if not fresh:
         conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
-    conn.execute(_INSERT, (chunk_id, *(fields[c] for c in tp.FTS5_COLUMNS)))
+    row = (chunk_id, *(fields[c] for c in tp.FTS5_COLUMNS))
+    if not pending_keywords.queue(conn, row):
+        conn.execute(pending_keywords.INSERT, row)
 
 
 def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
