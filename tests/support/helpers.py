@@ -59,6 +59,17 @@ def index_consistency(db_path: Path) -> dict:
             "orphan_chunks": conn.execute(
                 "SELECT COUNT(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"
             ).fetchone()[0],
+            # the counts the triggers keep per folder and type (migration 011), against a scan of the documents
+            "kept_counts": conn.execute(
+                "SELECT folder_id, type, documents, failed, chunks FROM doc_counts WHERE documents OR failed OR chunks "
+                "ORDER BY folder_id, type").fetchall(),
+            "scanned_counts": conn.execute(
+                "SELECT folder_id, type, SUM(status = 'indexed'), SUM(status = 'failed'), SUM(chunk_count) "
+                "FROM documents GROUP BY folder_id, type "
+                "HAVING SUM(status = 'indexed') OR SUM(status = 'failed') OR SUM(chunk_count) "
+                "ORDER BY folder_id, type").fetchall(),
+            "kept_langs": conn.execute("SELECT lang, chunks FROM lang_counts WHERE chunks ORDER BY lang").fetchall(),
+            "scanned_langs": conn.execute("SELECT lang, COUNT(*) FROM chunks GROUP BY lang ORDER BY lang").fetchall(),
         }
         conn.execute("COMMIT")
     finally:
@@ -72,6 +83,8 @@ def assert_consistent(db_path: Path) -> dict:
     assert c["chunks"] == c["declared_chunks"] == c["fts_rows"]
     assert c["orphan_vectors"] == 0 and c["orphan_chunks"] == 0
     assert c["vectors"] == c["embedded_flags"]
+    assert [tuple(r) for r in c["kept_counts"]] == [tuple(r) for r in c["scanned_counts"]]
+    assert [tuple(r) for r in c["kept_langs"]] == [tuple(r) for r in c["scanned_langs"]]
     return c
 
 

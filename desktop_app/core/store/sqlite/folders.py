@@ -105,21 +105,26 @@ class FolderSQL(SQLiteBase):
         return self._write(work)
 
     def counts(self, folder_id: int | None = None) -> FolderCounts:
-        """Documents, failures, chunks, embedded chunks and pages waiting for OCR, of one folder (None: all)."""
+        """Documents, failures, chunks, embedded chunks and pages waiting for OCR, of one folder (None: all).
+
+        The first three are kept per folder and type by triggers (migration 011); embedded chunks are the chunks
+        less those waiting (a partial index holds only those), so nothing here reads every chunk."""
         def work(conn: Connection) -> FolderCounts:
-            where, args = ("WHERE d.folder_id = ?", (folder_id,)) if folder_id is not None else ("", ())
+            where, args = ("WHERE folder_id = ?", (folder_id,)) if folder_id is not None else ("", ())
             docs, failed, chunks = conn.execute(
-                "SELECT SUM(status = 'indexed'), SUM(status = 'failed'), COALESCE(SUM(chunk_count), 0) "
-                f"FROM documents d {where}", args).fetchone()
+                f"SELECT SUM(documents), SUM(failed), SUM(chunks) FROM doc_counts {where}", args).fetchone()
             if folder_id is None:
-                embedded = conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 1").fetchone()[0]
+                waiting = conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0").fetchone()[0]
                 ocr = conn.execute("SELECT COUNT(*) FROM ocr_pages WHERE status = 'pending'").fetchone()[0]
             else:
-                embedded = conn.execute("SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
-                                        f"{where} AND c.embedded = 1", args).fetchone()[0]
-                ocr = conn.execute("SELECT COUNT(*) FROM ocr_pages o JOIN documents d ON d.id = o.document_id "
-                                   f"{where} AND o.status = 'pending'", args).fetchone()[0]
-            return FolderCounts(int(docs or 0), int(failed or 0), int(chunks or 0), int(embedded or 0), int(ocr or 0))
+                waiting = conn.execute("SELECT COUNT(*) FROM chunks c INDEXED BY chunks_pending JOIN documents d "
+                                       "ON d.id = c.document_id WHERE c.embedded = 0 AND d.folder_id = ?",
+                                       args).fetchone()[0]
+                ocr = conn.execute("SELECT COUNT(*) FROM ocr_pages o CROSS JOIN documents d "  # waiting pages first
+                                   "ON d.id = o.document_id WHERE o.status = 'pending' AND d.folder_id = ?",
+                                   args).fetchone()[0]
+            chunks = int(chunks or 0)
+            return FolderCounts(int(docs or 0), int(failed or 0), chunks, chunks - int(waiting), int(ocr or 0))
         return self._read(work)
 
     def folder_has_documents(self, folder_id: int) -> bool:

@@ -11,6 +11,6 @@ class FormatSQL(SQLiteBase):
     def formats(self) -> list[tuple[str, int]]:
         """Each document type among the indexed documents with its count, most first (then by name)."""
         rows = self._read(lambda c: c.execute(
-            "SELECT type, COUNT(*) FROM documents WHERE status = 'indexed' AND type != '' "
-            "GROUP BY type ORDER BY COUNT(*) DESC, type").fetchall())
+            "SELECT type, SUM(documents) AS n FROM doc_counts WHERE type != '' GROUP BY type HAVING n > 0 "
+            "ORDER BY n DESC, type").fetchall())
         return [(str(r[0]), int(r[1])) for r in rows]

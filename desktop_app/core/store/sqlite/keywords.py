@@ -123,9 +123,10 @@ class KeywordSQL(SQLiteBase):
         return int(self._write(work, derived=True))
 
     def languages(self) -> list[tuple[str, int]]:
-        """Each chunk language in the library with its chunk count, most chunks first."""
+        """Each chunk language in the library with its chunk count, most chunks first (kept by triggers)."""
         rows = self._read(lambda c: c.execute(
-            "SELECT lang, COUNT(*) FROM chunks WHERE lang != '' GROUP BY lang ORDER BY COUNT(*) DESC").fetchall())
+            "SELECT lang, chunks FROM lang_counts WHERE lang != '' AND chunks > 0 "
+            "ORDER BY chunks DESC, lang").fetchall())
         return [(r[0], int(r[1])) for r in rows]
 
 

@@ -317,6 +317,61 @@ def m010_keyword_generation(conn: Connection) -> None:
     """)
 
 
+@migration
+def m011_document_counts(conn: Connection) -> None:
+    """Documents, failures and chunks per folder and type, and chunks per language, kept by triggers: `trove stats`,
+    the status bar and the folder panel read a few rows instead of scanning every document and chunk (85 s cold
+    at 1M chunks). Failed documents get an index of their own for the failures list."""
+    add_counts = """
+            INSERT INTO doc_counts (folder_id, type, documents, failed, chunks)
+                VALUES (new.folder_id, COALESCE(new.type, ''), new.status = 'indexed', new.status = 'failed',
+                        COALESCE(new.chunk_count, 0))
+                ON CONFLICT(folder_id, type) DO UPDATE SET documents = documents + excluded.documents,
+                    failed = failed + excluded.failed, chunks = chunks + excluded.chunks;"""
+    take_counts = """
+            UPDATE doc_counts SET documents = documents - (old.status = 'indexed'),
+                failed = failed - (old.status = 'failed'), chunks = chunks - COALESCE(old.chunk_count, 0)
+                WHERE folder_id = old.folder_id AND type = COALESCE(old.type, '');"""
+    add_lang = """
+            INSERT INTO lang_counts (lang, chunks) VALUES (COALESCE(new.lang, ''), 1)
+                ON CONFLICT(lang) DO UPDATE SET chunks = chunks + 1;"""
+    take_lang = """
+            UPDATE lang_counts SET chunks = chunks - 1 WHERE lang = COALESCE(old.lang, '');"""
+    run_script(conn, f"""
+    CREATE TABLE doc_counts (
+        folder_id INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        documents INTEGER NOT NULL DEFAULT 0,
+        failed INTEGER NOT NULL DEFAULT 0,
+        chunks INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (folder_id, type)
+    ) WITHOUT ROWID;
+    INSERT INTO doc_counts (folder_id, type, documents, failed, chunks)
+        SELECT folder_id, COALESCE(type, ''), SUM(status = 'indexed'), SUM(status = 'failed'),
+               COALESCE(SUM(chunk_count), 0)
+        FROM documents GROUP BY folder_id, COALESCE(type, '');
+    CREATE TRIGGER doc_counts_insert AFTER INSERT ON documents BEGIN {add_counts}
+    END;
+    CREATE TRIGGER doc_counts_delete AFTER DELETE ON documents BEGIN {take_counts}
+    END;
+    CREATE TRIGGER doc_counts_update AFTER UPDATE OF folder_id, type, status, chunk_count ON documents BEGIN
+        {take_counts}
+        {add_counts}
+    END;
+    CREATE INDEX documents_failed ON documents(path) WHERE status = 'failed';
+    CREATE TABLE lang_counts (lang TEXT PRIMARY KEY, chunks INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+    INSERT INTO lang_counts (lang, chunks) SELECT COALESCE(lang, ''), COUNT(*) FROM chunks GROUP BY COALESCE(lang, '');
+    CREATE TRIGGER lang_counts_insert AFTER INSERT ON chunks BEGIN {add_lang}
+    END;
+    CREATE TRIGGER lang_counts_delete AFTER DELETE ON chunks BEGIN {take_lang}
+    END;
+    CREATE TRIGGER lang_counts_update AFTER UPDATE OF lang ON chunks BEGIN
+        {take_lang}
+        {add_lang}
+    END;
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -30,6 +30,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         8: ("documents_inside_files", "7d89d396ecd8c435"),
         9: ("memory", "c13831c49d349555"),
         10: ("keyword_generation", "1887085a7036600a"),
+        11: ("document_counts", "a7a32ab2ac786bd4"),
     },
     "postgres": {
         1: ("core", "e1fbda7121343237"),
