@@ -220,6 +220,9 @@ def store_queries(store, texts, qvecs, filters) -> dict:
 
         out[mode] = timed(one, len(texts))
         out[mode]["queries_short_of_k"] = sum(c < K for c in counts[-len(texts):])
+        if mode == "semantic":  # semantic search drops cosines under min_similarity (noise): is that why?
+            out[mode]["queries_short_of_k_before_min_similarity"] = sum(
+                len(store.dense_candidates(q, K, filters=filters)) < K for q in qvecs)
     return out
 
 
