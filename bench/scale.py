@@ -346,7 +346,9 @@ def measure(engine: str, where: str, texts, qvecs, build: dict) -> dict:
         if (kix := store.__dict__.get("_keyword_index")) is not None:  # loads in the background too
             kix.wait()
         result["keyword_index_load_ms"] = round((time.perf_counter() - started) * 1000, 1)
-    say(f"{engine}: open {open_ms} ms, first semantic query {result['first_semantic_query_ms']} ms; queries")
+    result["window"] = window_counts(store)
+    say(f"{engine}: open {open_ms} ms, first semantic query {result['first_semantic_query_ms']} ms; "
+        f"counts {result['window']}; queries")
     result["queries"] = store_queries(store, texts, qvecs, None)
     say(f"{engine}: {result['queries']}")
     result["queries_folder"] = store_queries(store, texts, qvecs, by_folder)
@@ -367,6 +369,26 @@ def measure(engine: str, where: str, texts, qvecs, build: dict) -> dict:
     result["ratios"] = ratios(result)
     store.close()
     return result
+
+
+def window_counts(store) -> dict:
+    """What the window and `trove stats` read besides search: the folder panel (every folder with its counts) and
+    the stats (library_stats), first call and the median of the next five, in ms."""
+    from desktop_app.core.events import EventBus
+    from desktop_app.core.folders import FolderMonitor
+    from desktop_app.core.library_parts import library_stats
+
+    monitor = FolderMonitor(store, EventBus())
+    out = {}
+    for name, fn in (("folder_panel", monitor.all),
+                     ("stats", lambda: library_stats(Path("/bench"), store, monitor.all()))):
+        times = []
+        for _ in range(6):
+            started = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - started) * 1000)
+        out[f"{name}_first_ms"], out[f"{name}_ms"] = round(times[0], 2), round(percentile(times[1:], 50), 2)
+    return out
 
 
 def side_index(where: str, texts, qvecs) -> dict:
