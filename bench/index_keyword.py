@@ -165,8 +165,6 @@ def bare_baselines(folder: Path, work: Path) -> dict:
         conn.execute("INSERT INTO folders (id, path, added_at) VALUES (1, '/bench', 0)")
         st = S()
         config = ChunkConfig(st.chunk_size, st.chunk_overlap, st.min_chunk_size)
-        fts = (f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
-               f"VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})")
         t = time.perf_counter()
         docs, chunks, rows = [], [], []
         for doc_id, (title, body) in enumerate(zip(titles, texts, strict=True), start=1):
@@ -184,7 +182,7 @@ def bare_baselines(folder: Path, work: Path) -> dict:
                          docs)
         conn.executemany("INSERT INTO chunks (id, document_id, ordinal, start, end, text, text_hash, embedded, lang) "
                          "VALUES (?,?,?,?,?,?,?,0,?)", chunks)
-        conn.executemany(fts, rows)
+        conn.executemany(tp.fts5_insert(), rows)
         conn.execute("COMMIT")
         elapsed = time.perf_counter() - t
         conn.close()

@@ -28,6 +28,7 @@ from desktop_app.core.text.render import (
     FTS5_TOKENIZE,
     FTS5_WEIGHTS,
     PG_LABELS,
+    fts5_insert,
     fts5_rank,
     fts5_schema,
     to_fts5,
@@ -63,6 +64,7 @@ def _title_column(title: str) -> str:
 __all__ = [
     "FIELDS", "FTS5_COLUMNS", "FTS5_TOKENIZE", "FTS5_WEIGHTS", "LANGUAGES", "LANGUAGE_NAMES", "PG_LABELS",
     "RIGHT_TO_LEFT", "Query", "TOKENIZER_VERSION",
-    "Term", "build_query", "detect_language", "fts5_rank", "fts5_schema", "highlight_spans", "index_fields",
+    "Term", "build_query", "detect_language", "fts5_insert", "fts5_rank", "fts5_schema", "highlight_spans",
+    "index_fields",
     "to_fts5", "to_tsquery", "tokenizer_fingerprint",
 ]

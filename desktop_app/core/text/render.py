@@ -26,6 +26,11 @@ def fts5_schema(table: str = "chunks_fts", extra: str = "") -> str:
     return f"CREATE VIRTUAL TABLE {table} USING fts5({options})"
 
 
+def fts5_insert(table: str = "chunks_fts") -> str:
+    """INSERT of one row (rowid first, then the FTS5_COLUMNS) into an FTS5 index of these fields."""
+    return f"INSERT INTO {table} (rowid, {', '.join(FTS5_COLUMNS)}) VALUES (?, {', '.join('?' * len(FTS5_COLUMNS))})"
+
+
 def fts5_rank(table: str = "chunks_fts", weights: dict[str, float] | None = None) -> str:
     """The bm25() expression ranking rows of `table` (lower is better, as FTS5 returns it)."""
     w = {**FTS5_WEIGHTS, **(weights or {})}

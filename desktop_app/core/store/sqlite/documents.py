@@ -149,14 +149,11 @@ def _write_file(conn: Connection, doc: NewDocument, chunks: Iterable[NewChunk], 
 
 
 def _upsert(conn: Connection, doc: NewDocument, reuse: dict[str, list[bytes]], *, container: str | None = None,
-            part: str = "", part_label: str = "", old: DocRow | None | bool = True, chunk_count: int = 0) -> int:
-    """Insert or replace one document row (with `chunk_count`, corrected once its chunks are written when they
-    stream); the old chunks go, their vectors into `reuse`. `old`: the row at doc.path when the caller has looked
-    it up (True: look it up)."""
+            part: str = "", part_label: str = "", old: DocRow | None, chunk_count: int = 0) -> int:
+    """Insert or replace (`old`: the row now at doc.path) one document row, with `chunk_count` (corrected once its
+    chunks are written when they stream); the old chunks go, their vectors into `reuse`."""
     meta = json.dumps(doc.metadata) if doc.metadata is not None else None
     values = _doc_values(doc) + (doc.pages, chunk_count, time.time(), meta, container, part, part_label)
-    if old is True:
-        old = _by_path(conn, doc.path)
     if old:
         reuse.update(_old_vectors(conn, old.id))
         conn.execute("DELETE FROM chunks WHERE document_id = ?", (old.id,))
@@ -186,7 +183,8 @@ def _write_part(conn: Connection, file: NewDocument, part: NewPart, reuse: dict[
                      "VALUES (?,?,?,?,?,?,?, ?,?,?,?,?, 'failed')",
                      (doc.path, *_doc_values(doc), part.reason, time.time(), file.path, part.part, part.label))
         return
-    doc_id = _upsert(conn, doc, reuse, container=file.path, part=part.part, part_label=part.label)
+    doc_id = _upsert(conn, doc, reuse, container=file.path, part=part.part, part_label=part.label,
+                     old=_by_path(conn, doc.path))
     _write_chunks(conn, doc_id, doc, part.chunks, reuse)
 
 

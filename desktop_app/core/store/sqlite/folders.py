@@ -117,12 +117,11 @@ class FolderSQL(SQLiteBase):
                 waiting = conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0").fetchone()[0]
                 ocr = conn.execute("SELECT COUNT(*) FROM ocr_pages WHERE status = 'pending'").fetchone()[0]
             else:
-                waiting = conn.execute("SELECT COUNT(*) FROM chunks c INDEXED BY chunks_pending JOIN documents d "
-                                       "ON d.id = c.document_id WHERE c.embedded = 0 AND d.folder_id = ?",
-                                       args).fetchone()[0]
-                ocr = conn.execute("SELECT COUNT(*) FROM ocr_pages o CROSS JOIN documents d "  # waiting pages first
-                                   "ON d.id = o.document_id WHERE o.status = 'pending' AND d.folder_id = ?",
-                                   args).fetchone()[0]
+                # CROSS JOIN: from the waiting rows (partial indexes) to their documents, never the other way
+                waiting = conn.execute("SELECT COUNT(*) FROM chunks c CROSS JOIN documents d ON d.id = c.document_id "
+                                       "WHERE c.embedded = 0 AND d.folder_id = ?", args).fetchone()[0]
+                ocr = conn.execute("SELECT COUNT(*) FROM ocr_pages o CROSS JOIN documents d ON d.id = o.document_id "
+                                   "WHERE o.status = 'pending' AND d.folder_id = ?", args).fetchone()[0]
             chunks = int(chunks or 0)
             return FolderCounts(int(docs or 0), int(failed or 0), chunks, chunks - int(waiting), int(ocr or 0))
         return self._read(work)

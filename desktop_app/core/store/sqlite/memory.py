@@ -16,15 +16,13 @@ from desktop_app.core.store.sqlite.connect import Connection
 
 _FACT = ("SELECT id, key, value, category, source, confidence, created_at, updated_at, expires_at, superseded_by, "
          "merged_keys, chat_id, turn FROM memory_facts")
-_FTS_INSERT = (f"INSERT INTO {{table}} (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
-               f"VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})")
 
 
 def write_memory_fts(conn: Connection, table: str, rowid: int, title: str, text: str) -> None:
     """(Re)write one keyword row of a memory FTS table (memory_facts_fts or memory_fts)."""
     fields = tp.index_fields(title, text)
     conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
-    conn.execute(_FTS_INSERT.format(table=table), (rowid, *(fields[c] for c in tp.FTS5_COLUMNS)))
+    conn.execute(tp.fts5_insert(table), (rowid, *(fields[c] for c in tp.FTS5_COLUMNS)))
 
 
 def fts_candidates(conn: Connection, table: str, query: str, limit: int) -> list[tuple[int, float]]:

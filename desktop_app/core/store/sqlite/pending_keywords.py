@@ -19,8 +19,7 @@ from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keyword_index import bump_keyword_generation
 
 _ATTR = "pending_keyword_rows"
-INSERT = (f"INSERT INTO chunks_fts (rowid, {', '.join(tp.FTS5_COLUMNS)}) "
-          f"VALUES (?, {', '.join('?' * len(tp.FTS5_COLUMNS))})")
+INSERT = tp.fts5_insert("chunks_fts")
 
 
 def start(conn: Connection) -> None:
