@@ -154,7 +154,7 @@ def fill(engine: str, store, where: str, items) -> float:
             for doc, chunks in items:
                 vec = chunks[0].vectors[0]
                 copy.write_row((by_doc[ids[doc.path]], 0, "[" + ",".join(f"{x:.7g}" for x in vec) + "]"))
-        conn.execute("SET maintenance_work_mem = '1GB'")
+        conn.execute("SET maintenance_work_mem = '4GB'")
         conn.execute("CREATE INDEX chunk_vectors_hnsw ON chunk_vectors USING hnsw (embedding vector_cosine_ops)")
     return time.perf_counter() - started
 

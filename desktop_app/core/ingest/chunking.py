@@ -19,7 +19,6 @@ from dataclasses import dataclass
 MAX_WORD_CHARS = 64
 MAX_GAP = 4096
 _WORD = re.compile(rf"\S{{1,{MAX_WORD_CHARS}}}")
-_LONG_WORD = re.compile(rf"\S{{{MAX_WORD_CHARS + 1}}}")
 _GAP = re.compile(rf"\s{{{MAX_GAP},}}")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
 
@@ -95,12 +94,12 @@ def _words(text: str) -> list[tuple[int, int]]:
 
 def _chunk_section(text: str, cfg: ChunkConfig, offset: int) -> list[Span]:
     """Chunks of text holding no long gap."""
-    if len(text.split()) <= cfg.chunk_size and _LONG_WORD.search(text) is None:
-        first = _WORD.search(text)  # the common short document: one chunk, no per-word spans needed
-        if first is None:
+    parts = text.split()  # the same whitespace as the patterns' \s and \S
+    if len(parts) <= cfg.chunk_size and max(map(len, parts), default=0) <= MAX_WORD_CHARS:
+        if not parts:  # the common short document: one chunk, no per-word spans needed
             return []
-        end = len(text.rstrip())
-        return [Span(offset + first.start(), offset + end, text[first.start():end])]
+        start, end = len(text) - len(text.lstrip()), len(text.rstrip())
+        return [Span(offset + start, offset + end, text[start:end])]
     words = _words(text)
     if not words:
         return []

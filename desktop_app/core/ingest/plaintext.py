@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import html.parser
 import re
+from functools import lru_cache
 from pathlib import PurePath
 
 from desktop_app.core.errors import ExtractionError
 
+_SEPARATORS = re.compile(r"[_\-.]+")
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?(---|\+\+\+)[ \t]*\r?\n(.*?)\r?\n\1[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FRONT_MATTER_TITLE = re.compile(r"""^title[ \t]*[:=][ \t]*(?P<q>["']?)(?P<title>.+?)(?P=q)[ \t]*$""",
                                  re.MULTILINE | re.IGNORECASE)
@@ -18,7 +20,12 @@ _FRONT_MATTER_TITLE = re.compile(r"""^title[ \t]*[:=][ \t]*(?P<q>["']?)(?P<title
 
 def title_from_path(path: PurePath) -> str:
     """A readable title from a file name: separators become spaces."""
-    return re.sub(r"[_\-.]+", " ", path.stem).strip() or path.name
+    return _name_title(path.name)
+
+
+@lru_cache(maxsize=1024)  # a file's title is asked for as it is read, extracted and written
+def _name_title(name: str) -> str:
+    return _SEPARATORS.sub(" ", PurePath(name).stem).strip() or name
 
 
 def index_title(title: str, path: PurePath) -> str:

@@ -76,10 +76,11 @@ def analyze(text: str) -> dict[str, list[str]]:
     if norm.isascii():
         out["stems"] = _ascii_stems(norm)
         return out
-    stems = out["stems"]
+    stems, cached = out["stems"], STEM_CACHE.get
     for piece in _LETTERS.findall(norm):
         if piece.isascii():
-            stems.append(stem(piece[:segment.MAX_WORD].lower()))
+            word = piece[:segment.MAX_WORD].lower()
+            stems.append(cached(word) or stem(word))
             continue
         found = _word_units(piece, 0, min(len(piece), segment.MAX_WORD)) if _DICTIONARY_SCRIPT.search(
             piece) is None else units(piece)  # a piece without Thai/CJK is one `word` run, as segment.runs finds
@@ -90,8 +91,11 @@ def analyze(text: str) -> dict[str, list[str]]:
 
 def _ascii_stems(norm: str) -> list[str]:
     """The tokens of normalised ASCII text: all of them stems (one `findall`, and stems cached)."""
-    cached = STEM_CACHE.get
-    return [cached(w) or stem(w[:segment.MAX_WORD]) for w in _ASCII_WORD.findall(norm.lower())]
+    words = _ASCII_WORD.findall(norm.lower())
+    stems: list[str | None] = list(map(STEM_CACHE.get, words))
+    if None in stems:  # a word not stemmed before (a stem is never empty for ASCII)
+        return [s or stem(w[:segment.MAX_WORD]) for s, w in zip(stems, words, strict=True)]
+    return stems  # type: ignore[return-value]  # no None left
 
 
 def analyze_title(title: str) -> list[tuple[str, str]]:

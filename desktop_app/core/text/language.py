@@ -33,7 +33,7 @@ IDEOGRAPH_LETTERS = 3
 _LATIN = regex.compile(r"\p{Latin}+")
 # In ASCII text the Latin letters are [A-Za-z] and no other script occurs: the standard library's re finds those
 # words in a third of the time, and the other scripts need no pass at all (most chunks of most libraries).
-_ASCII_WORDS = re.compile(r"[A-Za-z]+")
+_ASCII_WORDS = re.compile(r"[a-z]+")  # of the lower-cased sample
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _SCRIPTS = regex.compile(
     r"(?P<th>\p{Thai}+)|(?P<kana>[\p{Hiragana}\p{Katakana}]+)|(?P<han>\p{Han}+)|(?P<ko>\p{Hangul}+)"
@@ -66,8 +66,8 @@ def detect_language(text: str) -> str:
     """The short code of the main script/language of `text` (see the module docstring)."""
     sample = (text or "")[:SAMPLE]
     if sample.isascii():
-        words = _ASCII_WORDS.findall(sample)
-        return _latin_language(words) if sum(map(len, words)) >= MIN_LETTERS else "und"
+        words = _ASCII_WORDS.findall(sample.lower())
+        return _english_or_not(words) if sum(map(len, words)) >= MIN_LETTERS else "und"
     counts: dict[str, int] = {}
     latin = _LATIN.findall(sample)
     if latin:
@@ -104,11 +104,15 @@ def script_counts(sample: str) -> dict[str, int]:
 
 def _latin_language(words: list[str]) -> str:
     """'en', 'latn' (another language, on evidence) or 'und' for the Latin words of a text."""
-    lowered = list(map(str.lower, words))
+    marked = len(words) - sum(map(str.isascii, words))
+    return _english_or_not(list(map(str.lower, words)), marked)
+
+
+def _english_or_not(lowered: list[str], marked: int = 0) -> str:
+    """_latin_language of lower-cased words, `marked` of them with a diacritic."""
     # English prose has 30-50 % of these words; code-heavy docs ~15 %; French/German ~5 %
     english = sum(map(_ENGLISH.__contains__, lowered))
-    if english * 10 >= len(words):
+    if english * 10 >= len(lowered):
         return "en"
     other = sum(map(_OTHER_LATIN.__contains__, lowered))
-    marked = len(words) - sum(map(str.isascii, words))
-    return "latn" if other * 10 >= len(words) or marked * 20 >= len(words) else "und"
+    return "latn" if other * 10 >= len(lowered) or marked * 20 >= len(lowered) else "und"
