@@ -68,7 +68,19 @@ def server_consistency(url: str) -> dict[str, int]:
                                      "WHERE NOT c.embedded",
         "empty_terms": "SELECT count(*) FROM chunks WHERE length(terms) = 0",
     }
+    kept = {  # migration 008's counts against a scan: (folder, type) and (folder, language) groups that differ
+        "kept_counts_off": "SELECT count(*) FROM (SELECT * FROM doc_counts WHERE (documents, failed, chunks) <> "
+                           "(0, 0, 0)) k FULL JOIN (SELECT folder_id, type, count(*) FILTER (WHERE status = 'indexed') "
+                           "AS documents, count(*) FILTER (WHERE status = 'failed') AS failed, sum(chunk_count) AS "
+                           "chunks FROM documents GROUP BY 1, 2) s USING (folder_id, type) WHERE (k.documents, "
+                           "k.failed, k.chunks) IS DISTINCT FROM (s.documents, s.failed, s.chunks)",
+        "kept_languages_off": "SELECT count(*) FROM (SELECT * FROM lang_counts WHERE chunks <> 0) k FULL JOIN "
+                              "(SELECT folder_id, lang, count(*) AS chunks FROM chunks GROUP BY 1, 2) s "
+                              "USING (folder_id, lang) WHERE k.chunks IS DISTINCT FROM s.chunks",
+    }
     with psycopg.connect(url) as conn:
+        if conn.execute("SELECT to_regclass('public.doc_counts')").fetchone()[0] is not None:
+            checks.update(kept)
         return {name: int(conn.execute(sql).fetchone()[0]) for name, sql in checks.items()}
 
 
@@ -77,6 +89,7 @@ def assert_server_consistent(url: str) -> dict[str, int]:
     c = server_consistency(url)
     assert c["half_indexed"] == c["indexed_without_chunks"] == 0, c
     assert c["embedded_without_vectors"] == c["vectors_of_pending_chunks"] == c["empty_terms"] == 0, c
+    assert c.get("kept_counts_off", 0) == c.get("kept_languages_off", 0) == 0, c
     return c
 
 

@@ -175,22 +175,21 @@ class FolderSQL(PostgresBase):
         return self._write(work)
 
     def counts(self, folder_id: int | None = None) -> FolderCounts:
-        """Documents, failures, chunks, embedded chunks and pages waiting for OCR, of one folder (None: all)."""
+        """Documents, failures, chunks, embedded chunks and pages waiting for OCR, of one folder (None: all).
+        Read from the kept counts (migration 008) and what waits: no document or chunk is scanned."""
         def work(conn: psycopg.Connection) -> FolderCounts:
-            where, args = ("WHERE d.folder_id = %s", (folder_id,)) if folder_id is not None else ("", ())
-            row = conn.execute(
-                "SELECT count(*) FILTER (WHERE status = 'indexed'), count(*) FILTER (WHERE status = 'failed'), "
-                f"COALESCE(sum(chunk_count), 0) FROM documents d {where}", args).fetchone()
-            docs, failed, chunks = row or (0, 0, 0)
+            where, args = ("WHERE folder_id = %s", (folder_id,)) if folder_id is not None else ("", ())
+            docs, failed, chunks = conn.execute(
+                f"SELECT COALESCE(sum(documents), 0), COALESCE(sum(failed), 0), COALESCE(sum(chunks), 0) "
+                f"FROM doc_counts {where}", args).fetchone() or (0, 0, 0)
+            mine = " AND folder_id = %s" if folder_id is not None else ""
+            waiting = scalar(conn.execute("SELECT count(*) FROM chunks WHERE NOT embedded" + mine, args))
             if folder_id is None:
-                embedded = scalar(conn.execute("SELECT count(*) FROM chunks WHERE embedded"))
                 ocr = scalar(conn.execute("SELECT count(*) FROM ocr_pages WHERE status = 'pending'"))
             else:
-                embedded = scalar(conn.execute("SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id "
-                                               f"{where} AND c.embedded", args))
                 ocr = scalar(conn.execute("SELECT count(*) FROM ocr_pages o JOIN documents d ON d.id = o.document_id "
-                                          f"{where} AND o.status = 'pending'", args))
-            return FolderCounts(int(docs or 0), int(failed or 0), int(chunks or 0), int(embedded or 0), int(ocr or 0))
+                                          "WHERE o.status = 'pending' AND d.folder_id = %s", args))
+            return FolderCounts(int(docs), int(failed), int(chunks), int(chunks) - int(waiting or 0), int(ocr or 0))
         return self._read(work)
 
     def folder_has_documents(self, folder_id: int) -> bool:
@@ -201,7 +200,7 @@ class FolderSQL(PostgresBase):
     def failures(self) -> list[Failure]:
         """Every failed file with its reason, by path."""
         rows = self._read(lambda c: c.execute(
-            "SELECT path, error FROM documents WHERE status = 'failed' ORDER BY path").fetchall())
+            "SELECT path, error FROM documents WHERE status = 'failed' ORDER BY path").fetchall())  # documents_failed
         return [Failure(r[0], r[1] or "") for r in rows]
 
     # ---- leases --------------------------------------------------------------------------------

@@ -230,7 +230,8 @@ class KeywordSQL(PostgresBase):
     def languages(self) -> list[tuple[str, int]]:
         """Each chunk language in the library with its chunk count, most chunks first."""
         rows = self._read(lambda c: c.execute(
-            "SELECT lang, count(*) FROM chunks WHERE lang <> '' GROUP BY lang ORDER BY count(*) DESC, lang").fetchall())
+            "SELECT lang, sum(chunks) AS n FROM lang_counts WHERE lang <> '' GROUP BY lang HAVING sum(chunks) > 0 "
+            "ORDER BY n DESC, lang").fetchall())
         return [(r[0], int(r[1])) for r in rows]
 
 

@@ -17,7 +17,13 @@ from desktop_app.core.errors import KnownError, SchemaTooNewError
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.migration import MigrationRegistry
 from desktop_app.core.store.postgres.memory_schema import create_memory_schema
-from desktop_app.core.store.postgres.permissions import create_schema, grant_people, is_person, people_lack_grants
+from desktop_app.core.store.postgres.permissions import (
+    create_schema,
+    grant_counts,
+    grant_people,
+    is_person,
+    people_lack_grants,
+)
 
 log = get_logger("db")
 
@@ -184,6 +190,92 @@ def m007_memory(conn: psycopg.Connection) -> None:
     to their person by FORCEd row-level security (see memory_schema)."""
     create_memory_schema(conn)
 
+
+@migration
+def m008_document_counts(conn: psycopg.Connection) -> None:
+    """Counts kept by triggers, so the folder panel and `trove stats` read no document or chunk (as the embedded
+    engine's migration 011): documents, failures and chunks per folder and type, chunks per folder and language,
+    and the failed documents in an index of their own. Chunks with vectors are the chunks less those waiting
+    (chunks_pending). The counts' rows follow their folder's visibility; the trigger functions run as the tables'
+    owner, so a person's write keeps them right without being able to write them."""
+    conn.execute("""
+    CREATE TABLE doc_counts (
+        folder_id bigint NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+        type text NOT NULL,
+        documents bigint NOT NULL DEFAULT 0,       -- indexed
+        failed bigint NOT NULL DEFAULT 0,
+        chunks bigint NOT NULL DEFAULT 0,          -- the documents' chunk_count
+        PRIMARY KEY (folder_id, type)
+    );
+    CREATE TABLE lang_counts (
+        folder_id bigint NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+        lang text NOT NULL,
+        chunks bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (folder_id, lang)
+    );
+    INSERT INTO doc_counts SELECT folder_id, type, count(*) FILTER (WHERE status = 'indexed'),
+        count(*) FILTER (WHERE status = 'failed'), COALESCE(sum(chunk_count), 0) FROM documents GROUP BY 1, 2;
+    INSERT INTO lang_counts SELECT folder_id, lang, count(*) FROM chunks GROUP BY 1, 2;
+    CREATE INDEX documents_failed ON documents(path) WHERE status = 'failed';
+
+    CREATE FUNCTION trove_count_document() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    BEGIN
+        IF TG_OP <> 'INSERT' THEN
+            UPDATE doc_counts SET documents = documents - (OLD.status = 'indexed')::int,
+                failed = failed - (OLD.status = 'failed')::int, chunks = chunks - OLD.chunk_count
+                WHERE folder_id = OLD.folder_id AND type = OLD.type;
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+            INSERT INTO doc_counts AS k VALUES (NEW.folder_id, NEW.type, (NEW.status = 'indexed')::int,
+                (NEW.status = 'failed')::int, NEW.chunk_count)
+            ON CONFLICT (folder_id, type) DO UPDATE SET documents = k.documents + EXCLUDED.documents,
+                failed = k.failed + EXCLUDED.failed, chunks = k.chunks + EXCLUDED.chunks;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER documents_counted AFTER INSERT OR DELETE ON documents
+        FOR EACH ROW EXECUTE FUNCTION trove_count_document();
+    CREATE TRIGGER documents_recounted AFTER UPDATE OF folder_id, type, status, chunk_count ON documents
+        FOR EACH ROW WHEN ((OLD.folder_id, OLD.type, OLD.status, OLD.chunk_count)
+                           IS DISTINCT FROM (NEW.folder_id, NEW.type, NEW.status, NEW.chunk_count))
+        EXECUTE FUNCTION trove_count_document();
+
+    -- Chunks are written many to a statement: their languages are counted per statement (transition tables);
+    -- an update (vectors stored, terms rebuilt, a document moved) changes only the languages it moved.
+    CREATE FUNCTION trove_count_languages() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO lang_counts AS k
+                SELECT folder_id, lang, count(*) FROM new_chunks GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (folder_id, lang) DO UPDATE SET chunks = k.chunks + EXCLUDED.chunks;
+        ELSIF TG_OP = 'DELETE' THEN
+            UPDATE lang_counts k SET chunks = k.chunks - o.n
+                FROM (SELECT folder_id, lang, count(*) AS n FROM old_chunks GROUP BY 1, 2) o
+                WHERE k.folder_id = o.folder_id AND k.lang = o.lang;
+        ELSE
+            INSERT INTO lang_counts AS k
+                SELECT folder_id, lang, sum(n) FROM (SELECT folder_id, lang, 1 AS n FROM new_chunks
+                    UNION ALL SELECT folder_id, lang, -1 FROM old_chunks) moved
+                GROUP BY 1, 2 HAVING sum(n) <> 0 ORDER BY 1, 2
+            ON CONFLICT (folder_id, lang) DO UPDATE SET chunks = k.chunks + EXCLUDED.chunks;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER chunks_counted AFTER INSERT ON chunks REFERENCING NEW TABLE AS new_chunks
+        FOR EACH STATEMENT EXECUTE FUNCTION trove_count_languages();
+    CREATE TRIGGER chunks_uncounted AFTER DELETE ON chunks REFERENCING OLD TABLE AS old_chunks
+        FOR EACH STATEMENT EXECUTE FUNCTION trove_count_languages();
+    CREATE TRIGGER chunks_recounted AFTER UPDATE ON chunks REFERENCING OLD TABLE AS old_chunks NEW TABLE AS new_chunks
+        FOR EACH STATEMENT EXECUTE FUNCTION trove_count_languages();
+
+    ALTER TABLE doc_counts ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE lang_counts ENABLE ROW LEVEL SECURITY;
+    CREATE POLICY see ON doc_counts FOR SELECT USING (folder_id = ANY((SELECT trove_visible_folders())::bigint[]));
+    CREATE POLICY see ON lang_counts FOR SELECT USING (folder_id = ANY((SELECT trove_visible_folders())::bigint[]));
+    """)
+    grant_counts(conn)
 
 Migration = Callable[[psycopg.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries

@@ -21,6 +21,7 @@ import psycopg
 from psycopg import sql
 
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.rows import PERSON_PREFIX, Share
 
 log = get_logger("db")
@@ -34,6 +35,7 @@ FIRST_WRITER_META = ("embed_model", "embed_dim")  # ... except these, which the 
 DML_TABLES = ("meta", "machines", "folders", "folder_watchers", "folder_leases", "documents", "chunks",
               "chunk_vectors", "ocr_pages", "chats", "messages")
 READ_TABLES = ("trove_migrations",)
+COUNT_TABLES = ("doc_counts", "lang_counts")  # read by people, written by their triggers (migration 008)
 RLS_TABLES = DML_TABLES  # meta too: everyone reads it, only the administrator writes its library-wide keys
 FUNCTIONS = ("trove_default_visibility()", "trove_visible_folders()", "trove_my_folders()", "trove_my_machines()")
 
@@ -75,7 +77,21 @@ def grant_people(conn: psycopg.Connection) -> bool:
     from desktop_app.core.store.postgres.memory_schema import grant_memory  # migration 007's tables, if made
 
     grant_memory(conn)
+    grant_counts(conn)
     return True
+
+
+def grant_counts(conn: psycopg.Connection) -> None:
+    """GRANT people SELECT on the kept counts (migration 008's tables), when both exist; their triggers write them."""
+    if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (PEOPLE_GROUP,)).fetchone() is None:
+        return
+    for table in existing_count_tables(conn):
+        conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(sql.Identifier(table), sql.Identifier(PEOPLE_GROUP)))
+
+
+def existing_count_tables(conn: psycopg.Connection) -> list[str]:
+    """The kept-count tables this database has (none before migration 008)."""
+    return [t for t in COUNT_TABLES if scalar(conn.execute("SELECT to_regclass(%s)", (f"public.{t}",)))]
 
 
 def people_lack_grants(conn: psycopg.Connection) -> bool:
@@ -84,9 +100,10 @@ def people_lack_grants(conn: psycopg.Connection) -> bool:
         return False
     from desktop_app.core.store.postgres.memory_schema import existing_memory_tables
 
-    tables = [f"public.{t}" for t in (*DML_TABLES, *existing_memory_tables(conn))]
-    row = conn.execute("SELECT bool_and(has_table_privilege(%s, t, 'SELECT,INSERT,UPDATE,DELETE')) "
-                       "FROM unnest(%s::text[]) AS t", (PEOPLE_GROUP, tables)).fetchone()
+    wanted = [(f"public.{t}", "SELECT,INSERT,UPDATE,DELETE") for t in (*DML_TABLES, *existing_memory_tables(conn))]
+    wanted += [(f"public.{t}", "SELECT") for t in existing_count_tables(conn)]
+    row = conn.execute("SELECT bool_and(has_table_privilege(%s, t, p)) FROM unnest(%s::text[], %s::text[]) AS u(t, p)",
+                       (PEOPLE_GROUP, [t for t, _ in wanted], [p for _, p in wanted])).fetchone()
     return not (row and row[0])
 
 

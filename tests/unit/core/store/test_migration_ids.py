@@ -40,6 +40,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         5: ("text_pipeline_ocr_parts", "b784255dcd6001ff"),
         6: ("permissions", "1499e96c9fad359e"),
         7: ("memory", "4db2ca0391e506c6"),
+        8: ("document_counts", "fc9f179f6b494bf2"),
     },
 }
 
