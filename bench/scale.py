@@ -60,6 +60,7 @@ K = 10
 BATCH = 5000  # documents per bulk transaction
 MODES = ("keyword", "semantic", "hybrid")
 ACTIVE_MODES = list(MODES)  # --modes narrows it
+EF_SWEEP: list[int] = []  # --ef-search: PostgreSQL HNSW breadths to time semantic search and recall at
 BUILD_VERSION = 1  # bump when the bulk rows change: cached libraries are rebuilt
 
 
@@ -368,7 +369,30 @@ def measure(engine: str, where: str, texts, qvecs, build: dict) -> dict:
     result["floors"] = floors(store, engine, ids, mat, texts, qvecs)
     result["ratios"] = ratios(result)
     store.close()
+    if engine == "postgresql" and EF_SWEEP:
+        result["ef_search_sweep"] = ef_sweep(where, ids, mat, qvecs, folder_ids, by_folder)
     return result
+
+
+def ef_sweep(where: str, ids, mat, qvecs, folder_ids, by_folder) -> dict:
+    """Semantic latency (dense_candidates, as search calls it) and recall@10 at each HNSW ef_search of EF_SWEEP."""
+    from desktop_app.core.store.postgres import base
+
+    out = {}
+    kept = base.EF_SEARCH
+    try:
+        for ef in EF_SWEEP:
+            base.EF_SEARCH = ef  # read as each pooled connection is configured
+            store, _ = open_library("postgresql", where)
+            row = {"all": timed(lambda i, s=store: s.dense_candidates(qvecs[i], K), len(qvecs)),
+                   "folder": timed(lambda i, s=store: s.dense_candidates(qvecs[i], K, filters=by_folder), len(qvecs)),
+                   "recall_at_10": recall(store, ids, mat, qvecs, np.isin(ids, folder_ids), by_folder)}
+            store.close()
+            say(f"postgresql: ef_search {ef}: {row}")
+            out[str(ef)] = row
+    finally:
+        base.EF_SEARCH = kept
+    return out
 
 
 def window_counts(store) -> dict:
@@ -461,8 +485,10 @@ def main() -> None:
     ap.add_argument("--modes", default=",".join(MODES), help="search modes to time (keyword,semantic,hybrid)")
     ap.add_argument("--build-only", action="store_true", help="build (or find) the cached libraries, measure nothing")
     ap.add_argument("--json", help="results file (default bench/results/scale_<N>.json)")
+    ap.add_argument("--ef-search", default="", help="PostgreSQL: HNSW ef_search values to sweep (e.g. 40,100,400)")
     args = ap.parse_args()
     ACTIVE_MODES[:] = [m for m in args.modes.split(",") if m in MODES]
+    EF_SWEEP[:] = [int(v) for v in args.ef_search.split(",") if v.strip()]
     if args.quick:
         args.chunks, args.engines, args.queries = 100_000, "sqlite", args.queries or 100
     if not Path(args.dataset).exists():

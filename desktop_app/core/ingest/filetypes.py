@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import PurePath
 from typing import TYPE_CHECKING, cast
 
@@ -173,14 +173,20 @@ BINARY_EXTENSIONS = frozenset(
 def file_type(path: PurePath) -> str | None:
     """The document type Trove reads `path` as ('pdf', 'docx', 'html', 'markdown', 'code', 'text', a value of
     FORMAT_TYPES), or None for files Trove does not read."""
-    suffix = path.suffix.lower()
+    return _name_type(path.name)
+
+
+@lru_cache(maxsize=1024)  # a file's type is asked for as it is found, read, extracted and written
+def _name_type(name: str) -> str | None:
+    dot = name.rfind(".")
+    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""  # PurePath.suffix
     if suffix in FORMAT_TYPES:
         return FORMAT_TYPES[suffix]
     if suffix in HTML_EXTENSIONS:
         return "html"
     if suffix in MARKDOWN_EXTENSIONS:
         return "markdown"
-    if suffix in CODE_EXTENSIONS or path.name in CODE_FILENAMES:
+    if suffix in CODE_EXTENSIONS or name in CODE_FILENAMES:
         return "code"
     if suffix in TEXT_EXTENSIONS:
         return "text"

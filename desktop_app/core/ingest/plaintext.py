@@ -25,7 +25,9 @@ def title_from_path(path: PurePath) -> str:
 
 @lru_cache(maxsize=1024)  # a file's title is asked for as it is read, extracted and written
 def _name_title(name: str) -> str:
-    return _SEPARATORS.sub(" ", PurePath(name).stem).strip() or name
+    dot = name.rfind(".")
+    stem = name[:dot] if 0 < dot < len(name) - 1 else name  # PurePath.stem
+    return _SEPARATORS.sub(" ", stem).strip() or name
 
 
 def index_title(title: str, path: PurePath) -> str:
