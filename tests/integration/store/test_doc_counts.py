@@ -40,6 +40,42 @@ def broken(first):
     raise ExtractionError("changed while it was read")
 
 
+def random_step(store, rng: random.Random, step: int, folders: list, paths: dict[str, int]) -> dict[str, int]:
+    """One write of a seeded mix: a document (listed or streamed chunks, sometimes beside a write that fails
+    half-way in the same batch), a failure, a delete, a move across folders, vectors, or a folder removed.
+    Returns the paths written so far (path -> document id)."""
+    folder = rng.choice(folders)
+    path = f"{folder.path}/doc{rng.randrange(15)}.{rng.choice(['txt', 'md', 'pdf'])}"
+    action = rng.random()
+    if action < 0.45:
+        made = some_chunks(rng, rng.randrange(0, 4))  # a list, or streamed (its count follows the row)
+        with store.write_batch():
+            paths[path] = store.write_document(doc(folder.id, path, digest=str(step), type_=path[-3:]),
+                                               made if rng.random() < 0.5 else iter(made))
+            if rng.random() < 0.3:  # a write that fails half-way inside the batch changes nothing
+                with pytest.raises(ExtractionError):
+                    store.write_document(doc(folder.id, path + "x"), broken(some_chunks(rng, 1)[0]))
+    elif action < 0.6:
+        store.record_failure(doc(folder.id, path, digest=str(step), type_=path[-3:]), "bad")
+        paths.pop(path, None)
+    elif action < 0.75 and paths:
+        store.delete_document(paths.pop(rng.choice(sorted(paths))))
+    elif action < 0.85 and paths:
+        src = rng.choice(sorted(paths))
+        target = rng.choice(folders)
+        dest = f"{target.path}/moved{step}.{src[-3:]}"
+        store.move_documents([DocumentMove(doc_id=paths[src], folder_id=target.id, path=dest, size=1, mtime_ns=1)])
+        paths[dest] = paths.pop(src)
+    elif action < 0.95:
+        pending = store.pending_chunks(rng.randrange(1, 6))
+        store.store_vectors(ChunkVectors(p.id, p.text_hash, unit(p.id)) for p in pending)
+    elif len(folders) > 1:
+        gone = folders.pop(rng.randrange(len(folders)))
+        store.delete_folder(gone.id)
+        paths = {p: i for p, i in paths.items() if not p.startswith(gone.path + "/")}
+    return paths
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_kept_counts_equal_a_scan_after_any_mix_of_writes(tmp_path, seed):
     rng = random.Random(seed)
@@ -50,37 +86,7 @@ def test_kept_counts_equal_a_scan_after_any_mix_of_writes(tmp_path, seed):
     paths: dict[str, int] = {}
     try:
         for step in range(60):
-            folder = rng.choice(folders)
-            path = f"{folder.path}/doc{rng.randrange(15)}.{rng.choice(['txt', 'md', 'pdf'])}"
-            action = rng.random()
-            if action < 0.45:
-                made = some_chunks(rng, rng.randrange(0, 4))  # a list, or streamed (its count follows the row)
-                with store.write_batch():
-                    paths[path] = store.write_document(doc(folder.id, path, digest=str(step), type_=path[-3:]),
-                                                       made if rng.random() < 0.5 else iter(made))
-                    if rng.random() < 0.3:  # a write that fails half-way inside the batch changes nothing
-                        with pytest.raises(ExtractionError):
-                            store.write_document(doc(folder.id, path + "x"), broken(some_chunks(rng, 1)[0]))
-            elif action < 0.6:
-                store.record_failure(doc(folder.id, path, digest=str(step), type_=path[-3:]), "bad")
-                paths.pop(path, None)
-            elif action < 0.75 and paths:
-                victim = rng.choice(sorted(paths))
-                store.delete_document(paths.pop(victim))
-            elif action < 0.85 and paths:
-                src = rng.choice(sorted(paths))
-                target = rng.choice(folders)
-                dest = f"{target.path}/moved{step}.{src[-3:]}"
-                store.move_documents([DocumentMove(doc_id=paths[src], folder_id=target.id, path=dest, size=1,
-                                                   mtime_ns=1)])
-                paths[dest] = paths.pop(src)
-            elif action < 0.95:
-                pending = store.pending_chunks(rng.randrange(1, 6))
-                store.store_vectors(ChunkVectors(p.id, p.text_hash, unit(p.id)) for p in pending)
-            elif len(folders) > 1:
-                gone = folders.pop(rng.randrange(len(folders)))
-                store.delete_folder(gone.id)
-                paths = {p: i for p, i in paths.items() if not p.startswith(gone.path + "/")}
+            paths = random_step(store, rng, step, folders, paths)
             assert kept(store) == scanned(db), step
             for f in folders:
                 assert kept(store, f.id) == scanned(db, f.id), (step, f.path)

@@ -9,11 +9,10 @@ import numpy as np
 import psycopg
 import pytest
 
-from desktop_app.core.errors import ExtractionError
 from desktop_app.core.store.postgres import PostgresStore
-from desktop_app.core.store.rows import ChunkVectors, DocumentMove, Share
+from desktop_app.core.store.rows import ChunkVectors, Share
 from tests.integration.store.people import connect, person_url
-from tests.integration.store.test_doc_counts import broken, kept, some_chunks
+from tests.integration.store.test_doc_counts import kept, random_step, some_chunks
 from tests.integration.store.test_store_protocol import doc, unit
 from tests.support.pg_server import server_consistency
 
@@ -35,58 +34,33 @@ def grouped(url: str, sql: str) -> dict[str, int]:
         return {str(k): int(n) for k, n in conn.execute(sql).fetchall()}
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_kept_counts_equal_a_scan_after_any_mix_of_writes(pg_url, tmp_path, seed):
-    rng = random.Random(seed)
+@pytest.fixture
+def server_store(pg_url):
+    """The administrator's store on a fresh library."""
     store = PostgresStore(pg_url, machine="desk-counts")
     store.ensure_embedding_model("test-model", DIM)
+    yield store
+    store.close()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kept_counts_equal_a_scan_after_any_mix_of_writes(server_store, pg_url, tmp_path, seed):
+    rng, store = random.Random(seed), server_store
     folders = [store.add_folder(str(tmp_path / f"f{i}")) for i in range(3)]
     paths: dict[str, int] = {}
-    try:
-        for step in range(45):
-            folder = rng.choice(folders)
-            path = f"{folder.path}/doc{rng.randrange(12)}.{rng.choice(['txt', 'md', 'pdf'])}"
-            action = rng.random()
-            if action < 0.45:
-                made = some_chunks(rng, rng.randrange(0, 4))  # a list, or streamed (its count follows the row)
-                with store.write_batch():
-                    paths[path] = store.write_document(doc(folder.id, path, digest=str(step), type_=path[-3:]),
-                                                       made if rng.random() < 0.5 else iter(made))
-                    if rng.random() < 0.3:  # a write that fails half-way inside the batch changes nothing
-                        with pytest.raises(ExtractionError):
-                            store.write_document(doc(folder.id, path + "x"), broken(some_chunks(rng, 1)[0]))
-            elif action < 0.6:
-                store.record_failure(doc(folder.id, path, digest=str(step), type_=path[-3:]), "bad")
-                paths.pop(path, None)
-            elif action < 0.72 and paths:
-                store.delete_document(paths.pop(rng.choice(sorted(paths))))
-            elif action < 0.84 and paths:
-                src = rng.choice(sorted(paths))
-                target = rng.choice(folders)
-                dest = f"{target.path}/moved{step}.{src[-3:]}"
-                store.move_documents([DocumentMove(doc_id=paths[src], folder_id=target.id, path=dest, size=1,
-                                                   mtime_ns=1)])
-                paths[dest] = paths.pop(src)
-            elif action < 0.95:
-                pending = store.pending_chunks(rng.randrange(1, 6))
-                store.store_vectors(ChunkVectors(p.id, p.text_hash, unit(p.id)) for p in pending)
-            elif len(folders) > 1:
-                gone = folders.pop(rng.randrange(len(folders)))
-                store.delete_folder(gone.id)
-                paths = {p: i for p, i in paths.items() if not p.startswith(gone.path + "/")}
-            assert kept(store) == scanned(pg_url), step
-            for f in folders:
-                assert kept(store, f.id) == scanned(pg_url, f.id), (step, f.path)
-        assert dict(store.formats()) == grouped(
-            pg_url, "SELECT type, count(*) FROM documents WHERE status = 'indexed' AND type <> '' GROUP BY type")
-        assert dict(store.languages()) == grouped(
-            pg_url, "SELECT lang, count(*) FROM chunks WHERE lang <> '' GROUP BY lang")
-        assert sorted(f.path for f in store.failures()) == sorted(grouped(
-            pg_url, "SELECT path, 1 FROM documents WHERE status = 'failed'"))
-        checked = server_consistency(pg_url)  # the check every server reliability test ends with
-        assert checked["kept_counts_off"] == checked["kept_languages_off"] == 0, checked
-    finally:
-        store.close()
+    for step in range(45):
+        paths = random_step(store, rng, step, folders, paths)
+        assert kept(store) == scanned(pg_url), step
+        for f in folders:
+            assert kept(store, f.id) == scanned(pg_url, f.id), (step, f.path)
+    assert dict(store.formats()) == grouped(
+        pg_url, "SELECT type, count(*) FROM documents WHERE status = 'indexed' AND type <> '' GROUP BY type")
+    assert dict(store.languages()) == grouped(
+        pg_url, "SELECT lang, count(*) FROM chunks WHERE lang <> '' GROUP BY lang")
+    assert sorted(f.path for f in store.failures()) == sorted(grouped(
+        pg_url, "SELECT path, 1 FROM documents WHERE status = 'failed'"))
+    checked = server_consistency(pg_url)  # the check every server reliability test ends with
+    assert checked["kept_counts_off"] == checked["kept_languages_off"] == 0, checked
 
 
 def test_a_person_counts_only_the_folders_they_may_see(pg_server, pg_url, tmp_path):
@@ -115,39 +89,46 @@ def test_a_person_counts_only_the_folders_they_may_see(pg_server, pg_url, tmp_pa
         bob.close()
 
 
-def test_the_folder_panel_reads_no_document_or_chunk_heap(pg_url, tmp_path):
-    store = PostgresStore(pg_url, machine="desk-counts")
-    store.ensure_embedding_model("test-model", DIM)
-    try:
-        folder = store.add_folder(str(tmp_path / "docs"))
-        for i in range(40):
-            store.write_document(doc(folder.id, f"{folder.path}/d{i}.txt"), some_chunks(random.Random(i), 3))
-        store.store_vectors(ChunkVectors(c.id, c.text_hash, unit(c.id)) for c in store.pending_chunks(200))
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute("VACUUM ANALYZE")
-            plans = []
-            for sql, args in (("SELECT sum(documents), sum(failed), sum(chunks) FROM doc_counts WHERE folder_id = %s",
-                               (folder.id,)),
-                              ("SELECT count(*) FROM chunks WHERE NOT embedded AND folder_id = %s", (folder.id,)),
-                              ("SELECT count(*) FROM chunks WHERE NOT embedded", ())):
-                conn.execute("SET enable_seqscan = off")  # what the plan needs on a big library, not a tiny one
-                plans.append("\n".join(r[0] for r in conn.execute("EXPLAIN " + sql, args)))
-        assert "chunks_pending" in plans[1] and "chunks_pending" in plans[2], plans
-        assert all("documents" not in p for p in plans), plans
-        assert kept(store) == (40, 0, 120, 120)
-    finally:
-        store.close()
+class Spy:
+    """A connection that records the statements run through it (and runs them)."""
+
+    def __init__(self, conn: psycopg.Connection, seen: list) -> None:
+        self.conn, self.seen = conn, seen
+
+    def execute(self, sql, args=None, **kwargs):
+        self.seen.append((sql, args))
+        return self.conn.execute(sql, args, **kwargs)
 
 
-def test_vectors_stored_leave_the_languages_as_they_were(pg_url, tmp_path):
-    store = PostgresStore(pg_url, machine="desk-counts")
-    store.ensure_embedding_model("test-model", DIM)
-    try:
-        folder = store.add_folder(str(tmp_path / "docs"))
-        store.write_document(doc(folder.id, f"{folder.path}/a.txt"), some_chunks(random.Random(3), 4))
-        before = store.languages()
-        pending = store.pending_chunks(10)
-        store.store_vectors(ChunkVectors(p.id, p.text_hash, np.ones((1, DIM), np.float32)) for p in pending)
-        assert store.languages() == before and kept(store)[3] == 4
-    finally:
-        store.close()
+def test_the_folder_panel_reads_no_document_or_chunk_heap(server_store, pg_url, tmp_path):
+    store = server_store
+    folder = store.add_folder(str(tmp_path / "docs"))
+    for i in range(40):
+        store.write_document(doc(folder.id, f"{folder.path}/d{i}.txt"), some_chunks(random.Random(i), 3))
+    store.store_vectors(ChunkVectors(c.id, c.text_hash, unit(c.id)) for c in store.pending_chunks(200))
+    seen: list = []
+    read = store._read
+    store._read = lambda work: read(lambda conn: work(Spy(conn, seen)))  # type: ignore[method-assign]
+    assert kept(store) == (40, 0, 120, 120) and kept(store, folder.id) == (40, 0, 120, 120)
+    assert store.formats() == [("txt", 40)] and sum(n for _, n in store.languages()) == 120
+    store._read = read  # type: ignore[method-assign]
+    assert len(seen) >= 8
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+        conn.execute("SET enable_seqscan = off")  # the plan a big library gets, not a tiny one's
+        for sql, args in seen:
+            plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql, args))
+            touched = {t for t in ("documents", "chunks ") if f" on {t}" in plan.lower()}
+            # only what waits: chunks through chunks_pending; OCR pages through ocr_pages_pending, then their documents
+            assert not touched or ("chunks_pending" in plan and "documents" not in touched) or \
+                "ocr_pages" in sql, (sql, plan)
+
+
+def test_vectors_stored_leave_the_languages_as_they_were(server_store, tmp_path):
+    store = server_store
+    folder = store.add_folder(str(tmp_path / "docs"))
+    store.write_document(doc(folder.id, f"{folder.path}/a.txt"), some_chunks(random.Random(3), 4))
+    before = store.languages()
+    vector = np.ones((1, DIM), np.float32)
+    store.store_vectors(ChunkVectors(p.id, p.text_hash, vector) for p in store.pending_chunks(10))
+    assert store.languages() == before and kept(store)[3] == 4
