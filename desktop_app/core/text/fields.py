@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import cast
 
 import regex
 
@@ -95,7 +96,7 @@ def _ascii_stems(norm: str) -> list[str]:
     stems: list[str | None] = list(map(STEM_CACHE.get, words))
     if None in stems:  # a word not stemmed before (a stem is never empty for ASCII)
         return [s or stem(w[:segment.MAX_WORD]) for s, w in zip(stems, words, strict=True)]
-    return stems  # type: ignore[return-value]  # no None left
+    return cast(list[str], stems)  # no None left
 
 
 def analyze_title(title: str) -> list[tuple[str, str]]:

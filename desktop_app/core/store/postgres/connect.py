@@ -216,6 +216,11 @@ def _short(text: str) -> str:
     return text if len(text) <= 160 else text[:157] + "…"
 
 
+def existing_tables(conn: psycopg.Connection, names: tuple[str, ...]) -> list[str]:
+    """Those of `names` that are tables of this database's public schema (migrations add them over time)."""
+    return [t for t in names if scalar(conn.execute("SELECT to_regclass(%s)", (f"public.{t}",)))]
+
+
 def scalar(cursor: psycopg.Cursor) -> Any:
     """The first column of a query's only row (a query that must return one: COUNT, RETURNING, SHOW)."""
     row = cursor.fetchone()

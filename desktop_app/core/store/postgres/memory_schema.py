@@ -17,7 +17,7 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
-from desktop_app.core.store.postgres.connect import scalar
+from desktop_app.core.store.postgres.connect import existing_tables
 from desktop_app.core.store.postgres.roles import PEOPLE_GROUP
 
 MEMORY_TABLES = ("memory_settings", "memory_facts", "memory_chunks", "memory_vectors", "memory_recalls")
@@ -127,4 +127,4 @@ def grant_memory(conn: psycopg.Connection) -> None:
 
 def existing_memory_tables(conn: psycopg.Connection) -> list[str]:
     """The memory tables this database has."""
-    return [t for t in MEMORY_TABLES if scalar(conn.execute("SELECT to_regclass(%s)", (f"public.{t}",)))]
+    return existing_tables(conn, MEMORY_TABLES)

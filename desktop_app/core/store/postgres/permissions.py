@@ -21,7 +21,7 @@ import psycopg
 from psycopg import sql
 
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.postgres.connect import scalar
+from desktop_app.core.store.postgres.connect import existing_tables
 from desktop_app.core.store.rows import PERSON_PREFIX, Share
 
 log = get_logger("db")
@@ -85,13 +85,8 @@ def grant_counts(conn: psycopg.Connection) -> None:
     """GRANT people SELECT on the kept counts (migration 008's tables), when both exist; their triggers write them."""
     if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (PEOPLE_GROUP,)).fetchone() is None:
         return
-    for table in existing_count_tables(conn):
+    for table in existing_tables(conn, COUNT_TABLES):  # none before migration 008
         conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(sql.Identifier(table), sql.Identifier(PEOPLE_GROUP)))
-
-
-def existing_count_tables(conn: psycopg.Connection) -> list[str]:
-    """The kept-count tables this database has (none before migration 008)."""
-    return [t for t in COUNT_TABLES if scalar(conn.execute("SELECT to_regclass(%s)", (f"public.{t}",)))]
 
 
 def people_lack_grants(conn: psycopg.Connection) -> bool:
@@ -101,7 +96,7 @@ def people_lack_grants(conn: psycopg.Connection) -> bool:
     from desktop_app.core.store.postgres.memory_schema import existing_memory_tables
 
     wanted = [(f"public.{t}", "SELECT,INSERT,UPDATE,DELETE") for t in (*DML_TABLES, *existing_memory_tables(conn))]
-    wanted += [(f"public.{t}", "SELECT") for t in existing_count_tables(conn)]
+    wanted += [(f"public.{t}", "SELECT") for t in existing_tables(conn, COUNT_TABLES)]
     row = conn.execute("SELECT bool_and(has_table_privilege(%s, t, p)) FROM unnest(%s::text[], %s::text[]) AS u(t, p)",
                        (PEOPLE_GROUP, [t for t, _ in wanted], [p for _, p in wanted])).fetchone()
     return not (row and row[0])
