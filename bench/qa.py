@@ -1,10 +1,13 @@
 """Grounded QA, measured: SQuAD 2.0 / XQuAD questions asked through Library.ask over the articles they come from.
 
-    .venv/bin/python bench/qa.py [--split dev|heldout|xquad] [--model GGUF|bundled|ID ...] [--limit N] [--label TEXT]
+    .venv/bin/python bench/qa.py [--split dev|heldout|final|xquad] [--model GGUF|bundled|ID ...] [--limit N]
+        [--label TEXT]
 
 Splits (bench/data/*/README.md): `dev` (bench/data/qa, 150 answerable + 50 unanswerable: tune on this one only),
-`heldout` (bench/data/qa-heldout, 300 + 100, other paragraphs of the same articles) and `xquad`
-(bench/data/qa-xquad, 50 questions in each of th, zh, ar, en, all answerable) — never tune on those two.
+`heldout` (bench/data/qa-heldout, 300 + 100, other paragraphs of the same articles), `final`
+(bench/data/qa-final, 241 + 253, every question of paragraphs no earlier split held; made when the held-out split
+had been read too often) and `xquad` (bench/data/qa-xquad, 50 questions in each of th, zh, ar, en, all answerable)
+— never tune on those three.
 
 Indexes the split's articles with the real MiniLM embedder, then asks every question through Library.ask with
 each model (`--model` repeated: a GGUF path, `bundled` for SmolLM2-135M, or a local-install id such as
@@ -58,7 +61,8 @@ from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 
 BENCH_DATA = Path(__file__).resolve().parent / "data"
-SPLITS = {"dev": BENCH_DATA / "qa", "heldout": BENCH_DATA / "qa-heldout", "xquad": BENCH_DATA / "qa-xquad"}
+SPLITS = {"dev": BENCH_DATA / "qa", "heldout": BENCH_DATA / "qa-heldout", "final": BENCH_DATA / "qa-final",
+          "xquad": BENCH_DATA / "qa-xquad"}
 DATA = SPLITS["dev"]
 MODELS_DIR = Path(os.environ.get("TROVE_BENCH_MODELS", Path.home() / ".cache" / "trove-bench" / "models"))
 _REFUSAL = re.compile(
@@ -131,9 +135,9 @@ class Question:
     lang: str = "en"
 
 
-def load_questions(limit: int | None, data: Path = DATA) -> list[Question]:
+def load_questions(limit: int | None, data: Path = DATA, name: str = "questions.jsonl") -> list[Question]:
     """The questions, in file order (already shuffled with a fixed seed), the first `limit` of them."""
-    rows = [json.loads(line) for line in (data / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    rows = [json.loads(line) for line in (data / name).read_text(encoding="utf-8").splitlines() if line]
     qs = [Question(r["id"], r["article"], r["question"], tuple(r["answers"]), r["is_impossible"], r.get("lang", "en"))
           for r in rows]
     qs = interleave_languages(qs)
@@ -487,7 +491,7 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--table", nargs="+", metavar="JSON",
                     help="only print a table of earlier results files (over the questions they have in common)")
     ap.add_argument("--split", choices=sorted(SPLITS), default="dev",
-                    help="dev (tune on this), heldout or xquad (never tune on those)")
+                    help="dev (tune on this), heldout, final or xquad (never tune on those)")
     ap.add_argument("--limit", type=int, help="ask only the first N questions (a quick run)")
     ap.add_argument("--offset", type=int, default=0, help="skip the first N questions (run a split in shards)")
     ap.add_argument("--union", action="store_true",

@@ -3,8 +3,10 @@
     python bench/data/qa/make_slice.py --source dev-v2.0.json
 
 Writes articles/<title>.txt (the first PARAGRAPHS paragraphs of each article, blank-line separated, the title
-on the first line) and questions.jsonl (a seeded sample of answerable and unanswerable questions asked about
-those paragraphs). Deterministic: the same source gives the same files.
+on the first line), questions.jsonl (a seeded sample of answerable and unanswerable questions asked about
+those paragraphs) and questions_all.jsonl (every question asked about them, 1,482 answerable and 1,675
+unanswerable, in a seeded order: what bench/abstain.py --all fits the abstention gate on). Deterministic: the
+same source gives the same files.
 """
 
 from __future__ import annotations
@@ -32,6 +34,12 @@ def spread(pools: list[list[dict]], total: int, rng: random.Random) -> list[dict
     return out
 
 
+def write(path: Path, rows: list[dict]) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", required=True)
@@ -55,11 +63,12 @@ def main() -> int:
                 (no if row["is_impossible"] else yes).append(row)
         answerable.append(yes)
         unanswerable.append(no)
+    every = [row for pool in answerable + unanswerable for row in pool]
+    random.Random(SEED + 1).shuffle(every)
+    write(HERE / "questions_all.jsonl", every)
     rows = spread(answerable, ANSWERABLE, rng) + spread(unanswerable, UNANSWERABLE, rng)
     rng.shuffle(rows)
-    with (HERE / "questions.jsonl").open("w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write(HERE / "questions.jsonl", rows)
     print(f"{len(data)} articles, {sum(r['is_impossible'] for r in rows)} unanswerable of {len(rows)} questions")
     return 0
 
