@@ -1,6 +1,6 @@
 """Abstention, measured and fitted on the dev split only: which signals separate SQuAD 2.0's unanswerable questions.
 
-    .venv/bin/python bench/abstain.py [--index DIR] [--limit N] [--rows FILE]
+    .venv/bin/python bench/abstain.py [--index DIR] [--limit N] [--rows FILE] [--all]
 
 For every dev question (bench/data/qa; never the held-out splits) it retrieves the passages as chat does
 (hybrid search, the library's MiniLM), picks the quote with the library's selector and computes the gate's
@@ -12,6 +12,12 @@ for false refusals at or under MAX_FALSE; 8 seeds), which is what a split never 
 weights in raw signal units and the in-sample threshold (rules + gate, false refusals <= MAX_FALSE) are printed
 for abstain.py.
 Saves bench/results/qa_abstain_dev.json.
+
+With --all it reads every question asked about the dev split's paragraphs (bench/data/qa/questions_all.jsonl:
+1,482 answerable, 1,675 unanswerable; the 200 of questions.jsonl among them) instead of the 200-question sample,
+so the rules' false refusals and the gate's threshold are measured on ten times the questions; it saves the
+summary to bench/results/qa_abstain_all.json and the per-question rows (about 40 MB) outside git, to
+~/.cache/trove-bench/qa_abstain_all_rows.json (reuse them with --rows).
 """
 
 from __future__ import annotations
@@ -36,9 +42,10 @@ from desktop_app.core.settings import Settings
 NAMES = list(Signals.__dataclass_fields__)
 FOLDS = 5
 L2 = 1.0
-MAX_FALSE = 0.07  # the 0.1 target minus a margin: nested CV on dev put the old gate's 0.1 point at 0.117
-GATE = list(GATE_SIGNALS)  # score + rare_sentence with the rules: nested-CV best of SETS, and the fewest weights
+MAX_FALSE = 0.08  # the 0.1 target minus a margin; on all 3,157 dev-paragraph questions nested CV holds it (0.080)
+GATE = list(GATE_SIGNALS)  # the eight graded signals with the three rules: the nested-CV best of SETS (--all)
 SEEDS = 8
+ALL_ROWS = Path.home() / ".cache" / "trove-bench" / "qa_abstain_all_rows.json"
 
 
 def collect(lib, questions) -> list[dict]:
@@ -153,7 +160,8 @@ def operating_point(p: np.ndarray, y: np.ndarray, max_false: float = MAX_FALSE) 
 
 SETS = {"score only": ["score"], "score+rare_sentence": ["score", "rare_sentence"],
         "score+rare_sentence+typed": ["score", "rare_sentence", "typed"],
-        "the old seven": ["score", "margin", "sentence", "passage", "rare", "missing", "typed"]}
+        "the old seven": ["score", "margin", "sentence", "passage", "rare", "missing", "typed"],
+        "the eight (shipped)": list(GATE_SIGNALS)}
 
 
 def describe(scored: list[dict], x: np.ndarray, y: np.ndarray) -> dict:
@@ -179,6 +187,7 @@ def main() -> int:
     ap.add_argument("--index", help="the dev index folder (bench/qa.py --index); a temp folder otherwise")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--rows", help="reuse signals saved by an earlier run (skip retrieval)")
+    ap.add_argument("--all", action="store_true", help="every dev-paragraph question (questions_all.jsonl)")
     args = ap.parse_args()
     if args.rows:  # the retrieval and quote of an earlier run; the signals computed afresh
         rows = json.loads(Path(args.rows).read_text(encoding="utf-8"))["rows"]
@@ -190,9 +199,12 @@ def main() -> int:
         home = Path(args.index) if args.index else Path(tempfile.mkdtemp(prefix="trove-abstain-"))
         lib, _ = build_library(home, Settings(embedder="minilm"), SPLITS["dev"])
         try:
-            rows = collect(lib, load_questions(args.limit, SPLITS["dev"]))
+            name = "questions_all.jsonl" if args.all else "questions.jsonl"
+            rows = collect(lib, load_questions(args.limit, SPLITS["dev"], name))
         finally:
             lib.close()
+        if args.all:
+            save("qa_abstain_all_rows", {"rows": rows}, str(ALL_ROWS))
     scored = [r for r in rows if "signals" in r]
     x = np.array([[r["signals"][k] for k in NAMES] for r in scored], dtype=float)
     y = np.array([0 if r["impossible"] else 1 for r in scored], dtype=float)
@@ -226,7 +238,10 @@ def main() -> int:
                                            "false": float(refuse[y == 1].mean())}
     print("weights (raw units):", json.dumps({k: round(v, 3) for k, v in weights.items()}))
     print("in-sample operating point:", report["in_sample_operating_point"])
-    save("qa_abstain_dev", {**report, "questions": len(rows), "rows": rows}, str(RESULTS / "qa_abstain_dev.json"))
+    if args.all or (args.rows and Path(args.rows) == ALL_ROWS):
+        save("qa_abstain_all", {**report, "questions": len(rows)}, str(RESULTS / "qa_abstain_all.json"))
+    else:
+        save("qa_abstain_dev", {**report, "questions": len(rows), "rows": rows}, str(RESULTS / "qa_abstain_dev.json"))
     return 0
 
 

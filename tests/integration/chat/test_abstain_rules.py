@@ -1,7 +1,8 @@
 """The abstention rules through ChatService with the library's real quote selector over the real MiniLM (the
-embedder the gate was fitted for): a question asking for a kind of answer the best sentence does not offer, or a
-negated question over a plain sentence, is refused without calling the model; the same passage answering the
-plain question is quoted, and a quote answer cites only the quote's passage. A scripted runtime stands in."""
+embedder the gate was fitted for): a question naming a year the best sentence does not hold, one asking about the
+opposite of what it says, or a negated question over a plain sentence, is refused without calling the model; the
+same passage answering the plain question is quoted, and a quote answer cites only the quote's passage. A scripted
+runtime stands in."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from desktop_app.core.types import RetrievalResult
 from tests.integration.chat.conftest import CHAT_SETTINGS
 from tests.integration.chat.scripted import ScriptedRuntime
 
-NO_YEAR = "Rollo, a Viking leader, ruled Normandy from the city of Rouen with his sons."
 WITH_YEAR = "Rollo, a Viking leader, began to rule Normandy from the city of Rouen in 911."
+FIRST = "Rollo was the first Viking leader to rule Normandy, from the city of Rouen."
 OTHER = "The Danube flows through Vienna and Budapest before it reaches the Black Sea."
 
 
@@ -39,11 +40,18 @@ def service(tmp_path: Path, runtime, minilm, results: list[RetrievalResult]) -> 
                        quote_selector=embedder_selector(lambda: minilm), reranker=None)
 
 
-def test_a_when_question_over_a_sentence_with_no_date_is_refused_without_the_model(tmp_path, minilm):
-    answer = service(tmp_path, MustNotGenerate(), minilm, found(NO_YEAR, OTHER)).ask("When did Rollo rule Normandy?")
+def test_a_question_naming_a_year_the_sentence_lacks_is_refused_without_the_model(tmp_path, minilm):
+    answer = service(tmp_path, MustNotGenerate(), minilm, found(WITH_YEAR, OTHER)).ask(
+        "Which city did Rollo rule Normandy from in 1066?")
     assert answer.refused and answer.abstained and answer.text.startswith(NOT_COVERED)
-    assert answer.quote is not None and answer.quote.text == NO_YEAR and answer.quote.confidence == 0.0
+    assert answer.quote is not None and answer.quote.text == WITH_YEAR and answer.quote.confidence == 0.0
     assert "d1.txt" in answer.text  # the closest passage is named
+
+
+def test_a_question_about_the_opposite_of_the_sentence_is_refused_without_the_model(tmp_path, minilm):
+    answer = service(tmp_path, MustNotGenerate(), minilm, found(FIRST, OTHER)).ask(
+        "Who was the last Viking leader to rule Normandy?")
+    assert answer.refused and answer.abstained and answer.quote.text == FIRST and answer.quote.confidence == 0.0
 
 
 def test_a_negated_question_over_a_plain_sentence_is_refused_without_the_model(tmp_path, minilm):
