@@ -24,7 +24,7 @@ SEED = 2026
 
 
 def _heldout_helpers():
-    """rows_of() from the held-out split's builder: one definition of a question row."""
+    """The held-out split's builder: one definition of a question row and of the files written."""
     spec = importlib.util.spec_from_file_location("heldout_slice", HERE.parent / "qa-heldout" / "make_slice.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -42,16 +42,11 @@ def main() -> int:
     rows: list[dict] = []
     for article in data:
         title = article["title"]
-        indexed = article["paragraphs"][INDEXED_FROM:]
-        text = title.replace("_", " ") + "\n\n" + "\n\n".join(" ".join(p["context"].split()) for p in indexed)
-        (HERE / "articles" / f"{title}.txt").write_text(text + "\n", encoding="utf-8")
+        helpers.write_article(HERE, title, article["paragraphs"][INDEXED_FROM:])
         yes, no = helpers.rows_of(title, article["paragraphs"][ASKED_FROM:])
         rows += yes + no
     random.Random(SEED).shuffle(rows)
-    with (HERE / "questions.jsonl").open("w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{len(data)} articles, {sum(r['is_impossible'] for r in rows)} unanswerable of {len(rows)} questions")
+    helpers.write_questions(HERE, rows, len(data))
     return 0
 
 

@@ -47,6 +47,20 @@ def rows_of(title: str, paragraphs: list[dict]) -> tuple[list[dict], list[dict]]
     return yes, no
 
 
+def write_article(here: Path, title: str, paragraphs: list[dict]) -> None:
+    """articles/<title>.txt: the title, then the paragraphs' text (whitespace collapsed), blank-line separated."""
+    text = title.replace("_", " ") + "\n\n" + "\n\n".join(" ".join(p["context"].split()) for p in paragraphs)
+    (here / "articles" / f"{title}.txt").write_text(text + "\n", encoding="utf-8")
+
+
+def write_questions(here: Path, rows: list[dict], articles: int) -> None:
+    """questions.jsonl, one row a line, and a line saying what was written."""
+    with (here / "questions.jsonl").open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{articles} articles, {sum(r['is_impossible'] for r in rows)} unanswerable of {len(rows)} questions")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", required=True)
@@ -58,17 +72,13 @@ def main() -> int:
     for article in data:
         title = article["title"]
         paragraphs = article["paragraphs"][FIRST : FIRST + PARAGRAPHS]
-        text = title.replace("_", " ") + "\n\n" + "\n\n".join(" ".join(p["context"].split()) for p in paragraphs)
-        (HERE / "articles" / f"{title}.txt").write_text(text + "\n", encoding="utf-8")
+        write_article(HERE, title, paragraphs)
         yes, no = rows_of(title, paragraphs)
         answerable.append(yes)
         unanswerable.append(no)
     rows = spread(answerable, ANSWERABLE, rng) + spread(unanswerable, UNANSWERABLE, rng)
     rng.shuffle(rows)
-    with (HERE / "questions.jsonl").open("w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{len(data)} articles, {sum(r['is_impossible'] for r in rows)} unanswerable of {len(rows)} questions")
+    write_questions(HERE, rows, len(data))
     return 0
 
 
