@@ -62,11 +62,12 @@ class Probe:
     def _first_ids(self, words: list[str]) -> list[int]:
         return sorted({self.llm.tokenize(w.encode(), add_bos=False, special=False)[0] for w in words})
 
-    def _logprobs(self, tokens: list[int]) -> np.ndarray:
-        """log-softmax of the logits after each of `tokens` (row t predicts token t + 1)."""
+    def _logprobs(self, tokens: list[int], first: int = 0) -> np.ndarray:
+        """log-softmax of the logits after each of `tokens` from the `first` on (row t predicts token first + t + 1;
+        only those rows are copied out: a 150k-word vocabulary makes every row 1.2 MB)."""
         self.llm.reset()
         self.llm.eval(tokens)
-        scores = np.asarray(self.llm.scores[: len(tokens)], dtype=np.float64)
+        scores = np.asarray(self.llm.scores[first: len(tokens)], dtype=np.float64)
         top = scores.max(axis=1, keepdims=True)
         return scores - (np.log(np.exp(scores - top).sum(axis=1, keepdims=True)) + top)
 
@@ -74,7 +75,8 @@ class Probe:
         user = ASK.format(p=defuse(passage), q=defuse(question))
         prompt = (f"<|im_start|>system\n{SYSTEM}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n"
                   "<|im_start|>assistant\n")
-        last = self._logprobs(self.llm.tokenize(prompt.encode(), add_bos=False, special=True))[-1]
+        tokens = self.llm.tokenize(prompt.encode(), add_bos=False, special=True)
+        last = self._logprobs(tokens, len(tokens) - 1)[-1]
         return float(np.logaddexp.reduce(last[self.yes]) - np.logaddexp.reduce(last[self.no]))
 
     def question_logprobs(self, prefix: str, question: str) -> list[float]:
@@ -84,8 +86,9 @@ class Probe:
         shared = len(head)
         while shared and full[:shared] != head[:shared]:
             shared -= 1
-        rows = self._logprobs(full)
-        return [float(rows[t - 1, full[t]]) for t in range(max(shared, 1), len(full))]
+        start = max(shared, 1)
+        rows = self._logprobs(full, start - 1)
+        return [float(rows[t - start, full[t]]) for t in range(start, len(full))]
 
 
 def probe_row(probe: Probe, row: dict) -> dict:

@@ -24,8 +24,8 @@ passages sent, with no model call:
 
 The last three are rules, not weights: abstain whatever the gate says when one holds (`refusal_rule`). Measured on
 every question asked about the dev split's paragraphs (bench/data/qa/questions_all.jsonl: 1,482 answerable,
-1,675 unanswerable), they refuse 0.139, 0.023 and 0.040 of the unanswerable at 0.009, 0.003 and 0.009 of the
-answerable. Two earlier rules (the sentence offers no answer of the kind asked for; it holds none of the
+1,675 unanswerable), each alone refuses 0.139, 0.023 and 0.040 of the unanswerable at 0.009, 0.003 and 0.009 of
+the answerable. Two earlier rules (the sentence offers no answer of the kind asked for; it holds none of the
 question's names or numbers) looked as precise on the 200-question sample they were chosen on, but refused
 0.037 and 0.047 of all the answerable for 0.058 and 0.083 of the unanswerable: they are `typed` and
 `rare_sentence` in the gate now. `answer_probability` is then a logistic model over the eight graded signals
