@@ -31,7 +31,7 @@ question's names or numbers) looked as precise on the 200-question sample they w
 `rare_sentence` in the gate now. `answer_probability` is then a logistic model over the eight graded signals
 (`GATE`), fitted on those 3,157 questions (bench/abstain.py --all); abstain when it is under `THRESHOLD`, chosen
 there so that rules and gate together refuse at most 0.08 of the answerable. Nested cross-validation over the
-same questions gave 0.350 of the unanswerable refused at 0.080 false refusals; the gate it replaces, fitted on
+same questions (8 seeds) gave 0.352 of the unanswerable refused at 0.082 false refusals; the gate it replaces, fitted on
 the 200-question sample, refused 0.356 at 0.121 there (its held-out 0.41 / 0.137 was that, not drift).
 """
 
