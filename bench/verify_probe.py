@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 from _common import RESULTS, save
+from abstain import auc
 
 from desktop_app.core.chat import abstain
 from desktop_app.core.chat.context import Passage
@@ -99,12 +100,6 @@ def probe_row(probe: Probe, row: dict) -> dict:
     pmi = [c - b for c, b in zip(cond[-n:], bare[-n:], strict=True)]
     return {"id": row["id"], "impossible": row["impossible"], "yes_no": probe.yes_no(passage, row["question"]),
             "least_support": min(pmi), "mean_support": float(np.mean(pmi)), "mean_conditioned": float(np.mean(cond))}
-
-
-def auc(pos: list[float], neg: list[float]) -> float:
-    """P(a positive scores above a negative), ties halved."""
-    p, q = np.asarray(pos)[:, None], np.asarray(neg)[None, :]
-    return float(((p > q).sum() + 0.5 * (p == q).sum()) / (p.size * q.size))
 
 
 def table(rows: list[dict], passed: Callable[[str], bool]) -> dict:
