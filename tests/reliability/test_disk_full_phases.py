@@ -85,8 +85,15 @@ def test_the_semantic_phase_on_a_full_disk_returns_with_one_line_and_resumes(tmp
     disk = tmp_path / "disk"
     with library_disk(disk) as fill:
         home = disk / "home"
+        home.mkdir()
+        # The folder's semantic phase paused for the first run: no vector is written however fast the embedder
+        # is (with --no-wait alone, the hash embedder could finish all 300 before the process ended).
+        settings = home / "settings.json"
+        settings.write_text(json.dumps({"semantic_paused_folders": [os.path.abspath(docs)]}))
         keyword = run_trove(home, "index", "--no-wait", str(docs))
         assert keyword.returncode == 0, keyword.stderr
+        assert query_db(home / "library.db", "SELECT COUNT(*) FROM chunks WHERE embedded = 1") == [(0,)]
+        settings.write_text("{}")
         limit = fill(home, 512 * 1024)
         full = run_trove(home, "index", str(docs), preexec_fn=limit, timeout=120)  # waits for the semantic phase
         assert_one_line_error(full, FULL)
