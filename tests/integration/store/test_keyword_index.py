@@ -231,7 +231,7 @@ def _build_and_hang(db: str, flag: str) -> None:
         return made(title, text)
 
     ki.body_tokens = slow
-    ki.build_index(Path(db))
+    ki.build_index(ki.index_dir(Path(db)), lambda: ki.database_rows(Path(db)))
 
 
 @pytest.mark.parametrize("had_index", [False, True])

@@ -174,7 +174,7 @@ def _write_and_hang(db: str, flag: str) -> None:
         time.sleep(600)
 
     vi.write_block = hang
-    vi.build_index(Path(db), DIM)
+    vi.build_index(vi.index_path(Path(db)), DIM, lambda: vi.database_vectors(Path(db), DIM))
 
 
 @pytest.mark.parametrize("had_index", [False, True])

@@ -31,6 +31,8 @@ import math
 import os
 import secrets
 import shutil
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -175,35 +177,45 @@ def read_index(root: Path, generation: int) -> tuple[Keywords | None, str]:
     return loaded, ""
 
 
-def build_index(db_path: Path) -> tuple[Keywords, int]:
-    """A new index of every chunk, beside the database; (the index, the keyword generation it was built at)."""
+Row = tuple[int, str, str, str, int, str, str]  # chunk id, text, title, path, folder id, type, language
+RowSource = Callable[[], AbstractContextManager[tuple[int, Iterator[Sequence[Row]]]]]
+
+
+@contextmanager
+def database_rows(db_path: Path) -> Iterator[tuple[int, Iterator[Sequence[Row]]]]:
+    """The keyword generation and every chunk's row, from one read snapshot of the library database."""
+    conn = connect(db_path, readonly=True, check_same_thread=False)
+    try:
+        conn.execute("BEGIN")  # one snapshot: the generation read belongs to the rows read
+        generation = keyword_generation(conn)
+        cursor = conn.execute("SELECT c.id, c.text, d.title, d.path, d.folder_id, d.type, c.lang FROM chunks c "
+                              "JOIN documents d ON d.id = c.document_id")
+        yield generation, iter(lambda: cursor.fetchmany(_BATCH), [])
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def build_index(root: Path, source: RowSource) -> tuple[Keywords, int]:
+    """A new index of every row `source` gives, under `root`; (the index, the generation it was built at)."""
     import tantivy
 
-    root = index_dir(db_path)
     root.mkdir(exist_ok=True)
     keep = (_pointer(root) or {}).get("dir")
     for left in root.glob("gen-*"):  # builds that never finished (the caller holds the build lock)
         if left.name != keep:
             shutil.rmtree(left, ignore_errors=True)
-    conn = connect(db_path, readonly=True, check_same_thread=False)
-    try:
-        conn.execute("BEGIN")  # one snapshot: the generation read belongs to the rows read
-        generation = keyword_generation(conn)
+    with source() as (generation, batches):
         where = root / f"gen-{generation}-{os.getpid()}-{secrets.token_hex(4)}"  # never an old build's name
         where.mkdir()
         index = tantivy.Index(_schema(tantivy), path=str(where))
         writer = index.writer(heap_size=_HEAP, num_threads=1)
         rows = 0
-        cursor = conn.execute("SELECT c.id, c.text, d.title, d.path, d.folder_id, d.type, c.lang FROM chunks c "
-                              "JOIN documents d ON d.id = c.document_id")
-        while batch := cursor.fetchmany(_BATCH):
+        for batch in batches:
             for cid, text, title, path, folder, kind, lang in batch:
                 writer.add_document(tantivy.Document(id=int(cid), folder=int(folder), type=kind, lang=lang,
                                                      body=body_tokens(index_title(title, Path(path)), text)))
             rows += len(batch)
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
     writer.commit()
     writer.wait_merging_threads()
     info = {"format": FORMAT_VERSION, "fingerprint": tp.tokenizer_fingerprint(), "generation": generation,
@@ -248,7 +260,7 @@ class KeywordIndex(SideIndex[Keywords]):
         return read_index(self.path(), generation)
 
     def build(self) -> tuple[Keywords, int]:
-        return build_index(self.db_path)
+        return build_index(self.path(), lambda: database_rows(self.db_path))
 
     def size(self, index: Keywords) -> int:
         return index.rows

@@ -34,7 +34,8 @@ import os
 import struct
 import threading
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -248,36 +249,55 @@ def principal_axes(sample: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarra
     return mean.astype(np.float32), projection
 
 
-def build_index(db_path: Path, dim: int) -> tuple[Loaded, int]:
-    """A new index of every vector in chunks_vec, written beside the database (a temporary file, fsync, rename
-    over the old one); returns (the index, made from the arrays just written rather than read back, its generation)."""
-    path = index_path(db_path)
+Batch = tuple[np.ndarray, bytes]  # uint64 keys (chunk id * MAX_WINDOWS + window) and their float32 rows
+VectorSource = Callable[[], AbstractContextManager[tuple[int, int, Iterator[Batch]]]]
+
+
+@contextmanager
+def database_vectors(db_path: Path, dim: int) -> Iterator[tuple[int, int, Iterator[Batch]]]:
+    """(the vector generation, the vector count, batches of every stored vector) from one read snapshot."""
+    conn = connect(db_path, readonly=True, check_same_thread=False)
+    try:
+        conn.execute("BEGIN")  # one snapshot: the generation read belongs to the vectors read
+        generation, total = vector_generation(conn), vector_count(conn)
+        cursor = conn.execute("SELECT rowid, embedding FROM chunks_vec")
+
+        def batches() -> Iterator[Batch]:
+            while rows := cursor.fetchmany(_BATCH):
+                yield (np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows)),
+                       b"".join(r[1] for r in rows))
+        yield generation, total, batches()
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def build_index(path: Path, dim: int, source: VectorSource) -> tuple[Loaded, int]:
+    """A new index of every vector `source` gives, written at `path` (a temporary file, fsync, rename over the
+    old one); returns (the index, made from the arrays just written rather than read back, its generation)."""
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    for stale in db_path.parent.glob(path.name + ".tmp-*"):
+    for stale in path.parent.glob(path.name + ".tmp-*"):
         with contextlib.suppress(OSError):
             stale.unlink()
     bits = sketch_bits(dim)
-    conn = connect(db_path, readonly=True, check_same_thread=False)
     try:
-        with open(tmp, "wb") as fh:
+        with open(tmp, "wb") as fh, source() as (generation, total, batches):
             fh.write(bytes(_DATA))
-            conn.execute("BEGIN")  # one snapshot: the generation read belongs to the vectors read
-            generation, total = vector_generation(conn), vector_count(conn)
             stride = max(1, total // SAMPLE)
             codes = np.zeros((total, dim), dtype=np.int8)
             crc, count, scale, keys, sample = 0, 0, 0.0, list[np.ndarray](), list[np.ndarray]()
-            cursor = conn.execute("SELECT rowid, embedding FROM chunks_vec")
-            while (rows := cursor.fetchmany(_BATCH)) and count < total:
-                rows = rows[: total - count]
-                blob = b"".join(r[1] for r in rows)
-                mat = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim)
+            for batch_keys, blob in batches:
+                if count >= total:
+                    break
+                n = min(len(batch_keys), total - count)
+                blob = blob[: n * dim * 4]
+                mat = np.frombuffer(blob, dtype=np.float32).reshape(n, dim)
                 scale = scale or 127.0 / max(float(np.quantile(np.abs(mat), 0.9999)), 1e-6)
-                codes[count : count + len(rows)] = np.clip(np.rint(mat * scale), -127, 127)
-                keys.append(np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows)))
+                codes[count : count + n] = np.clip(np.rint(mat * scale), -127, 127)
+                keys.append(np.asarray(batch_keys[:n], dtype=np.uint64))
                 sample.append(mat[(-count) % stride :: stride].copy())  # a copy: a view would keep the batch
                 write_block(fh, blob)
-                crc, count = zlib.crc32(blob, crc), count + len(rows)
-            conn.execute("COMMIT")
+                crc, count = zlib.crc32(blob, crc), count + n
             codes = codes[:count]
             learn = np.concatenate(sample) if sample else np.zeros((0, dim), dtype=np.float32)
             mean, projection = principal_axes(learn, bits)
@@ -296,7 +316,6 @@ def build_index(db_path: Path, dim: int) -> tuple[Loaded, int]:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     finally:
-        conn.close()
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
     return Loaded(path, dim, all_keys, mean, projection, words, codes), generation
@@ -342,7 +361,7 @@ class VectorIndex(SideIndex[Loaded]):
         return read_index(self.path(), self.dim, generation)
 
     def build(self) -> tuple[Loaded, int]:
-        return build_index(self.db_path, self.dim)
+        return build_index(self.path(), self.dim, lambda: database_vectors(self.db_path, self.dim))
 
     def size(self, index: Loaded) -> int:
         return len(index)
