@@ -14,6 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import psycopg
@@ -46,8 +47,10 @@ EF_SEARCH = int(os.environ.get("TROVE_HNSW_EF_SEARCH", "100"))
 class PostgresBase:
     """The pool, the machine id, the lease keeper and the retry policy the SQL mixins use."""
 
-    def __init__(self, url: str, *, machine: str | None = None, pool_size: int = POOL_SIZE) -> None:
+    def __init__(self, url: str, *, machine: str | None = None, pool_size: int = POOL_SIZE,
+                 side_dir: Path | None = None) -> None:
         self.url = url
+        self.side_dir = side_dir  # where this desktop keeps its side indexes of the library (None: none)
         self.location = pgc.redact(url)
         self._machine = machine if machine is not None else local_machine_id()
         first = self._connect_once()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from desktop_app.core.errors import KnownError
@@ -24,10 +25,11 @@ log = get_logger("db")
 
 class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, ExportSQL, FormatSQL):
     """A library on a server. `PostgresStore(url)` connects (and migrates); many desktops may open it at once,
-    each under its own machine id (`machine=` or desktop_app.core.machine)."""
+    each under its own machine id (`machine=` or desktop_app.core.machine). `side_dir`: where this desktop may
+    keep side indexes of the library for search at scale (postgres/side.py); None keeps every search on the server."""
 
-    def __init__(self, url: str, *, machine: str | None = None) -> None:
-        super().__init__(url, machine=machine)
+    def __init__(self, url: str, *, machine: str | None = None, side_dir: Path | None = None) -> None:
+        super().__init__(url, machine=machine, side_dir=side_dir)
         try:
             self.role, self.person = self._read(
                 lambda c: (str(scalar(c.execute("SELECT current_user"))), is_person(c)))

@@ -28,6 +28,7 @@ import psycopg
 
 from desktop_app.core import text as tp
 from desktop_app.core.ingest.extract import index_title
+from desktop_app.core.store.postgres import side
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.rows import Filters
@@ -154,6 +155,11 @@ class KeywordSQL(PostgresBase):
                                                                      prepare=True)]
 
         def work(conn: psycopg.Connection) -> list[tuple[int, float]]:
+            if title_weight == tp.FTS5_WEIGHTS["title"] and not (filters and filters.paths) and \
+                    (index := side.keyword_side(self, conn)) is not None:  # BM25 over this desktop's copy
+                found = side.checked(conn, lambda n: index.search(full, n, filters), int(limit))
+                if found is not None:
+                    return found
             hits = ranked(conn, kept)
             if len(hits) < limit and kept != full:  # the common terms may hold the rows the rest do not
                 hits = ranked(conn, full)

@@ -277,6 +277,71 @@ def m008_document_counts(conn: psycopg.Connection) -> None:
     """)
     grant_counts(conn)
 
+@migration
+def m009_side_generations(conn: psycopg.Connection) -> None:
+    """Per folder, a counter of keyword writes and one of vector writes, bumped by triggers in the writing
+    transaction: a desktop's side indexes of the team library (postgres/side.py) are built at the counters of the
+    folders it can see, and are stale when one of them moves or the set of folders it sees changes. The rows follow
+    their folder's visibility, as the counts' do; the trigger function runs as the tables' owner."""
+    conn.execute("""
+    CREATE TABLE side_generations (
+        folder_id bigint PRIMARY KEY REFERENCES folders(id) ON DELETE CASCADE,
+        keywords bigint NOT NULL DEFAULT 0,        -- chunks written, deleted, moved, re-tokenised; titles, types
+        vectors bigint NOT NULL DEFAULT 0          -- chunks given vectors, losing them, or deleted
+    );
+    INSERT INTO side_generations (folder_id) SELECT id FROM folders;
+
+    CREATE FUNCTION trove_side_chunks() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO side_generations AS g (folder_id, keywords)
+                SELECT DISTINCT folder_id, 1 FROM new_chunks ORDER BY 1
+            ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + 1;
+        ELSIF TG_OP = 'DELETE' THEN
+            INSERT INTO side_generations AS g (folder_id, keywords, vectors)
+                SELECT DISTINCT folder_id, 1, 1 FROM old_chunks ORDER BY 1
+            ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + 1, vectors = g.vectors + 1;
+        ELSE
+            INSERT INTO side_generations AS g (folder_id, keywords, vectors)
+                SELECT f, bool_or(kw)::int, bool_or(vec)::int FROM (
+                    SELECT x.f, (o.terms, o.folder_id, o.lang) IS DISTINCT FROM (n.terms, n.folder_id, n.lang) AS kw,
+                           o.embedded IS DISTINCT FROM n.embedded AS vec
+                    FROM new_chunks n JOIN old_chunks o ON o.id = n.id,
+                         LATERAL (VALUES (n.folder_id), (o.folder_id)) AS x(f)) changed
+                GROUP BY f HAVING bool_or(kw) OR bool_or(vec) ORDER BY 1
+            ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + EXCLUDED.keywords,
+                vectors = g.vectors + EXCLUDED.vectors;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER chunks_side_inserted AFTER INSERT ON chunks REFERENCING NEW TABLE AS new_chunks
+        FOR EACH STATEMENT EXECUTE FUNCTION trove_side_chunks();
+    CREATE TRIGGER chunks_side_deleted AFTER DELETE ON chunks REFERENCING OLD TABLE AS old_chunks
+        FOR EACH STATEMENT EXECUTE FUNCTION trove_side_chunks();
+    CREATE TRIGGER chunks_side_updated AFTER UPDATE ON chunks
+        REFERENCING OLD TABLE AS old_chunks NEW TABLE AS new_chunks
+        FOR EACH STATEMENT EXECUTE FUNCTION trove_side_chunks();
+
+    -- A document's title, path and type are in its chunks' keyword rows (the title's tokens, the type filter).
+    CREATE FUNCTION trove_side_document() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    BEGIN
+        INSERT INTO side_generations AS g (folder_id, keywords) VALUES (NEW.folder_id, 1)
+        ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + 1;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER documents_side_changed AFTER UPDATE OF title, path, type ON documents
+        FOR EACH ROW WHEN ((OLD.title, OLD.path, OLD.type) IS DISTINCT FROM (NEW.title, NEW.path, NEW.type))
+        EXECUTE FUNCTION trove_side_document();
+
+    ALTER TABLE side_generations ENABLE ROW LEVEL SECURITY;
+    CREATE POLICY see ON side_generations FOR SELECT
+        USING (folder_id = ANY((SELECT trove_visible_folders())::bigint[]));
+    """)
+    grant_counts(conn)
+
+
 Migration = Callable[[psycopg.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

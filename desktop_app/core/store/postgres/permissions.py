@@ -35,7 +35,7 @@ FIRST_WRITER_META = ("embed_model", "embed_dim")  # ... except these, which the 
 DML_TABLES = ("meta", "machines", "folders", "folder_watchers", "folder_leases", "documents", "chunks",
               "chunk_vectors", "ocr_pages", "chats", "messages")
 READ_TABLES = ("trove_migrations",)
-COUNT_TABLES = ("doc_counts", "lang_counts")  # read by people, written by their triggers (migration 008)
+COUNT_TABLES = ("doc_counts", "lang_counts", "side_generations")  # read by people, written by triggers (008, 009)
 RLS_TABLES = DML_TABLES  # meta too: everyone reads it, only the administrator writes its library-wide keys
 FUNCTIONS = ("trove_default_visibility()", "trove_visible_folders()", "trove_my_folders()", "trove_my_machines()")
 

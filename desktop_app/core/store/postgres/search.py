@@ -9,11 +9,13 @@ import numpy as np
 import psycopg
 
 from desktop_app.core.embed.base import MAX_WINDOWS
+from desktop_app.core.store.postgres import side
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.documents import metadata_json
 from desktop_app.core.store.postgres.folders import MY_FOLDER_IDS
 from desktop_app.core.store.postgres.keywords import filter_sql
 from desktop_app.core.store.rows import ChunkRow, Filters
+from desktop_app.core.store.sqlite import vector_index as vi
 
 EXACT_SCOPE = 5000  # chunks: up to this many, a search scoped to paths compares every vector of the scope
 
@@ -71,6 +73,10 @@ class SearchSQL(PostgresBase):
             exact = self._read(lambda c: _exact(c, extra, args, query, limit))
             if exact is not None:
                 return exact
+        if (index := self._read(lambda c: side.vector_side(self, c, len(query)))) is not None:
+            found = self._read(lambda c: self._side_dense(c, index, query, limit, filters, extra, args))
+            if found is not None:
+                return found
         args["v"] = query
         k = limit * (MAX_WINDOWS if filters else 2)  # a chunk's windows share the k places
         rows, best = self._nearest_windows(extra, args, k)
@@ -80,6 +86,15 @@ class SearchSQL(PostgresBase):
         if len(best) < limit and len(rows) < k:  # the scan ended early: a thin slice (or that small a library)
             return self._slice_exact(query, limit, extra, args)
         return list(best.items())[:limit]
+
+    def _side_dense(self, conn: psycopg.Connection, index: vi.Loaded, query: np.ndarray, limit: int,
+                    filters: Filters | None, extra: str, args: dict[str, Any]) -> list[tuple[int, float]] | None:
+        """Candidates from this desktop's vector side index (exact cosines), re-read through row-level security;
+        a filter's are the nearest of the rows it allows (postgres/side.py)."""
+        allowed = None
+        if filters:
+            allowed = index.mask(filters, lambda: [int(r[0]) for r in conn.execute(SCOPE_SQL + extra, args)])
+        return side.checked(conn, lambda n: vi.ann_candidates(index, query, n, allowed), limit)
 
     def _nearest_windows(self, extra: str, args: dict[str, Any],
                          k: int) -> tuple[list[tuple[int, float]], dict[int, float]]:
