@@ -312,11 +312,15 @@ def side_index_bytes(db: Path) -> int:
         sum(p.stat().st_size for p in db.parent.glob(db.name + ".keywords/**/*") if p.is_file())
 
 
+SIDE_ATTRS = {"sqlite": ("_vector_index", "_keyword_index"), "postgresql": ("_side_vectors", "_side_keywords")}
+SIDE_DIR: list[Path] = []  # PostgreSQL: where the searching desktop keeps its side indexes (run_engine sets it)
+
+
 def open_library(engine: str, where: str):
     from server_scale import open_engine
 
     started = time.perf_counter()
-    store = open_engine(engine, where)
+    store = open_engine(engine, where, side_dir=SIDE_DIR[0] if SIDE_DIR else None)
     store.ensure_embedding_model(MODEL, DIM)
     store._bench_url = where
     return store, round((time.perf_counter() - started) * 1000, 1)
@@ -326,8 +330,7 @@ def measure(engine: str, where: str, texts, qvecs, build: dict) -> dict:
     from desktop_app.core.store.rows import Filters
 
     result: dict = {}
-    if engine == "sqlite":
-        result["side_index"] = side_index(where, texts, qvecs)
+    result["side_index"] = side_index(engine, where, texts, qvecs)
     store, open_ms = open_library(engine, where)
     folder = store.folders()[0]
     by_folder = Filters(folder_ids=(folder.id,))
@@ -337,16 +340,16 @@ def measure(engine: str, where: str, texts, qvecs, build: dict) -> dict:
     started = time.perf_counter()
     search_store(store, texts[0], embedder=SavedEmbedder(texts, qvecs), mode="semantic", top_k=K)
     result["first_semantic_query_ms"] = round((time.perf_counter() - started) * 1000, 1)
-    if (vix := store.__dict__.get("_vector_index")) is not None:  # the side index loads in the background
+    vector_attr, keyword_attr = SIDE_ATTRS[engine]
+    if (vix := store.__dict__.get(vector_attr)) is not None:  # the side index loads in the background
         started = time.perf_counter()
         vix.wait()
         result["side_index_load_ms"] = round((time.perf_counter() - started) * 1000, 1)
-    if engine == "sqlite":
-        started = time.perf_counter()
-        store.keyword_candidates(texts[0], K)
-        if (kix := store.__dict__.get("_keyword_index")) is not None:  # loads in the background too
-            kix.wait()
-        result["keyword_index_load_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    started = time.perf_counter()
+    store.keyword_candidates(texts[0], K)
+    if (kix := store.__dict__.get(keyword_attr)) is not None:  # loads in the background too
+        kix.wait()
+    result["keyword_index_load_ms"] = round((time.perf_counter() - started) * 1000, 1)
     result["window"] = window_counts(store)
     say(f"{engine}: open {open_ms} ms, first semantic query {result['first_semantic_query_ms']} ms; "
         f"counts {result['window']}; queries")
@@ -362,6 +365,7 @@ def measure(engine: str, where: str, texts, qvecs, build: dict) -> dict:
         result["side_index_mb"] = round(side_index_bytes(db) / 1e6, 1)
     else:
         result["database_mb"] = round(store.info().size_bytes / 1e6, 1)
+        result["side_index_mb"] = round(sum(p.stat().st_size for p in SIDE_DIR[0].glob("**/*") if p.is_file()) / 1e6, 1)
     ids, mat = stored_vectors(store, engine)
     folder_ids = _folder_chunks(store, engine, folder.id)
     result["recall_at_10"] = recall(store, ids, mat, qvecs, np.isin(ids, folder_ids), by_folder)
@@ -415,27 +419,25 @@ def window_counts(store) -> dict:
     return out
 
 
-def side_index(where: str, texts, qvecs) -> dict:
+def side_index(engine: str, where: str, texts, qvecs) -> dict:
     """Build the side vector and keyword indexes if they are missing or stale (timed), so the measured queries
-    use them."""
+    use them (PostgreSQL: this desktop's copies of what its role reads, under SIDE_DIR)."""
     from desktop_app.core.store.sqlite import keyword_index, vector_index
 
     vector_index.REBUILD_QUIET = keyword_index.REBUILD_QUIET = 0.0  # the app waits for writes to settle; the
-    store, _ = open_library("sqlite", where)  # bench library is settled
+    store, _ = open_library(engine, where)  # bench library is settled
     out = {}
-    for name, ask, attr, path in (
-            ("vectors", lambda: store.dense_candidates(qvecs[0], K), "_vector_index",
-             vector_index.index_path(Path(where))),
-            ("keywords", lambda: store.keyword_candidates(texts[0], K), "_keyword_index",
-             keyword_index.index_dir(Path(where)) / "current.json")):
+    for name, ask, attr in (("vectors", lambda: store.dense_candidates(qvecs[0], K), SIDE_ATTRS[engine][0]),
+                            ("keywords", lambda: store.keyword_candidates(texts[0], K), SIDE_ATTRS[engine][1])):
         started = time.perf_counter()
         ask()
-        if (made := store.__dict__.get(attr)) is not None:
+        made = store.__dict__.get(attr)
+        if made is not None:
             made.wait()
-        out[name] = {"ensure_seconds": round(time.perf_counter() - started, 1), "exists": path.exists(),
-                     "load_during_build": os.getloadavg()}
+        out[name] = {"ensure_seconds": round(time.perf_counter() - started, 1),
+                     "exists": made is not None and made.path().exists(), "load_during_build": os.getloadavg()}
         store.__dict__.pop(attr, None)  # the measured store loads its own: one index in this process's RSS
-        say(f"sqlite: side index {name}: {out[name]}")
+        say(f"{engine}: side index {name}: {out[name]}")
     store.close()
     gc.collect()
     return out
@@ -523,6 +525,7 @@ def run_engine(engine: str, args, work: Path, texts, qvecs) -> dict:
     from desktop_app.core.store.postgres.server import TroveServer
 
     server = TroveServer(work / "server")
+    SIDE_DIR[:] = [work / "desktop-side"]
     marker = work / "postgresql.json"
     try:
         server.start(port=0)

@@ -85,14 +85,14 @@ def replica(docs, vecs, r: int, folder_path: str, folder_id: int):
                [NewChunk(Span(0, len(body), body), None, vectors=noisy[i:i + 1])])
 
 
-def open_engine(engine: str, where: str, machine: str = "bench"):
+def open_engine(engine: str, where: str, machine: str = "bench", side_dir: Path | None = None):
     if engine == "sqlite":
         from desktop_app.core.store.sqlite import SQLiteStore
 
         return SQLiteStore(where)
     from desktop_app.core.store.postgres import PostgresStore
 
-    return PostgresStore(where, machine=machine)
+    return PostgresStore(where, machine=machine, side_dir=side_dir)
 
 
 def library_docs(docs, vecs, n_chunks: int, folder):
@@ -136,6 +136,11 @@ def fill(engine: str, store, where: str, items) -> float:
     items = list(items)
     with psycopg.connect(where, autocommit=True) as conn:
         conn.execute("DROP INDEX IF EXISTS chunk_vectors_hnsw")
+        # The per-document count trigger (migration 008) would update one doc_counts row a million times in one
+        # statement (each update walking the row's growing version chain): counted once after the COPY instead.
+        counted = conn.execute("SELECT 1 FROM pg_trigger WHERE tgname = 'documents_counted'").fetchone()
+        if counted:
+            conn.execute("ALTER TABLE documents DISABLE TRIGGER documents_counted")
         with conn.cursor().copy("COPY documents (folder_id, path, title, type, size, mtime_ns, content_hash, "
                                 "status, chunk_count, indexed_at) FROM STDIN") as copy:
             for doc, chunks in items:
@@ -154,7 +159,14 @@ def fill(engine: str, store, where: str, items) -> float:
             for doc, chunks in items:
                 vec = chunks[0].vectors[0]
                 copy.write_row((by_doc[ids[doc.path]], 0, "[" + ",".join(f"{x:.7g}" for x in vec) + "]"))
+        if counted:
+            conn.execute("ALTER TABLE documents ENABLE TRIGGER documents_counted")
+            conn.execute("DELETE FROM doc_counts")
+            conn.execute("INSERT INTO doc_counts SELECT folder_id, type, count(*) FILTER (WHERE status = 'indexed'), "
+                         "count(*) FILTER (WHERE status = 'failed'), COALESCE(sum(chunk_count), 0) FROM documents "
+                         "GROUP BY 1, 2")
         conn.execute("SET maintenance_work_mem = '4GB'")
+        conn.execute("SET max_parallel_maintenance_workers = 1")  # pgvector builds HNSW in parallel: both cores
         conn.execute("CREATE INDEX chunk_vectors_hnsw ON chunk_vectors USING hnsw (embedding vector_cosine_ops)")
     return time.perf_counter() - started
 

@@ -296,11 +296,12 @@ def m009_side_generations(conn: psycopg.Connection) -> None:
     BEGIN
         IF TG_OP = 'INSERT' THEN
             INSERT INTO side_generations AS g (folder_id, keywords)
-                SELECT DISTINCT folder_id, 1 FROM new_chunks ORDER BY 1
+                SELECT DISTINCT n.folder_id, 1 FROM new_chunks n JOIN folders f ON f.id = n.folder_id ORDER BY 1
             ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + 1;
         ELSIF TG_OP = 'DELETE' THEN
             INSERT INTO side_generations AS g (folder_id, keywords, vectors)
-                SELECT DISTINCT folder_id, 1, 1 FROM old_chunks ORDER BY 1
+                SELECT DISTINCT o.folder_id, 1, 1 FROM old_chunks o
+                JOIN folders f ON f.id = o.folder_id ORDER BY 1  -- not a folder being removed
             ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + 1, vectors = g.vectors + 1;
         ELSE
             INSERT INTO side_generations AS g (folder_id, keywords, vectors)
@@ -309,6 +310,7 @@ def m009_side_generations(conn: psycopg.Connection) -> None:
                            o.embedded IS DISTINCT FROM n.embedded AS vec
                     FROM new_chunks n JOIN old_chunks o ON o.id = n.id,
                          LATERAL (VALUES (n.folder_id), (o.folder_id)) AS x(f)) changed
+                WHERE EXISTS (SELECT 1 FROM folders WHERE id = f)
                 GROUP BY f HAVING bool_or(kw) OR bool_or(vec) ORDER BY 1
             ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + EXCLUDED.keywords,
                 vectors = g.vectors + EXCLUDED.vectors;
