@@ -97,7 +97,6 @@ def server_rows(url: str) -> Iterator[tuple[int, Iterator[Sequence[ki.Row]]]]:
     with _snapshot(url) as conn:
         generation = generations(conn)[0]
         with conn.cursor(name="trove_side_rows") as cursor:
-            cursor.itersize = _BATCH
             cursor.execute(ROWS_SQL)
             yield generation, iter(lambda: cursor.fetchmany(_BATCH), [])
 
@@ -109,7 +108,6 @@ def server_vectors(url: str) -> Iterator[tuple[int, int, Iterator[vi.Batch]]]:
         generation = generations(conn)[1]
         total = int(conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0])  # type: ignore[index]
         with conn.cursor(name="trove_side_vectors", binary=True) as cursor:
-            cursor.itersize = _BATCH
             cursor.execute(VECTORS_SQL)
 
             def batches() -> Iterator[vi.Batch]:
