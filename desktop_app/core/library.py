@@ -44,7 +44,7 @@ log = get_logger("index")
 
 DB_NAME = "library.db"
 SETTINGS_NAME = "settings.json"
-TEAM_INDEX_DIR = "team-indexes"  # this desktop's side indexes of team libraries (store/postgres/side.py)
+TEAMS = "team-indexes"  # this desktop's side indexes of team libraries (store/postgres/side.py)
 
 __all__ = ["Library", "DB_NAME", "SETTINGS_NAME"]
 
@@ -65,8 +65,7 @@ class Library:
                                                  else read_settings(self.settings_path))
         target = db or os.environ.get("TROVE_DB") or self.settings.server_url
         self.db_path = self.home / DB_NAME
-        self.store: Store = (open_store(target, side_dir=self.home / TEAM_INDEX_DIR) if is_server_url(target)
-                             else open_store(self.db_path))
+        self.store: Store = open_store(target if is_server_url(target) else self.db_path, side_dir=self.home / TEAMS)
         self.bus = EventBus()
         self.monitor = FolderMonitor(self.store, self.bus)
         self.is_team_library = is_server_url(target)

@@ -41,6 +41,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         6: ("permissions", "1499e96c9fad359e"),
         7: ("memory", "4db2ca0391e506c6"),
         8: ("document_counts", "fc9f179f6b494bf2"),
+        9: ("side_generations", "ad6f184341230add"),
     },
 }
 
