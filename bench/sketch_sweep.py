@@ -19,16 +19,16 @@ from pathlib import Path
 
 import numpy as np
 from _common import ROOT, percentile, save
-from scale import K, _folder_chunks, cached_library, exact_top, open_library, say, side_index, stored_vectors
+from scale import K, _folder_chunks, cached_library, exact_top, open_library, say, stored_vectors
 from server_scale import load_library
 
 
-def sweep(where: str, texts, qvecs, shares: list[float], rescores: list[int]) -> dict:
+def sweep(where: str, qvecs, shares: list[float], rescores: list[int]) -> dict:
     from desktop_app.core.store.rows import Filters
     from desktop_app.core.store.sqlite import vector_index
 
-    side_index("sqlite", where, texts, qvecs)
-    store, _ = open_library("sqlite", where)
+    vector_index.REBUILD_QUIET = 0.0  # the bench library is settled: build the vector index now if it is missing
+    store, _ = open_library("sqlite", where)  # (the keyword side index is not needed here)
     store.dense_candidates(qvecs[0], K)
     store.__dict__["_vector_index"].wait()
     loaded = store.__dict__["_vector_index"]._index  # the loaded vector_index.Loaded
@@ -85,13 +85,13 @@ def main() -> None:
     ap.add_argument("--json", help="results file (default bench/results/sketch_sweep_<N>.json)")
     args = ap.parse_args()
     args.rebuild, args.build_only = False, False
-    _, _, texts, qvecs = load_library(Path(args.vectors), Path(args.dataset))
-    texts, qvecs = texts[: args.tune], qvecs[: args.tune]
+    _, _, _, qvecs = load_library(Path(args.vectors), Path(args.dataset))
+    qvecs = qvecs[: args.tune]
     work = Path(args.work).expanduser() / f"scale-{args.chunks}"
     work.mkdir(parents=True, exist_ok=True)
     where = str(work / "library.db")
     build = cached_library("sqlite", args, where, work / "sqlite.json")
-    result = sweep(where, texts, qvecs, [float(v) for v in args.shares.split(",")],
+    result = sweep(where, qvecs, [float(v) for v in args.shares.split(",")],
                    [int(v) for v in args.rescore.split(",")])
     result["build"] = build
     save(f"sketch_sweep_{args.chunks}", result, args.json)
