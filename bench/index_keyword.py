@@ -156,7 +156,7 @@ def bare_baselines(folder: Path, work: Path) -> dict:
         executemany in one transaction; no change detection, no per-file SAVEPOINT, no progress."""
         from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
         from desktop_app.core.settings import Settings as S
-        from desktop_app.core.store.sqlite.chunks import text_hash
+        from desktop_app.core.store.rows import text_hash
         from desktop_app.core.store.sqlite.migrations import migrate
         from desktop_app.core.text import detect_language
 

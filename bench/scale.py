@@ -108,8 +108,8 @@ def bulk_sqlite(path: Path, docs, vecs, n_chunks: int, n_folders: int) -> None:
     """The SQLite library through the store's own schema: BATCH documents per transaction."""
     from desktop_app.core import text as tp
     from desktop_app.core.ingest.extract import index_title
+    from desktop_app.core.store.rows import text_hash
     from desktop_app.core.store.sqlite import SQLiteStore
-    from desktop_app.core.store.sqlite.chunks import text_hash
     from desktop_app.core.store.sqlite.vectors import vector_rowid
 
     store = SQLiteStore(path)

@@ -131,7 +131,7 @@ def fill(engine: str, store, where: str, items) -> float:
     import psycopg
 
     from desktop_app.core.ingest.extract import index_title
-    from desktop_app.core.store.sqlite.chunks import text_hash
+    from desktop_app.core.store.rows import text_hash
 
     items = list(items)
     with psycopg.connect(where, autocommit=True) as conn:

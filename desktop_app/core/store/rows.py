@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -299,3 +300,8 @@ class MessageRow:
     citations: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     passages: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     created_at: float = 0.0
+
+
+def text_hash(text: str) -> str:
+    """Content hash of a chunk's text (reuses vectors across edits and moves), the same in every engine."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.index import indexer as indexer_module
 from desktop_app.core.index.indexer import BATCH_FILES
-from desktop_app.core.store.sqlite import chunks as chunks_module
+from desktop_app.core.store.sqlite import pending_keywords
 
 
 def notes(folder, n: int) -> None:
@@ -70,14 +70,14 @@ def test_a_file_that_fails_after_its_keyword_rows_were_queued_leaves_none_of_the
     # after its rows were queued must take them with it, and the files after it (which may reuse its chunk ids)
     # must keep theirs.
     notes(tmp_path / "docs", 40)
-    real = chunks_module.write_fts_row
+    real = pending_keywords.write_row
 
     def breaks_after_one(conn, chunk_id, fts_title, text, **kw):
         real(conn, chunk_id, fts_title, text, **kw)
         if "n17 " in text:
             raise ExtractionError("changed while it was read")
 
-    monkeypatch.setattr(chunks_module, "write_fts_row", breaks_after_one)
+    monkeypatch.setattr(pending_keywords, "write_row", breaks_after_one)
     lib = make_library()
     lib.add_folder(tmp_path / "docs")
     report = lib.sync()

@@ -12,8 +12,7 @@ import psycopg
 from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.errors import KnownError
 from desktop_app.core.store.postgres.keywords import chunk_terms
-from desktop_app.core.store.rows import NewChunk
-from desktop_app.core.store.sqlite.chunks import text_hash
+from desktop_app.core.store.rows import NewChunk, text_hash
 from desktop_app.core.text import detect_language
 
 BATCH = 256  # chunks per INSERT: a streamed big file is written in batches inside its one transaction

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from desktop_app.core.store.sqlite import pending_keywords
+from desktop_app.core.store.sqlite import pending_documents, pending_keywords
 from desktop_app.core.store.sqlite.connect import (
     Connection,
     Error,
@@ -54,6 +54,7 @@ class SQLiteBase:
             if not self._batch:
                 with transaction(self._conn) as conn:
                     return fn(conn)
+            pending_documents.flush(self._conn)  # queued new files first: ids and reads stay in order
             queued = pending_keywords.mark(self._conn)
             try:
                 with savepoint(self._conn) as conn:
@@ -77,6 +78,7 @@ class SQLiteBase:
                 with transaction(self._conn):
                     self._batch = True
                     pending_keywords.start(self._conn)
+                    pending_documents.start(self._conn)
                     try:
                         yield
                     except BaseException as exc:  # the writes done are whole: keep them, then raise
@@ -85,8 +87,10 @@ class SQLiteBase:
                         failure = exc
                     finally:
                         self._batch = False
-                    pending_keywords.flush(self._conn)  # the batch's keyword rows, before it commits
+                    pending_documents.flush(self._conn)  # the batch's queued new files,
+                    pending_keywords.flush(self._conn)  # then its keyword rows, before it commits
             finally:
+                pending_documents.stop(self._conn)
                 pending_keywords.stop(self._conn)
             if failure is not None:
                 raise failure
@@ -98,6 +102,7 @@ class SQLiteBase:
         with _translated():
             if self.path is None:
                 with self._lock:
+                    pending_documents.flush(self._conn)  # the writer's own batch reads what it queued
                     return fn(self._conn)
             return fn(self._reader())
 
@@ -106,6 +111,7 @@ class SQLiteBase:
         with _translated():
             if self.path is None:
                 with self._lock:
+                    pending_documents.flush(self._conn)
                     yield self._conn
                 return
             yield self._reader()

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
 import numpy as np
 
-from desktop_app.core.store.rows import NewChunk
+from desktop_app.core.store.rows import NewChunk, text_hash
 from desktop_app.core.store.sqlite import pending_keywords
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keyword_index import bump_keyword_generation
-from desktop_app.core.store.sqlite.keywords import write_fts_row
 from desktop_app.core.store.sqlite.vectors import insert_windows
 from desktop_app.core.text import detect_language
-
-
-def text_hash(text: str) -> str:
-    """Content hash of a chunk's text (reuses vectors across edits and moves)."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def insert_chunks(conn: Connection, doc_id: int, fts_title: str, chunks: Iterable[NewChunk],
@@ -35,7 +28,7 @@ def insert_chunks(conn: Connection, doc_id: int, fts_title: str, chunks: Iterabl
             "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (doc_id, ordinal, chunk.page, chunk.span.start, chunk.span.end, chunk.span.text, h, 1 if blobs else 0,
              detect_language(chunk.span.text), chunk.label, int(chunk.ocr))).lastrowid)
-        write_fts_row(conn, cid, fts_title, chunk.span.text, fresh=True)
+        pending_keywords.write_row(conn, cid, fts_title, chunk.span.text, fresh=True)
         insert_windows(conn, cid, blobs or [])
     if count and not pending_keywords.queueing(conn):  # queued rows bump it when they go in
         bump_keyword_generation(conn)

@@ -12,11 +12,11 @@ from typing import Any
 
 from desktop_app.core.ingest.extract import index_title, title_from_path
 from desktop_app.core.store.rows import DocRow, DocStatus, DocumentMove, NewChunk, NewDocument, NewPart, OcrPageRef
+from desktop_app.core.store.sqlite import pending_documents, pending_keywords
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.chunks import insert_chunks
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keyword_index import bump_keyword_generation
-from desktop_app.core.store.sqlite.keywords import write_fts_row
 from desktop_app.core.store.sqlite.ocr import list_ocr_pages
 from desktop_app.core.store.sqlite.vectors import chunk_vectors
 
@@ -66,7 +66,14 @@ class DocumentSQL(SQLiteBase):
     def write_document(self, doc: NewDocument, chunks: Iterable[NewChunk], ocr_pages: Sequence[OcrPageRef] = (),
                        parts: Sequence[NewPart] = ()) -> int:
         """Replace whatever was stored for doc.path, its parts included; vectors of unchanged chunk texts are kept.
-        `ocr_pages` are pages with no text layer, listed for the OCR phase (what OCR read of this file is kept)."""
+        `ocr_pages` are pages with no text layer, listed for the OCR phase (what OCR read of this file is kept).
+        In a write batch a new file with nothing else to it is queued, its rows inserted with others (one statement
+        per table: pending_documents.py)."""
+        if isinstance(chunks, list) and not ocr_pages and not parts:
+            with self._lock:
+                queued = pending_documents.queue(self._conn, doc, chunks) if self._batch else None
+            if queued is not None:
+                return queued
         return self._write(lambda c: _write_file(c, doc, chunks, ocr_pages, parts), derived=True)
 
     def record_failure(self, doc: NewDocument, reason: str) -> None:
@@ -224,7 +231,7 @@ def _move(conn: Connection, doc_id: int, folder_id: int, new_path: str, size: in
 
 def _rewrite_fts(conn: Connection, doc_id: int, fts_title: str) -> None:
     for cid, text in conn.execute("SELECT id, text FROM chunks WHERE document_id = ?", (doc_id,)).fetchall():
-        write_fts_row(conn, cid, fts_title, text)
+        pending_keywords.write_row(conn, cid, fts_title, text)
     bump_keyword_generation(conn)
 
 

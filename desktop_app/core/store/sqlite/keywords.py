@@ -21,18 +21,6 @@ from desktop_app.core.store.sqlite.keyword_topk import TopK
 from desktop_app.core.store.sqlite.side_index import of_store
 
 
-def write_fts_row(conn: Connection, chunk_id: int, fts_title: str, text: str, *, fresh: bool = False) -> None:
-    """(Re)write one chunk's keyword row (`fresh`: a chunk just inserted, which has none: a deleted chunk's row
-    goes with it, by trigger). In a write batch the row is queued until the batch commits (pending_keywords.py).
-    The caller bumps the keyword generation (bump_keyword_generation), once for all the rows of its transaction."""
-    fields = tp.index_fields(fts_title, text)
-    if not fresh:
-        conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
-    row = (chunk_id, *(fields[c] for c in tp.FTS5_COLUMNS))
-    if not pending_keywords.queue(conn, row):
-        conn.execute(pending_keywords.INSERT, row)
-
-
 def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
     """` AND …` clauses over `c` (chunks) and `d` (documents) for a Filters, and their arguments."""
     if not filters:
@@ -108,7 +96,7 @@ class KeywordSQL(SQLiteBase):
                 "SELECT c.id, c.text, d.title, d.path FROM chunks c JOIN documents d ON d.id = c.document_id "
                 "WHERE c.id > ? ORDER BY c.id LIMIT ?", (after, int(limit))).fetchall()
             for cid, text, title, path in rows:
-                write_fts_row(conn, cid, index_title(title, Path(path)), text)
+                pending_keywords.write_row(conn, cid, index_title(title, Path(path)), text)
                 conn.execute("UPDATE chunks SET lang = ? WHERE id = ?", (tp.detect_language(text), cid))
             if rows:
                 bump_keyword_generation(conn)

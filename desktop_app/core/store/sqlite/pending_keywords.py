@@ -22,6 +22,18 @@ _ATTR = "pending_keyword_rows"
 INSERT = tp.fts5_insert("chunks_fts")
 
 
+def write_row(conn: Connection, chunk_id: int, fts_title: str, text: str, *, fresh: bool = False) -> None:
+    """(Re)write one chunk's keyword row (`fresh`: a chunk just inserted, which has none: a deleted chunk's row
+    goes with it, by trigger). In a write batch the row is queued until the batch commits. The caller bumps the
+    keyword generation (bump_keyword_generation), once for all the rows of its transaction."""
+    fields = tp.index_fields(fts_title, text)
+    if not fresh:
+        conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
+    row = (chunk_id, *(fields[c] for c in tp.FTS5_COLUMNS))
+    if not queue(conn, row):
+        conn.execute(INSERT, row)
+
+
 def start(conn: Connection) -> None:
     """Queue keyword rows written on `conn` from now until `flush`."""
     setattr(conn, _ATTR, [])

@@ -93,3 +93,29 @@ def test_script_counts_scan_only_non_ascii_runs_and_count_what_the_whole_text_ho
     for match in _SCRIPTS.finditer(text):
         whole[match.lastgroup] = whole.get(match.lastgroup, 0) + len(match.group(0))
     assert list(script_counts(text).items()) == list(whole.items())
+
+
+_WORDS = sorted({"the", "of", "and", "is", "der", "und", "les", "que", "de", "x1", "Foo", "BAR", "the.of", "_a",
+                 "THE", "Und", "it's", "e-mail"})
+
+
+def _ascii_reference(text: str) -> str:
+    """ASCII text by the rule the fast path implements: the words are what `[a-z]+` finds in the lower-cased text."""
+    import re
+
+    from desktop_app.core.text import language
+
+    words = re.findall(r"[a-z]+", text[:language.SAMPLE].lower())
+    if sum(map(len, words)) < language.MIN_LETTERS:
+        return "und"
+    if sum(w in language._ENGLISH for w in words) * 10 >= len(words):
+        return "en"
+    return "latn" if sum(w in language._OTHER_LATIN for w in words) * 10 >= len(words) else "und"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.text(alphabet=st.characters(max_codepoint=127), max_size=120),
+                 st.lists(st.sampled_from(_WORDS), max_size=40).map(" ".join)))
+def test_ascii_text_is_decided_on_its_letter_runs(text):
+    # detect_language reads ASCII words through bytes.translate + split: the same words as the regex, the same code
+    assert detect_language(text) == _ascii_reference(text)
