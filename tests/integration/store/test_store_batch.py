@@ -80,3 +80,33 @@ def test_keyword_rows_rewritten_moved_and_deleted_within_one_batch_end_as_the_la
     assert len(store.keyword_candidates("narwhal", 5)) == 1 and len(store.keyword_candidates("tusks", 5)) == 1
     assert len(store.keyword_candidates("sirenia", 5)) == 1 and len(store.keyword_candidates("manatee", 5)) == 1
     assert store.counts().chunks == 2
+
+
+def test_new_files_queued_in_a_batch_get_the_ids_returned_and_stay_in_order_with_other_writes(store, folder):
+    # SQLite queues a batch's new files and inserts them together (pending_documents.py): every other write of
+    # the batch must see them first, and each id write_document returned must be its row's.
+    p = folder.path
+    store.write_document(doc(folder.id, p + "/old.txt"), chunks("old words here"))
+    with store.write_batch():
+        ids = {"a": store.write_document(doc(folder.id, p + "/a.txt"), chunks("alpha one", "alpha two"))}
+        ids["b"] = store.write_document(doc(folder.id, p + "/b.txt"), chunks("bravo"))
+        store.write_document(doc(folder.id, p + "/old.txt", digest="d2"), chunks("old rewritten"))  # not new
+        ids["c"] = store.write_document(doc(folder.id, p + "/c.txt"), chunks("charlie"))
+        ids["a2"] = store.write_document(doc(folder.id, p + "/a.txt", digest="d3"), chunks("alpha again"))
+        store.record_failure(doc(folder.id, p + "/bad.pdf"), "bad")
+        ids["d"] = store.write_document(doc(folder.id, p + "/d.txt"), chunks("delta"))
+        assert store.delete_document(ids["b"])
+        ids["e"] = store.write_document(doc(folder.id, p + "/e.txt"), chunks("echo"))
+    known = store.documents_under(folder.id)
+    assert sorted(k.rsplit("/", 1)[-1] for k in known) == ["a.txt", "bad.pdf", "c.txt", "d.txt", "e.txt", "old.txt"]
+    for name in ("c", "d", "e"):
+        assert known[f"{p}/{name}.txt"].id == ids[name]
+    assert ids["a2"] == ids["a"] == known[p + "/a.txt"].id  # the rewrite of a file queued earlier kept its row
+    rows = {name: store.pending_chunks(10, document_id=ids[name]) for name in ("a", "c", "d", "e")}
+    assert {name: [c.text for c in r] for name, r in rows.items()} == {
+        "a": ["alpha again"], "c": ["charlie"], "d": ["delta"], "e": ["echo"]}
+    assert store.counts().chunks == 5
+    for word, name in (("charlie", "c"), ("delta", "d"), ("echo", "e"), ("again", "a")):
+        assert [cid for cid, _ in store.keyword_candidates(word, 5)] == [rows[name][0].id]
+    for gone in ("bravo", "two"):
+        assert store.keyword_candidates(gone, 5) == []
