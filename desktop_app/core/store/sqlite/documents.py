@@ -70,8 +70,8 @@ class DocumentSQL(SQLiteBase):
         In a write batch a new file with nothing else to it is queued, its rows inserted with others (one statement
         per table: pending_documents.py)."""
         if isinstance(chunks, list) and not ocr_pages and not parts:
-            with self._lock:
-                queued = pending_documents.queue(self._conn, doc, chunks) if self._batch else None
+            with self._lock:  # a queue exists only while this thread's batch is open
+                queued = pending_documents.queue(self._conn, doc, chunks)
             if queued is not None:
                 return queued
         return self._write(lambda c: _write_file(c, doc, chunks, ocr_pages, parts), derived=True)
