@@ -133,6 +133,38 @@ def test_the_side_index_answers_like_fts5(library, caplog, monkeypatch):
     assert store.keyword_candidates("zebrafish cell", 5)[0][0] == chunk_id(store, "zebrafish")
 
 
+def test_the_side_index_candidates_are_ranked_by_fts5_bm25(library, monkeypatch):
+    # The side index proposes, bm25() as FTS5 computes it ranks (fts5_bm25.py): the same chunks, order and scores
+    # as FTS5's own plan, for whole words and for a typed prefix with one expansion.
+    store, _ = library
+    built(store)
+    queries = [*QUERIES, "zebraf", "receptor kinase dose.", "the cell of the tumour"]
+    expected = {q: fts5_answer(store, q, 10) for q in queries}
+    side_only(monkeypatch)
+    for q in queries:
+        got = store.keyword_candidates(q, 10)
+        assert [c for c, _ in got] == [c for c, _ in expected[q]], q
+        assert np.allclose([s for _, s in got], [s for _, s in expected[q]], rtol=1e-9, atol=1e-12), q
+
+
+def test_fts5_bm25_reads_fts5s_own_row_and_token_totals(library):
+    from desktop_app.core.store.sqlite import fts5_bm25
+
+    store, _ = library
+    rows, per_column = store._read(lambda c: fts5_bm25.table_stats(c))
+    texts = store._read(lambda c: c.execute("SELECT c.text, d.title, d.path FROM chunks c "
+                                            "JOIN documents d ON d.id = c.document_id").fetchall())
+    from desktop_app.core import text as tp
+    from desktop_app.core.ingest.extract import index_title
+
+    counted = [0] * len(tp.FTS5_COLUMNS)
+    for text, title, path in texts:
+        fields = tp.index_fields(index_title(title, Path(path)), text)
+        for i, column in enumerate(tp.FTS5_COLUMNS):
+            counted[i] += len(fts5_bm25.ascii_tokens(fields[column]))
+    assert rows == len(texts) == 300 and per_column == counted
+
+
 def test_a_typed_prefix_and_every_script_are_found(library, monkeypatch):
     store, _ = library
     built(store)

@@ -122,6 +122,18 @@ class Keywords:
         out = [(int(searcher.doc(addr)["id"][0]), float(score)) for score, addr in hits]
         return sorted(out, key=lambda h: (-h[1], h[0]))
 
+    def term_rows(self, query: tp.Query) -> list[int]:
+        """Rows holding each term (a prefix: the sum over its expansions searched, at most every row)."""
+        out = []
+        for term in query.terms:
+            key = f"{_LETTER[term.field]}:{term.token}"
+            if term.prefix:
+                out.append(min(self.rows, sum(int(n) for _, n in self.searcher.terms_with_prefix(
+                    "body", key, limit=PREFIX_TERMS))))
+            else:
+                out.append(int(self.searcher.doc_freq("body", key)))
+        return out
+
     def _filter(self, filters: Filters) -> list[tuple[Any, Any]]:
         """Must clauses of score 0 for a folder / type / language filter (paths are not indexed here)."""
         tv = self._tv

@@ -7,18 +7,23 @@ chunk text, a batch per transaction, resumable (meta.fts_rebuilt_to), while sear
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from desktop_app.core import text as tp
 from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.rows import Filters
-from desktop_app.core.store.sqlite import pending_keywords
+from desktop_app.core.store.sqlite import fts5_bm25, pending_keywords
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keyword_index import KeywordIndex, Keywords, bump_keyword_generation
 from desktop_app.core.store.sqlite.keyword_topk import TopK
 from desktop_app.core.store.sqlite.side_index import of_store
+
+# The side index's candidates re-ranked by bm25(): this many times what was asked (FTS5's top k is nearly always in
+# the side index's top 2k: docs/keyword-scale.md).
+RESCORE = 2
 
 
 def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
@@ -57,7 +62,7 @@ class KeywordSQL(SQLiteBase):
         join = " JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id" if extra else ""
         def work(conn: Connection) -> list[tuple[int, float]]:
             if (side := self._keyword_side(conn, title_weight, filters)) is not None:
-                return side.search(terms, int(limit), filters)
+                return _ranked_as_fts5(conn, side, terms, int(limit), filters)
             plan = TopK(conn, rank, join=join, extra=extra, args=args)
             hits = plan.search(terms, int(limit))  # exact top k from the rare terms' rows, or None
             if hits is None:
@@ -116,6 +121,20 @@ class KeywordSQL(SQLiteBase):
             "SELECT lang, chunks FROM lang_counts WHERE lang != '' AND chunks > 0 "
             "ORDER BY chunks DESC, lang").fetchall())
         return [(r[0], int(r[1])) for r in rows]
+
+
+def _ranked_as_fts5(conn: Connection, side: Keywords, terms: tp.Query, limit: int,
+                    filters: Filters | None) -> list[tuple[int, float]]:
+    """The side index's best RESCORE x `limit` chunks, ranked by bm25() as FTS5 scores them (fts5_bm25.py), so
+    the side index changes how fast a large library answers, not what it answers."""
+    found = side.search(terms, RESCORE * limit, filters)
+    stats = fts5_bm25.table_stats(conn) if found else None
+    if stats is None:
+        return found[:limit]
+    rows = conn.execute("SELECT c.id, c.text, d.title, d.path FROM chunks c JOIN documents d ON d.id = c.document_id "
+                        "WHERE c.id IN (SELECT value FROM json_each(?))", (json.dumps([c for c, _ in found]),))
+    fields = [(cid, tp.index_fields(index_title(title, Path(path)), text)) for cid, text, title, path in rows]
+    return fts5_bm25.scores(terms, fields, side.term_rows(terms), stats[0], sum(stats[1]))[:limit]
 
 
 def _rebuild_meta(conn: Connection) -> dict[str, str]:

@@ -1,0 +1,99 @@
+"""bm25() as FTS5 computes it, for a few rows in Python: the keyword side index's candidates ranked by FTS5's own
+scores, so a library large enough for the side index ranks as a small one does.
+
+FTS5's bm25() (fts5_aux.c): for the query's phrases P_i, each found in n_i of the table's N rows,
+idf_i = ln((N - n_i + 0.5) / (n_i + 0.5)), at least 1e-6; a row of |D| tokens (all columns), avgdl the table's
+average, scores  sum_i idf_i * f_i * (k1 + 1) / (f_i + k1 * (1 - b + b * |D| / avgdl)),  f_i being the phrase's
+instances in the columns its query names, each counted with its column's weight; k1 = 1.2, b = 0.75.
+The side index ranks with tantivy's BM25 (one-byte lengths, a title's tokens counted twice in the length, its
+own tokens): close to bm25() but not equal (docs/keyword-scale.md). Here a candidate's columns are made again from
+its stored text (index_fields) and split as FTS5's `ascii` tokenizer splits them; N and the column totals come
+from FTS5's own averages record, n_i from the side index (a term's rows; a prefix's, the sum over the expansions
+searched, at most N: the one estimate left).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from desktop_app.core import text as tp
+from desktop_app.core.store.sqlite.connect import Connection
+
+K1, B = 1.2, 0.75
+# FTS5's ascii tokenizer: ASCII letters and digits and every non-ASCII character make tokens; ASCII letters fold.
+_TOKEN = re.compile(r"[0-9A-Za-z\x80-\U0010ffff]+")
+
+
+def ascii_tokens(text: str) -> list[str]:
+    """`text` split and folded as FTS5's ascii tokenizer does."""
+    return [t.lower() if t.isascii() else _fold_ascii(t) for t in _TOKEN.findall(text)]
+
+
+def _fold_ascii(token: str) -> str:
+    return "".join(c.lower() if c.isascii() else c for c in token)
+
+
+def table_stats(conn: Connection, table: str = "chunks_fts") -> tuple[int, list[int]] | None:
+    """(rows, tokens per column) from FTS5's averages record, or None when it cannot be read."""
+    row = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
+    if row is None or not row[0]:
+        return None
+    values, pos, data = [], 0, bytes(row[0])
+    while pos < len(data):
+        value, pos = _varint(data, pos)
+        values.append(value)
+    if len(values) != 1 + len(tp.FTS5_COLUMNS):
+        return None
+    return values[0], values[1:]
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """SQLite's variable-length integer at `pos`: (value, the position after it)."""
+    value = 0
+    for i in range(9):
+        byte = data[pos + i]
+        if i == 8:
+            return (value << 8) | byte, pos + 9
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value, pos + i + 1
+    raise AssertionError("unreachable")
+
+
+def scores(query: tp.Query, rows: Sequence[tuple[int, dict[str, str]]], hits: Sequence[int], total_rows: int,
+           total_tokens: int) -> list[tuple[int, float]]:
+    """bm25() (higher is better, as keyword_candidates returns it) of each (chunk id, index_fields columns) row,
+    for the query's terms found in `hits[i]` rows each; best first, ties by chunk id."""
+    weights = [tp.FTS5_WEIGHTS[c] for c in tp.FTS5_COLUMNS]
+    avgdl = total_tokens / max(total_rows, 1)
+    phrases = []
+    for term, n in zip(query.terms, hits, strict=True):
+        tokens = ascii_tokens(term.token)
+        if tokens:
+            idf = max(math.log((total_rows - n + 0.5) / (n + 0.5)), 1e-6)
+            columns = (0, tp.FTS5_COLUMNS.index(term.field))
+            phrases.append((tokens, term.prefix, columns, idf * max(1, term.weight)))
+    out = []
+    for cid, fields in rows:
+        cols = [ascii_tokens(fields[c]) for c in tp.FTS5_COLUMNS]
+        norm = K1 * (1 - B + B * sum(map(len, cols)) / avgdl)
+        score = 0.0
+        for tokens, prefix, columns, idf in phrases:
+            f = sum(weights[c] * _instances(cols[c], tokens, prefix) for c in set(columns))
+            if f:
+                score += idf * f * (K1 + 1) / (f + norm)
+        out.append((cid, score))
+    return sorted(out, key=lambda h: (-h[1], h[0]))
+
+
+def _instances(column: list[str], phrase: list[str], prefix: bool) -> int:
+    """How often `phrase` occurs in a column's tokens (its last token as a prefix when `prefix`)."""
+    n, count = len(phrase), 0
+    head, last = phrase[:-1], phrase[-1]
+    for i in range(len(column) - n + 1):
+        word = column[i + n - 1]
+        if (word.startswith(last) if prefix else word == last) and column[i:i + n - 1] == head:
+            count += 1
+    return count
