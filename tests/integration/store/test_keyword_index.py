@@ -1,9 +1,9 @@
 """The SQLite engine's keyword side index (core/store/sqlite/keyword_index.py) on real tantivy and FTS5.
 
 Small libraries (a few hundred chunks in English, Thai, Japanese and Arabic) with the size threshold lowered, so
-the side index answers. It ranks with tantivy's BM25, not FTS5's bm25(), so its answers are compared with what
-must hold whatever the scoring: every hit holds a query term (FTS5 says so), a rare word's chunk comes first,
-filters keep to the allowed chunks and still give k; and with FTS5's order where the two must agree on most."""
+the side index answers. It proposes candidates by tantivy's BM25, which fts5_bm25.py ranks again as FTS5's bm25()
+would: the answers are compared with FTS5's own (ids, order, scores), and with what must hold whatever the scoring:
+every hit holds a query term, a rare word's chunk comes first, filters keep to the allowed chunks and still give k."""
 
 from __future__ import annotations
 
@@ -138,7 +138,8 @@ def test_the_side_index_candidates_are_ranked_by_fts5_bm25(library, monkeypatch)
     # as FTS5's own plan, for whole words and for a typed prefix with one expansion.
     store, _ = library
     built(store)
-    queries = [*QUERIES, "zebraf", "receptor kinase dose.", "the cell of the tumour"]
+    queries = [*QUERIES, "zebraf", "receptor kinase dose.", "the cell of the tumour", "ภาษาไทย", "東京", "العربية",
+               "東京 cell"]
     expected = {q: fts5_answer(store, q, 10) for q in queries}
     side_only(monkeypatch)
     for q in queries:

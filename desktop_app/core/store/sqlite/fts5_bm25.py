@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from desktop_app.core import text as tp
@@ -24,10 +25,15 @@ from desktop_app.core.store.sqlite.connect import Connection
 K1, B = 1.2, 0.75
 # FTS5's ascii tokenizer: ASCII letters and digits and every non-ASCII character make tokens; ASCII letters fold.
 _TOKEN = re.compile(r"[0-9A-Za-z\x80-\U0010ffff]+")
+_SPACED = re.compile(r"[0-9a-z ]*")
 
 
 def ascii_tokens(text: str) -> list[str]:
     """`text` split and folded as FTS5's ascii tokenizer does."""
+    if _SPACED.fullmatch(text):  # the text pipeline's columns: folded tokens and single spaces
+        return text.split()
+    if text.isascii():
+        return _TOKEN.findall(text.lower())
     return [t.lower() if t.isascii() else _fold_ascii(t) for t in _TOKEN.findall(text)]
 
 
@@ -68,30 +74,46 @@ def scores(query: tp.Query, rows: Sequence[tuple[int, dict[str, str]]], hits: Se
     for the query's terms found in `hits[i]` rows each; best first, ties by chunk id."""
     weights = [tp.FTS5_WEIGHTS[c] for c in tp.FTS5_COLUMNS]
     avgdl = total_tokens / max(total_rows, 1)
-    phrases = []
+    words: dict[str, list[tuple[int, float]]] = {}  # one-token phrases, not prefixes: their counts are looked up
+    phrases: list[tuple[list[str], bool, int, float]] = []  # the rest: prefixes and phrases of several tokens
     for term, n in zip(query.terms, hits, strict=True):
         tokens = ascii_tokens(term.token)
         if tokens:
-            idf = max(math.log((total_rows - n + 0.5) / (n + 0.5)), 1e-6)
-            columns = (0, tp.FTS5_COLUMNS.index(term.field))
-            phrases.append((tokens, term.prefix, columns, idf * max(1, term.weight)))
+            idf = max(math.log((total_rows - n + 0.5) / (n + 0.5)), 1e-6) * max(1, term.weight)
+            column = tp.FTS5_COLUMNS.index(term.field)  # searched with the title (column 0)
+            if len(tokens) == 1 and not term.prefix:
+                words.setdefault(tokens[0], []).append((column, idf))
+            else:
+                phrases.append((tokens, term.prefix, column, idf))
+    title_weight = weights[0]
     out = []
     for cid, fields in rows:
         cols = [ascii_tokens(fields[c]) for c in tp.FTS5_COLUMNS]
+        counts = [Counter(col) for col in cols]
         norm = K1 * (1 - B + B * sum(map(len, cols)) / avgdl)
+        title = counts[0]
         score = 0.0
-        for tokens, prefix, columns, idf in phrases:
-            f = sum(weights[c] * _instances(cols[c], tokens, prefix) for c in set(columns))
+        present = set().union(*(words.keys() & c.keys() for c in counts))
+        for word in sorted(present):  # sorted: the same sum in every process
+            for column, idf in words[word]:
+                f = title_weight * title.get(word, 0) + (weights[column] * counts[column].get(word, 0) if column else 0)
+                if f:
+                    score += idf * f * (K1 + 1) / (f + norm)
+        for tokens, prefix, column, idf in phrases:
+            f = sum(weights[c] * _instances(cols[c], counts[c], tokens, prefix) for c in {0, column})
             if f:
                 score += idf * f * (K1 + 1) / (f + norm)
         out.append((cid, score))
     return sorted(out, key=lambda h: (-h[1], h[0]))
 
 
-def _instances(column: list[str], phrase: list[str], prefix: bool) -> int:
-    """How often `phrase` occurs in a column's tokens (its last token as a prefix when `prefix`)."""
-    n, count = len(phrase), 0
-    head, last = phrase[:-1], phrase[-1]
+def _instances(column: list[str], counts: Counter[str], phrase: list[str], prefix: bool) -> int:
+    """How often `phrase` occurs in a column's tokens (its last token as a prefix when `prefix`); `counts` are the
+    column's tokens counted, which answer a one-token phrase without a pass over the column."""
+    last = phrase[-1]
+    if len(phrase) == 1:
+        return sum(n for word, n in counts.items() if word.startswith(last)) if prefix else counts[last]
+    n, count, head = len(phrase), 0, phrase[:-1]
     for i in range(len(column) - n + 1):
         word = column[i + n - 1]
         if (word.startswith(last) if prefix else word == last) and column[i:i + n - 1] == head:
