@@ -108,11 +108,11 @@ def scores(query: tp.Query, rows: Sequence[tuple[int, dict[str, str]]], hits: Se
 
 
 def _instances(column: list[str], counts: Counter[str], phrase: list[str], prefix: bool) -> int:
-    """How often `phrase` occurs in a column's tokens (its last token as a prefix when `prefix`); `counts` are the
-    column's tokens counted, which answer a one-token phrase without a pass over the column."""
+    """How often `phrase` occurs in a column's tokens (its last token as a prefix when `prefix`). One-token words
+    never come here (scores looks them up); a one-token prefix is answered from the column's distinct tokens."""
     last = phrase[-1]
     if len(phrase) == 1:
-        return sum(n for word, n in counts.items() if word.startswith(last)) if prefix else counts[last]
+        return sum(n for word, n in counts.items() if word.startswith(last))
     n, count, head = len(phrase), 0, phrase[:-1]
     for i in range(len(column) - n + 1):
         word = column[i + n - 1]
