@@ -1,9 +1,9 @@
 """ChatService: retrieve, rerank, plan, quote, generate, cite, persist. What Library.ask and the chat pane call.
 
-The pipeline (ARCHITECTURE.md, "Answers"): hybrid search → the reranker's order (when one loads) → the prompt's
-passages → the quote that answers the question, handed to `on_quote` before the model starts → the model's
-answer, kept behind the quote when the model is small or its answer copies no passage → attribution. When the
-quote selector and the reranker agree that no passage answers, the model is not asked (unless `ask_model`).
+The pipeline (docs/architecture.md, "Answers"): hybrid search → the reranker's order (when one loads) → the
+prompt's passages → the quote that answers the question, handed to `on_quote` before the model starts → the
+model's answer, kept behind the quote when the model is small or its answer copies no passage → attribution. When
+the quote selector and the reranker agree that no passage answers, the model is not asked (unless `ask_model`).
 
 Usable from a worker thread: `on_quote` and `on_token` are called on the thread that runs `ask`, and a
 threading.Event stops an answer mid-stream. Everything handed back is frozen.
