@@ -13,7 +13,12 @@ LLAMA_SPEC ?= llama-cpp-python==0.3.36
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup run test lint bench package package-test clean
+.PHONY: system-deps setup run test lint bench package package-test clean
+
+# The Debian/Ubuntu packages run and test need: silent when installed, installed where this user may (root, or sudo
+# without a password), else one line naming the apt-get command and a stop before anything else runs.
+system-deps:
+	@PYTHON="$(PYTHON)" VENV="$(VENV)" bash packaging/system_deps.sh
 
 setup: $(STAMP)
 
@@ -25,7 +30,7 @@ $(STAMP): pyproject.toml packaging/llama_wheel.sh
 	$(PY) -m pip install -q -e ".[dev]"
 	@touch $(STAMP)
 
-run: setup
+run: system-deps setup
 	$(VENV)/bin/trove gui --sample
 
 # Static checks: ruff (pyflakes, pycodestyle, bugbear, imports, pyupgrade), mypy on the headless core, and a dead-code
@@ -35,7 +40,7 @@ lint: setup
 	$(VENV)/bin/mypy
 	$(VENV)/bin/vulture desktop_app tests bench .ci/vulture_whitelist.py --min-confidence 60
 
-test: setup
+test: system-deps setup
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider tests; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
 
