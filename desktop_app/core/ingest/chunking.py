@@ -1,8 +1,9 @@
 """Split extracted text into overlapping chunks that end on paragraph boundaries where they can.
 
-Sizes are counted in words: runs of non-space characters, a run longer than MAX_WORD_CHARS counting as one
-word per MAX_WORD_CHARS characters (so 5 MB without a space is many chunks, not one). A whitespace run of
-MAX_GAP characters or more always ends a chunk. Every chunk is an exact slice of the input
+Sizes are counted in words of every script (core/text/word_units.py): runs of non-space characters, Thai, Chinese and
+Japanese runs cut into the words ICU finds, any word longer than MAX_WORD_CHARS counting once per
+MAX_WORD_CHARS characters (so 5 MB without a space is many chunks, not one). A whitespace run of MAX_GAP
+characters or more always ends a chunk. Every chunk is an exact slice of the input
 (`text[start:end]`), so spans can be shown and highlighted, and no word is ever lost.
 
 Everything here is linear in the input: `chunk_stream` cuts text that arrives in segments (a file too big
@@ -16,9 +17,18 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-MAX_WORD_CHARS = 64
+from desktop_app.core.text.word_units import (
+    MAX_WORD_CHARS,
+    first_unsettled,
+    has_unspaced,
+    restart_point,
+    units,
+)
+
 MAX_GAP = 4096
-_WORD = re.compile(rf"\S{{1,{MAX_WORD_CHARS}}}")
+# Bump when the same text and ChunkConfig can be cut into other chunks: a library chunked by another version
+# re-reads its files once (index/indexer.py; unchanged chunk texts keep their vectors). 2: words of every script.
+CHUNKER_VERSION = 2
 _GAP = re.compile(rf"\s{{{MAX_GAP},}}")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
 
@@ -51,15 +61,20 @@ class Span:
 
 def chunk_spans(text: str, config: ChunkConfig | None = None, offset: int = 0) -> list[Span]:
     """Cut `text` into chunks; spans are shifted by `offset` (for text that is part of a larger one)."""
-    cfg = config or ChunkConfig()
+    return _chunk_from(text, config or ChunkConfig(), offset, 0)
+
+
+def _chunk_from(text: str, cfg: ChunkConfig, offset: int, first: int) -> list[Span]:
+    """`chunk_spans`, the first chunk starting at the unit that starts at `first` (the text before it is only
+    there so that units are cut as in the whole text: see chunk_stream)."""
     if _GAP.search(text) is None:
-        return _chunk_section(text, cfg, offset)
+        return _chunk_section(text, cfg, offset, first)
     spans: list[Span] = []
     start = 0
     for gap in _GAP.finditer(text):
-        spans += _chunk_section(text[start:gap.start()], cfg, offset + start)
-        start = gap.end()
-    return spans + _chunk_section(text[start:], cfg, offset + start)
+        spans += _chunk_section(text[start:gap.start()], cfg, offset + start, first)
+        start, first = gap.end(), 0
+    return spans + _chunk_section(text[start:], cfg, offset + start, first)
 
 
 def chunk_text(text: str, config: ChunkConfig | None = None) -> list[str]:
@@ -73,50 +88,50 @@ def chunk_stream(segments: Iterable[str], config: ChunkConfig | None = None) -> 
     Memory holds one segment plus at most two chunks' worth of carried text, whatever the total length.
     """
     cfg = config or ChunkConfig()
-    carry, base = "", 0
+    carry, base, first = "", 0, 0
     for segment in segments:
         buf = carry + segment
         last_gap = None
         for gap in _GAP.finditer(buf):
             last_gap = gap
         if last_gap is not None:  # everything before the last long gap is a finished section
-            yield from chunk_spans(buf[:last_gap.start()], cfg, base)
-            buf, base = buf[last_gap.end():], base + last_gap.end()
-        spans, keep = _final_spans(buf, cfg, base)
+            yield from _chunk_from(buf[:last_gap.start()], cfg, base, first)
+            buf, base, first = buf[last_gap.end():], base + last_gap.end(), 0
+        spans, keep, first = _final_spans(buf, cfg, base, first)
         yield from spans
         carry, base = buf[keep:], base + keep
-    yield from chunk_spans(carry, cfg, base)
+    yield from _chunk_from(carry, cfg, base, first)
 
 
-def _words(text: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in _WORD.finditer(text)]
-
-
-def _chunk_section(text: str, cfg: ChunkConfig, offset: int) -> list[Span]:
-    """Chunks of text holding no long gap."""
+def _chunk_section(text: str, cfg: ChunkConfig, offset: int, first: int = 0) -> list[Span]:
+    """Chunks of text holding no long gap, the first starting at the unit that starts at `first`."""
     parts = text.split()  # the same whitespace as the patterns' \s and \S
-    if len(parts) <= cfg.chunk_size and max(map(len, parts), default=0) <= MAX_WORD_CHARS:
+    if (not first and len(parts) <= cfg.chunk_size and max(map(len, parts), default=0) <= MAX_WORD_CHARS
+            and (not has_unspaced(text) or len(units(text)) <= cfg.chunk_size)):
         if not parts:  # the common short document: one chunk, no per-word spans needed
             return []
         start, end = len(text) - len(text.lstrip()), len(text.rstrip())
         return [Span(offset + start, offset + end, text[start:end])]
-    words = _words(text)
+    words = units(text)
     if not words:
         return []
-    ranges = _merge_short_tail(_ranges(len(words), _paragraph_start_indices(text, words), cfg), cfg)
-    return [_span(text, words, a, b, offset) for a, b in ranges]
+    start_at = bisect.bisect_left(words, (first, -1))
+    ranges = _ranges(len(words), _paragraph_start_indices(text, words), cfg, start=start_at)
+    return [_span(text, words, a, b, offset) for a, b in _merge_short_tail(ranges, cfg)]
 
 
 def _span(text: str, words: list[tuple[int, int]], a: int, b: int, offset: int) -> Span:
     return Span(offset + words[a][0], offset + words[b - 1][1], text[words[a][0]:words[b - 1][1]])
 
 
-def _ranges(n: int, para_starts: list[int], cfg: ChunkConfig, final_only: bool = False) -> list[tuple[int, int]]:
-    """Word ranges [i, j) of the chunks. With final_only, only those that more text after word n cannot change."""
+def _ranges(n: int, para_starts: list[int], cfg: ChunkConfig, settled: int | None = None,
+            start: int = 0) -> list[tuple[int, int]]:
+    """Word ranges [i, j) of the chunks, from word `start` on. With `settled`, only those that more text cannot
+    change (words from index `settled` on may still change)."""
     ranges: list[tuple[int, int]] = []
-    i = 0
+    i = start
     while i < n:
-        if final_only and i + cfg.chunk_size >= n - 1:
+        if settled is not None and i + cfg.chunk_size >= settled:
             break
         j = min(i + cfg.chunk_size, n)
         if j < n:
@@ -128,18 +143,24 @@ def _ranges(n: int, para_starts: list[int], cfg: ChunkConfig, final_only: bool =
     return ranges
 
 
-def _final_spans(buf: str, cfg: ChunkConfig, base: int) -> tuple[list[Span], int]:
-    """Chunks of `buf` that text appended to it cannot change, and where the text still to be cut begins.
+def _final_spans(buf: str, cfg: ChunkConfig, base: int, first: int) -> tuple[list[Span], int, int]:
+    """Chunks of `buf` that text appended to it cannot change; where the text still to be cut is kept from, and
+    where in that kept text the next chunk starts.
 
-    A range is final when it ends before the buffer's last word (which may be cut in half). The last final
-    range is held back too: it starts the next buffer, so the short-tail rule never needs an emitted chunk.
+    A range is final when it ends before the buffer's last word (which may be cut in half; in Thai or Chinese,
+    its last block, which ICU may cut differently). The last final range is held back too: it starts the next
+    buffer, so the short-tail rule never needs an emitted chunk. The kept text starts where units restart
+    (word_units.restart_point), which may be a little before that range.
     """
-    words = _words(buf)
-    ranges = _ranges(len(words), _paragraph_start_indices(buf, words), cfg, final_only=True)
+    words = units(buf)
+    start_at = bisect.bisect_left(words, (first, -1))
+    ranges = _ranges(len(words), _paragraph_start_indices(buf, words), cfg, first_unsettled(buf, words), start_at)
     if len(ranges) < 2:
-        return [], 0
+        return [], 0, first
     spans = [_span(buf, words, a, b, base) for a, b in ranges[:-1]]
-    return spans, words[ranges[-1][0]][0]
+    held = words[ranges[-1][0]][0]
+    keep = restart_point(buf, held)
+    return spans, keep, held - keep
 
 
 def _paragraph_start_indices(text: str, words: list[tuple[int, int]]) -> list[int]:

@@ -1,12 +1,14 @@
 """The chunker: exact spans, paragraph ends, overlap, short tails kept, and (hypothesis) no lost words."""
 
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans, chunk_text
+from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans, chunk_stream, chunk_text
+from desktop_app.core.text.word_units import units
 
 
 def words(s):
@@ -87,3 +89,70 @@ def test_chunker_terminates_and_loses_no_word(text, cfg):
         assert all(covered[m.start() : m.end()]), f"word {m.group()!r} lost"
     starts = [s.start for s in spans]
     assert starts == sorted(set(starts)), "chunks always advance"
+
+
+# ---- every script: sizes in words, not in runs between spaces ---------------------------------------------------
+
+MULTILINGUAL = Path(__file__).resolve().parents[2] / "data" / "multilingual"
+
+
+def test_a_thai_document_is_cut_into_bounded_chunks_about_as_long_as_english_ones():
+    thai = (MULTILINGUAL / "memory-th.txt").read_text(encoding="utf-8")
+    english = (MULTILINGUAL / "memory-en.txt").read_text(encoding="utf-8")
+    cfg = ChunkConfig(chunk_size=256, chunk_overlap=32, min_chunk_size=20)
+    th, en = chunk_spans(thai, cfg), chunk_spans(english, cfg)
+    assert len(th) >= 4
+    assert all(len(units(s.text)) <= cfg.chunk_size for s in th)
+    assert all(thai[s.start:s.end] == s.text for s in th)
+    mean_th, mean_en = (sum(len(s.text) for s in spans) / len(spans) for spans in (th, en))
+    assert 0.5 < mean_th / mean_en < 2  # the same page in both languages: chunks of about the same length
+
+
+def test_a_paragraph_without_spaces_is_many_chunks_cut_between_words():
+    sentence = "ระบบเก็บเอกสารแบบถาวรและค้นหาได้สำหรับการดึงข้อมูล"  # Thai writes no spaces between words
+    text = sentence * 200
+    spans = chunk_spans(text, ChunkConfig(chunk_size=100, chunk_overlap=10, min_chunk_size=10))
+    assert len(spans) > 10
+    word_starts = {a for a, _ in units(text)}
+    assert all(s.start in word_starts for s in spans)  # never inside a word ICU found
+    assert max(len(s.text) for s in spans) < 100 * 8
+
+
+def test_chinese_is_counted_in_words_too():
+    text = "中文文本在词与词之间没有空格。" * 300
+    spans = chunk_spans(text, ChunkConfig(chunk_size=128, chunk_overlap=16))
+    assert len(spans) > 5 and all(len(units(s.text)) <= 128 for s in spans)
+
+
+def test_english_is_cut_exactly_as_by_whitespace_words():
+    text = "\n\n".join(" ".join(f"p{p}w{i}" for i in range(90)) for p in range(12))
+    assert units(text) == [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+
+
+unspaced = st.lists(
+    st.one_of(st.sampled_from(["ภาษาไทย", "ไม่มีช่องว่าง", "中文", "日本語の文", "한국어", "ก" * 70, "x" * 70, "่", " ",
+                               "\n\n", "word", "。"]),
+              st.text(alphabet="กขคงจำ่้ab中文 \n", max_size=30)),
+    max_size=120,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=unspaced, cfg=configs, cuts=st.lists(st.integers(0, 10_000), max_size=6))
+def test_thai_and_chinese_chunks_lose_nothing_and_stream_as_the_whole(text, cfg, cuts):
+    spans = chunk_spans(text, cfg)
+    covered = [False] * len(text)
+    for span in spans:
+        assert text[span.start:span.end] == span.text and span.text.strip()
+        for i in range(span.start, span.end):
+            covered[i] = True
+    assert all(covered[m.start()] and covered[m.end() - 1] for m in re.finditer(r"\S+", text))
+    bounds = sorted({c % (len(text) + 1) for c in cuts})
+    segments = [text[a:b] for a, b in zip([0, *bounds], [*bounds, len(text)], strict=True)]
+    assert list(chunk_stream(segments, cfg)) == spans
+
+
+def test_a_long_thai_run_streamed_in_segments_is_cut_as_the_whole():
+    text = ("ระบบเก็บเอกสารแบบถาวรและค้นหาได้" * 400 + " ") * 3  # runs far longer than a segmentation block
+    segments = [text[i:i + 1000] for i in range(0, len(text), 1000)]
+    assert list(chunk_stream(segments)) == chunk_spans(text)
