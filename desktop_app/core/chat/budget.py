@@ -27,6 +27,7 @@ from desktop_app.core.chat.prompt import (
     get_style,
     with_summary,
 )
+from desktop_app.core.chat.script_cost import cost_scale
 from desktop_app.core.errors import KnownError
 from desktop_app.core.types import RetrievalResult
 
@@ -124,6 +125,13 @@ def newest_fitting(costs: Sequence[int], room: int) -> int:
     return total
 
 
+def passages_cost_scale(results: Sequence[RetrievalResult], count_tokens: CountTokens) -> float:
+    """How many times English's tokens per word the retrieved passages cost (script_cost): max_context_tokens
+    holds as many words of Thai or Arabic as of English, as far as the window allows."""
+    text = "\n".join(r.content for r in results)
+    return 1.0 if text.isascii() else cost_scale(text, count_tokens(text))
+
+
 def _fit_question(question: str, room: int, count_tokens: CountTokens) -> tuple[str, bool]:
     if count_tokens(question) <= room:
         return question, False
@@ -183,7 +191,8 @@ def plan_prompt(
     q_cost = count_tokens(question) + mo
     costs = [count_tokens(t.question) + count_tokens(t.answer) + 2 * mo for t in turns]
     floor = newest_fitting(costs, int(cfg.history_share * cfg.n_ctx))
-    passage_room = min(cfg.max_context_tokens, cfg.n_ctx - base - q_cost - header - floor)
+    passage_room = min(int(cfg.max_context_tokens * passages_cost_scale(results, count_tokens)),
+                       cfg.n_ctx - base - q_cost - header - floor)
     passages = _pick_passages(question, results, style, cfg.min_score, passage_room, count_tokens,
                               grounded=system_prompt is None)
     last = style.user_message(question, passages)

@@ -141,3 +141,21 @@ def test_passages_never_starve_the_newest_turn():
     assert plan.passages and plan.history_turns >= 1
     assert plan.messages[-2]["content"].startswith("answer 29")  # the newest turn is the one kept
     assert prompt_cost(plan, cfg) + cfg.answer_reserve <= cfg.n_ctx
+
+
+def utf8_pieces(text: str) -> int:
+    """A byte-level tokenizer's cost, roughly (a Thai letter is three UTF-8 bytes)."""
+    return (len(text.encode("utf-8")) + 1) // 2
+
+
+def test_thai_passages_get_the_room_english_ones_of_as_many_words_get():
+    thai = "ระบบเก็บเอกสารแบบถาวรและค้นหาได้สำหรับการดึงข้อมูล " * 3
+    english = "the system keeps documents and finds them again for retrieval " * 3
+    cfg = BudgetConfig(n_ctx=8192, max_context_tokens=600)
+
+    def sent(text):
+        found = [RetrievalResult(f"{i} {text}", 1.0, f"/docs/f{i}.txt", {"chunk_id": i}) for i in range(4)]
+        return plan_prompt("q", found, [], cfg, utf8_pieces, style="legacy").passages
+
+    assert len(sent(english)) == 4  # about 100 tokens a passage
+    assert len(sent(thai)) == 4  # 230 tokens a passage for as many words: the room grows with the cost
