@@ -10,7 +10,7 @@ and Japanese, Arabic normalised and stemmed), sentences end where sentence_split
 sentences, 。 ؟), and the budget counts content, not tokens: a Thai word costs a byte-level tokenizer several
 times the tokens of an English one, so `script_cost` widens the budget for such text (bench/retrieval_languages:
 with 96 tokens a Thai window held a few words and the answer reached the model for 0.16 of XQuAD's questions).
-English text is focused as before (first five letters of each word, its own sentence rule).
+Latin-script text is focused as before (first five letters of each word, its own sentence rule).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ COMMON_SHARE = 0.5  # a non-English word in more than this share of a passage's 
 _WORD = re.compile(r"\w+")
 _PHRASE = re.compile(r"\S+")
 _SEA = regex.compile(f"[{SEA}]")
+_NON_LATIN = regex.compile(r"[^\P{L}\p{Latin}]")  # a letter of another script than Latin
 STOPWORDS = frozenset(
     [
         "a",
@@ -136,11 +137,11 @@ STOPWORDS = frozenset(
 
 
 def key_words(text: str) -> set[str]:
-    """The words of `text` that carry meaning: ASCII words lower case, stop words dropped, long words cut to a
-    stem; words of other scripts as the keyword index holds them (folded, stemmed, Han/Kana bigrams)."""
-    out = {w[:STEM] for w in _WORD.findall(text.lower()) if w.isascii() and w not in STOPWORDS}
-    if not text.isascii():
-        out |= {token for _, token, _, _ in index_units(normalize(text).text) if not token.isascii()}
+    """The words of `text` that carry meaning: Latin-script words lower case, stop words dropped, long words cut
+    to a stem; words of other scripts as the keyword index holds them (folded, stemmed, Han/Kana bigrams)."""
+    out = {w[:STEM] for w in _WORD.findall(text.lower()) if not _NON_LATIN.search(w) and w not in STOPWORDS}
+    if _NON_LATIN.search(text):
+        out |= {token for _, token, _, _ in index_units(normalize(text).text) if _NON_LATIN.search(token)}
     return out
 
 
@@ -150,11 +151,11 @@ def overlap(sentence: str, wanted: set[str]) -> int:
 
 
 def sentence_bounds(text: str) -> list[tuple[int, int]]:
-    """Sentence spans: the English rule for ASCII text (what focus was tuned with), sentence_split's for any other
+    """Sentence spans: the English rule for Latin-script text (what focus was tuned with), sentence_split's for others
     (Thai sentences end at a space, Chinese at 。, Arabic at ؟ — none of which the English rule sees). Where Thai,
     Lao, Khmer or Myanmar is written, every space-separated phrase is a unit of its own: a space there ends a
     sentence or a clause, and a sentence the rule missed ("... ในปี 1895 เทสลา ...") is still cut."""
-    if text.isascii():
+    if not _NON_LATIN.search(text):
         return sentences(text)
     out: list[tuple[int, int]] = []
     for a, b in sentence_spans(text):
@@ -201,14 +202,14 @@ def focus(question: str, text: str, max_tokens: int, count_tokens: CountTokens) 
 
 
 def _common(keys: list[set[str]]) -> set[str]:
-    """Non-ASCII key words found in more than COMMON_SHARE of the sentences (Thai and Chinese particles such as
-    ที่, การ, 的 have no stop list here): they would favour long sentences, not the one that answers."""
+    """Key words of scripts other than Latin found in more than COMMON_SHARE of the sentences (Thai and Chinese
+    particles such as ที่, การ, 的 have no stop list here): they would favour long sentences, not the answer."""
     if len(keys) < 4:
         return set()
     counts: dict[str, int] = {}
     for k in keys:
         for w in k:
-            if not w.isascii():
+            if _NON_LATIN.search(w):
                 counts[w] = counts.get(w, 0) + 1
     return {w for w, n in counts.items() if n > COMMON_SHARE * len(keys)}
 
