@@ -1,7 +1,10 @@
-"""Stopping live sync during a long startup reconcile returns after the file in flight."""
+"""Stopping live sync during a long startup reconcile returns after the file in flight.
+
+Deterministic: the third file's indexing waits until the stop has been asked for (the indexer's `stopping`
+event), so exactly three files are done whatever the machine's speed (a 20 ms sleep per file used to leave 0 or
+200 done on a loaded or a fast machine)."""
 
 import threading
-import time
 
 from tests.support.helpers import assert_consistent
 
@@ -14,19 +17,22 @@ def test_stop_watching_interrupts_the_reconcile_and_sync_finishes_it(make_librar
     lib = make_library(debounce_seconds=0.2)
     lib.add_folder(docs)
     started = threading.Event()
+    calls = []
     real = lib.indexer._index_found
 
-    def slow_index_found(*args, **kwargs):  # 20 ms a file: the whole reconcile would take 4 s
-        started.set()
-        time.sleep(0.02)
+    def gated_index_found(*args, **kwargs):  # the third file is in flight when the stop is asked for
+        calls.append(1)
+        if len(calls) == 3:
+            started.set()
+            assert lib.indexer.stopping.wait(60)
         return real(*args, **kwargs)
 
-    lib.indexer._index_found = slow_index_found
+    lib.indexer._index_found = gated_index_found
     lib.start_watching()
-    assert started.wait(15)
+    assert started.wait(60)
     lib.stop_watching()
     assert not lib.watcher.running
     done = assert_consistent(lib.db_path)["chunks"]
-    assert 0 < done < 200
+    assert done == 3 == len(calls)  # the file in flight is finished, and no later one is started
     report = lib.sync(wait=False)  # stopping was only for the watcher: a later sync runs to the end
     assert report.indexed == 200 - done and report.unchanged == done
