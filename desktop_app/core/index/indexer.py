@@ -256,7 +256,7 @@ class Indexer:
                 found[str(entry.path)] = entry
             else:
                 skipped[str(entry.path)] = entry
-        if not found and known and not has_entries(root):
+        if not found and known and not has_entries(root) and self._may_be_unmounted(root):
             report.offline.append(str(root))  # unmounted while we looked: never read it as "all deleted"
             return None
         for path, entry in skipped.items():
@@ -268,6 +268,12 @@ class Indexer:
         todo = [f for p, f in found.items() if not _unchanged(known.get(p), f)]
         report.unchanged += len(found) - len(todo)
         return FolderPlan(folder_id, known, todo, vanished, by_hash, frozenset(d.id for d in by_hash.values()))
+
+    def _may_be_unmounted(self, root: Path) -> bool:
+        """Whether an empty `root` may be a drive that went away rather than a folder whose files were deleted: a
+        library folder itself, or a mount point inside one. An ordinary sub-folder emptied by `rm` (often seconds
+        after it was made, its files moved in) is just empty: its documents go."""
+        return str(root).rstrip(os.sep) in {r.rstrip(os.sep) for r in self._roots()} or os.path.ismount(root)
 
     def _emit_scan(self, queued: int) -> None:
         self.emit(IndexProgress("scan", files_queued=queued))
