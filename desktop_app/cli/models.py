@@ -104,9 +104,15 @@ def cmd_catalog(args, library) -> int:
     if pick is not None:
         print(f"+ recommended here: trove models download {pick.id}")
     for m in LOCAL_MODELS:
-        print(f"  {m.id:<24} {format_bytes(m.size_bytes):>7}  {m.quantization:<6} from local files: "
-              f"trove models install {m.id}  ({', '.join(p.distribution for p in m.parts)})")
+        print(f"  {m.id:<24} {format_bytes(m.size_bytes):>7}  {m.quantization:<6} ~{format_bytes(m.ram_bytes(n_ctx))} "
+              f"RAM  from local files: trove models install {m.id}  ({_parts_text(m.parts)})")
     return EXIT_OK
+
+
+def _parts_text(parts) -> str:
+    """'pkg1 … pkg22' for a long list of pieces, every name for a short one."""
+    names = [p.distribution for p in parts]
+    return ", ".join(names) if len(names) <= 6 else f"{names[0]} … {names[-1]}"
 
 
 def cmd_add(args, library) -> int:

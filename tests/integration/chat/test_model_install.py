@@ -39,7 +39,7 @@ def fake_model(data: bytes, **changes) -> LocalModel:
     )
     model = LocalModel(id="fake-0.1b", name="Fake", file_name="fake-0.1b.gguf", size_bytes=len(data), sha256=sha(data),
                        architecture="llama", gguf_name="Tiny Test", quantization="Q4_K_M", parameters=0,
-                       license="Apache-2.0", source="tests", parts=parts)
+                       license="Apache-2.0", source="tests", parts=parts, n_layers=0, n_kv_heads=0, head_dim=0)
     return replace(model, **changes)
 
 
