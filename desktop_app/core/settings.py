@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 from dataclasses import asdict, dataclass, field, fields, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from desktop_app.core.embed.base import EMBEDDERS
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.paths import create_private
+from desktop_app.core.types import ChatBackend, Fusion
 
 log = get_logger("db")
 
@@ -68,7 +70,7 @@ class Settings:
     keyword_weight: float = 1.0
     semantic_weight: float = 1.0
     rrf_k: int = 60
-    fusion: str = "convex"  # "convex" (normalised score sum) or "rrf" (reciprocal rank fusion, k = rrf_k)
+    fusion: Fusion = Fusion.CONVEX  # CONVEX (normalised score sum) or RRF (reciprocal rank fusion, k = rrf_k)
     # the search list's rerank (core/search/rerank.py): the window's Rerank toggle starts on, `trove search`
     # reranks without --rerank. Off by default: a second pass that reads every candidate with the query.
     search_rerank: bool = False
@@ -82,7 +84,7 @@ class Settings:
     ocr_languages: tuple[str, ...] = ("en", "ch")  # codes of the bundled models (core/ocr/engine.py)
     ocr_threads: int = 1  # onnxruntime threads: one keeps a core free for the window and the keyword phase
     # chat
-    chat_backend: str = "llama"  # "llama" | "openai"
+    chat_backend: ChatBackend = ChatBackend.LLAMA
     model_path: str = ""  # empty: the bundled SmolLM2-135M-Instruct GGUF
     openai_base_url: str = "http://127.0.0.1:8080/v1"
     openai_model: str = "local"
@@ -118,7 +120,9 @@ class Settings:
 
 # ---- what each field accepts ---------------------------------------------------------------------------
 
-_CHOICES = {"embedder": tuple(EMBEDDERS), "fusion": ("convex", "rrf"), "chat_backend": ("llama", "openai")}
+_CHOICES = {"embedder": tuple(EMBEDDERS)}
+# closed sets: the file holds the member's value, Settings holds the member
+_MEMBERS: dict[str, type[StrEnum]] = {"fusion": Fusion, "chat_backend": ChatBackend}
 _AT_LEAST: dict[str, float] = {
     "chunk_size": 1, "chunk_overlap": 0, "min_chunk_size": 0, "extract_memory_mb": 64, "embed_batch_size": 1,
     "top_k": 1, "keyword_weight": 0, "semantic_weight": 0, "rrf_k": 1, "debounce_seconds": 0, "n_ctx": 256,
@@ -133,7 +137,10 @@ def _kind(name: str) -> str:
 
 
 def check_field(name: str, value: Any) -> Any:
-    """`value` in the form field `name` holds (ints for floats, lists for tuples), or SettingsError."""
+    """`value` in the form field `name` holds (ints for floats, lists for tuples, members for their values), or
+    SettingsError."""
+    if name in _MEMBERS:
+        return _member(name, value)
     kind = _kind(name)
     value = _typed(name, kind, value)
     if name in _CHOICES and value not in _CHOICES[name]:
@@ -143,6 +150,13 @@ def check_field(name: str, value: Any) -> Any:
     if name in _ABOVE_ZERO and value <= 0:
         raise SettingsError(f"{name} must be more than 0, not {_show(value)}")
     return value
+
+
+def _member(name: str, value: Any) -> StrEnum:
+    closed = _MEMBERS[name]
+    if isinstance(value, str) and value in tuple(closed):
+        return closed(value)
+    raise SettingsError(f"{name} must be one of {', '.join(repr(m.value) for m in closed)}, not {_show(value)}")
 
 
 def _typed(name: str, kind: str, value: Any) -> Any:

@@ -3,7 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
+
+
+class SearchMode(StrEnum):
+    """How a search ranks: both sides fused, or one side alone."""
+
+    HYBRID = "hybrid"
+    KEYWORD = "keyword"
+    SEMANTIC = "semantic"
+
+
+class Fusion(StrEnum):
+    """How hybrid search joins its sides: a convex sum of normalised scores, or reciprocal rank fusion."""
+
+    CONVEX = "convex"
+    RRF = "rrf"
+
+
+class ChatBackend(StrEnum):
+    """Where answers are generated: llama.cpp in this process, or an OpenAI-compatible server."""
+
+    LLAMA = "llama"
+    OPENAI = "openai"
 
 
 @dataclass(frozen=True)

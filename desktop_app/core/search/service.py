@@ -20,12 +20,12 @@ from desktop_app.core.search.rerank import rerank as rerank_results
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.text import Query, build_query, highlight_spans
-from desktop_app.core.types import RetrievalResult
+from desktop_app.core.types import Fusion, RetrievalResult, SearchMode
 
 log = get_logger("search")
 
-MODES = ("hybrid", "keyword", "semantic")
-FUSIONS = ("convex", "rrf")
+MODES = tuple(SearchMode)
+FUSIONS = tuple(Fusion)
 MIN_CANDIDATES = 50
 RERANK_DEPTH = 20  # search results the reranker reads when asked for fewer (bench/rerank.py, SciFact train)
 
@@ -37,10 +37,15 @@ class SearchParams:
     keyword_weight: float = 1.0
     semantic_weight: float = 1.0
     rrf_k: int = 60
-    fusion: str = "convex"  # "convex" | "rrf"
+    fusion: Fusion | str = Fusion.CONVEX  # a value is taken as its member (ValueError for any other)
     title_weight: float = 2.0
     overfetch: int = 3
     min_similarity: float = 0.2  # MiniLM cosines of unrelated texts sit below this: noise, not meaning
+
+    def __post_init__(self) -> None:
+        if self.fusion not in FUSIONS:
+            raise ValueError(f"unknown fusion {self.fusion!r}; use one of {', '.join(FUSIONS)}")
+        object.__setattr__(self, "fusion", Fusion(self.fusion))
 
 
 def candidate_count(top_k: int, params: SearchParams) -> int:
@@ -53,41 +58,40 @@ def search_store(
     query: str,
     *,
     embedder: Embedder | None,
-    mode: str = "hybrid",
+    mode: SearchMode | str = SearchMode.HYBRID,
     top_k: int = 10,
     params: SearchParams = SearchParams(),
     filters: Filters | None = None,
     group_by_document: bool = False,
 ) -> list[RetrievalResult]:
     """Search a store. Semantic and hybrid need an embedder; hybrid without one is keyword only."""
-    if params.fusion not in FUSIONS:
-        raise ValueError(f"unknown fusion {params.fusion!r}; use one of {', '.join(FUSIONS)}")
     if mode not in MODES:
         raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    mode = SearchMode(mode)
     if top_k <= 0 or not (query or "").strip():
         return []
     n = candidate_count(top_k, params)
     keyword: list[tuple[int, float]] = []
     dense: list[tuple[int, float]] = []
-    if mode in ("keyword", "hybrid"):
+    if mode in (SearchMode.KEYWORD, SearchMode.HYBRID):
         keyword = store.keyword_candidates(query, n, title_weight=params.title_weight, filters=filters)
-    if mode in ("semantic", "hybrid"):
+    if mode in (SearchMode.SEMANTIC, SearchMode.HYBRID):
         if embedder is None:
-            if mode == "semantic":
+            if mode == SearchMode.SEMANTIC:
                 raise UnavailableError("Semantic search is not available: no embedding model is loaded.")
         else:
             try:
                 qvec = embed_query(embedder, query)
             except UnavailableError:
-                if mode == "semantic":
+                if mode == SearchMode.SEMANTIC:
                     raise
                 log.warning("embedding model unavailable: hybrid search falls back to keywords")
                 qvec = None
             if qvec is not None:
                 dense = [h for h in store.dense_candidates(qvec, n, filters=filters) if h[1] >= params.min_similarity]
-    if mode == "keyword":
+    if mode == SearchMode.KEYWORD:
         ranked = keyword
-    elif mode == "semantic":
+    elif mode == SearchMode.SEMANTIC:
         ranked = dense
     else:
         ranked = fuse(keyword, dense, params)
@@ -99,11 +103,11 @@ def fuse(
 ) -> list[tuple[int, float]]:
     """Hybrid ranking, scores in 0..1 (1.0 = best on both sides), so chat's min_score means the same either way.
 
-    "convex" (default) adds min-max normalised BM25 and cosine scores; "rrf" is weighted reciprocal rank fusion.
+    CONVEX (default) adds min-max normalised BM25 and cosine scores; RRF is weighted reciprocal rank fusion.
     Both were measured on SciFact's train split (bench/tune_fusion.py); convex ranked better there.
     """
     weights = [params.keyword_weight, params.semantic_weight]
-    if params.fusion == "convex":
+    if params.fusion == Fusion.CONVEX:
         return convex_fuse([keyword, dense], weights)
     best = sum(weights) / (params.rrf_k + 1) or 1.0
     return [
