@@ -151,6 +151,13 @@ def test_every_markdown_file_and_anchor_a_doc_names_exists(doc):
     assert not missing, f"{doc.name} names Markdown files or sections that do not exist: {missing}"
 
 
+@pytest.mark.parametrize("doc", DOCS, ids=[d.relative_to(ROOT).as_posix() for d in DOCS])
+def test_every_image_a_doc_shows_exists_beside_it(doc):
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", doc.read_text(encoding="utf-8"))
+    missing = [image for image in images if not (doc.parent / image).is_file()]
+    assert not missing, f"{doc.name} shows images that are not there (paths are relative to the doc): {missing}"
+
+
 def test_the_readme_is_a_front_door_and_the_rest_lives_in_docs():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= README_MAX_LINES, "README.md: move detail to docs/"
