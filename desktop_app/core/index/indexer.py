@@ -17,7 +17,7 @@ from pathlib import Path
 from desktop_app.core.errors import ExtractionError, KnownError
 from desktop_app.core.events import IndexProgress
 from desktop_app.core.folders import has_entries
-from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
+from desktop_app.core.ingest.chunking import CHUNKER_VERSION, ChunkConfig, chunk_spans
 from desktop_app.core.ingest.discover import Found, Skipped, classify, scan
 from desktop_app.core.ingest.extract import title_from_path
 from desktop_app.core.ingest.extracted import Extracted, Extraction
@@ -189,6 +189,7 @@ class Indexer:
         office files, then PDFs, so the whole library is keyword-searchable early; each by size, smallest first."""
         started = time.monotonic()
         report = SyncReport()
+        self._rechunk_if_stale()
         plans = []
         for folder_id, root in folders:
             if root.is_symlink():  # e.g. a link to a folder created while watching: never walked into
@@ -208,6 +209,14 @@ class Indexer:
             self.store.mark_scanned(plan.folder_id, time.time())
         report.seconds = time.monotonic() - started
         return report
+
+    def _rechunk_if_stale(self) -> None:
+        """Files chunked by another CHUNKER_VERSION (on a team library: this machine's) look changed once, so
+        this and later syncs cut them again; chunks whose text is unchanged keep their vectors."""
+        key = "chunker" + (f":{self.store.machine_id}" if self.store.machine_id else "")
+        if self.store.get_meta(key) != str(CHUNKER_VERSION):
+            self.store.forget_content_hashes()
+            self.store.set_meta(key, str(CHUNKER_VERSION))
 
     def _index_all(self, todo: list[tuple[FolderPlan, Found]], report: SyncReport, started: float) -> bool:
         """Index the files in order, small quick ones in shared batches. False when the library began closing."""
