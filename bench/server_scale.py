@@ -392,7 +392,7 @@ K = 10
 
 
 def make_people(server, names: list[str]) -> str:
-    """trove_people and a login role per person (what `trove server invite` makes); returns their password."""
+    """A login role per person (what `trove server invite` makes); returns their password."""
     from psycopg import sql
 
     password = "bench-only"
@@ -405,9 +405,16 @@ def make_people(server, names: list[str]) -> str:
             verb = "ALTER" if known else "CREATE"
             conn.execute(sql.SQL(verb + " ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(role),
                                                                                sql.Literal(password)))
-            if verb == "CREATE":
-                conn.execute(sql.SQL("GRANT trove_people TO {}").format(sql.Identifier(role)))
     return password
+
+
+def admit_people(server, names: list[str], database: str) -> None:
+    """Make each person a member of the library's group, as `trove join` does (only its members may connect)."""
+    from desktop_app.core.store.postgres import roles
+
+    with server.admin() as conn:
+        for name in names:
+            roles.admit(conn, f"trove_p_{name}", database)
 
 
 def permission_folders(url: str) -> list[tuple[int, str, str]]:
@@ -487,6 +494,7 @@ def permissions_run(args, docs, vecs, texts, qvecs) -> dict:
         server.start(port=0)
         password = make_people(server, [f"p{i}" for i in range(PEOPLE)])
         url = server.create_database("perm")
+        admit_people(server, [f"p{i}" for i in range(PEOPLE)], "perm")
         admin = PostgresStore(url, machine="bench-admin")
         admin.ensure_embedding_model(MODEL, DIM)
         admin.close()

@@ -52,7 +52,7 @@ def _invite_args(q: argparse.ArgumentParser) -> None:
     q.add_argument("name", help="the person (letters a-z, digits, _)")
     q.add_argument("--host", help="the name or address their desktop reaches this server at "
                                   "(default: the listen address, or this machine's name)")
-    q.add_argument("--hours", type=float, default=72.0, help="how long the invite can be used (default 72)")
+    q.add_argument("--hours", type=float, default=24.0, help="how long the invite can be used (default 24)")
     q.add_argument("--database", default="trove")
 
 

@@ -1,7 +1,9 @@
-"""People on the test server: a login role per person in trove_people, as `trove server invite` makes them.
+"""People on the test server: a login role per person, a member of the library's group, as `trove server invite`
+and `trove join` leave them.
 
 Made with the server's superuser connection (pg_server.admin()) by roles.py, the code `trove server invite` uses
-(trove_people, trove_p_<name>); roles are the cluster's, so they are made once and reused by every test.
+(trove_p_<name>, admitted to trove_l_<library>); roles are the cluster's, so they are made once and reused by every
+test, and admitted to each test's library.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ PASSWORD = "pw-for-tests-only"
 
 
 def ensure_person(pg_server, name: str) -> str:
-    """The role `trove_p_<name>` (LOGIN, in trove_people), made if missing. Returns the role name."""
+    """The role `trove_p_<name>` (LOGIN, no expiry), made if missing. Returns the role name."""
     role = roles.role_name(name)
     with pg_server.admin() as conn:
         roles.ensure_group_roles(conn)
@@ -26,9 +28,11 @@ def ensure_person(pg_server, name: str) -> str:
 
 
 def person_url(pg_server, url: str, name: str) -> str:
-    """The library URL `url` signed in as person `name` (made if missing)."""
+    """The library URL `url` signed in as person `name` (made if missing, admitted to that library)."""
     role = ensure_person(pg_server, name)
     parts = urlsplit(url)
+    with pg_server.admin() as conn:
+        roles.admit(conn, role, parts.path.lstrip("/"))
     host = parts.netloc.rpartition("@")[2]
     return urlunsplit(parts._replace(netloc=f"{quote(role)}:{quote(PASSWORD)}@{host}"))
 

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 
 import psycopg
+from psycopg import sql
 
 import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.errors import KnownError, SchemaTooNewError
@@ -22,6 +23,7 @@ from desktop_app.core.store.postgres.permissions import (
     grant_counts,
     grant_people,
     is_person,
+    no_sequence_reads,
     people_lack_grants,
 )
 
@@ -344,6 +346,152 @@ def m009_side_generations(conn: psycopg.Connection) -> None:
     grant_counts(conn)
 
 
+@migration
+def m010_pinned_search_paths(conn: psycopg.Connection) -> None:
+    """Every function a policy, a default or a trigger calls runs with `search_path = pg_catalog, public, pg_temp`
+    and names its tables with their schema. The policies' helpers (006) ran with the caller's search_path, where
+    pg_temp comes first: a person allowed temporary tables could shadow `folders` with their own and see every
+    folder's rows. Replaced in place (same names and signatures: the policies and GRANTs that name them stay)."""
+    conn.execute("""
+    CREATE OR REPLACE FUNCTION trove_default_visibility() RETURNS text LANGUAGE sql STABLE
+        SET search_path = pg_catalog, public, pg_temp AS
+    $$ SELECT COALESCE((SELECT value FROM public.meta WHERE key = 'default_share'), 'team') $$;
+    CREATE OR REPLACE FUNCTION trove_visible_folders() RETURNS bigint[] LANGUAGE sql STABLE
+        SET search_path = pg_catalog, public, pg_temp AS
+    $$ SELECT COALESCE(array_agg(id), '{}') FROM public.folders $$;
+    CREATE OR REPLACE FUNCTION trove_my_folders() RETURNS bigint[] LANGUAGE sql STABLE
+        SET search_path = pg_catalog, public, pg_temp AS
+    $$ SELECT COALESCE(array_agg(id), '{}') FROM public.folders WHERE owner = current_user $$;
+    CREATE OR REPLACE FUNCTION trove_my_machines() RETURNS text[] LANGUAGE sql STABLE
+        SET search_path = pg_catalog, public, pg_temp AS
+    $$ SELECT COALESCE(array_agg(machine_id), '{}') FROM public.machines WHERE role = current_user $$;
+
+    CREATE OR REPLACE FUNCTION trove_chunk_folder() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+    BEGIN
+        NEW.folder_id := (SELECT folder_id FROM public.documents WHERE id = NEW.document_id);
+        RETURN NEW;
+    END $$;
+    CREATE OR REPLACE FUNCTION trove_vector_folder() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+    BEGIN
+        NEW.folder_id := (SELECT folder_id FROM public.chunks WHERE id = NEW.chunk_id);
+        RETURN NEW;
+    END $$;
+    CREATE OR REPLACE FUNCTION trove_document_moved() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+    BEGIN
+        UPDATE public.chunks SET folder_id = NEW.folder_id WHERE document_id = NEW.id;
+        UPDATE public.chunk_vectors SET folder_id = NEW.folder_id
+            WHERE chunk_id IN (SELECT id FROM public.chunks WHERE document_id = NEW.id);
+        RETURN NULL;
+    END $$;
+
+    CREATE OR REPLACE FUNCTION trove_count_document() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+    BEGIN
+        IF TG_OP <> 'INSERT' THEN
+            UPDATE public.doc_counts SET documents = documents - (OLD.status = 'indexed')::int,
+                failed = failed - (OLD.status = 'failed')::int, chunks = chunks - OLD.chunk_count
+                WHERE folder_id = OLD.folder_id AND type = OLD.type;
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+            INSERT INTO public.doc_counts AS k VALUES (NEW.folder_id, NEW.type, (NEW.status = 'indexed')::int,
+                (NEW.status = 'failed')::int, NEW.chunk_count)
+            ON CONFLICT (folder_id, type) DO UPDATE SET documents = k.documents + EXCLUDED.documents,
+                failed = k.failed + EXCLUDED.failed, chunks = k.chunks + EXCLUDED.chunks;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE OR REPLACE FUNCTION trove_count_languages() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO public.lang_counts AS k
+                SELECT folder_id, lang, count(*) FROM new_chunks GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (folder_id, lang) DO UPDATE SET chunks = k.chunks + EXCLUDED.chunks;
+        ELSIF TG_OP = 'DELETE' THEN
+            UPDATE public.lang_counts k SET chunks = k.chunks - o.n
+                FROM (SELECT folder_id, lang, count(*) AS n FROM old_chunks GROUP BY 1, 2) o
+                WHERE k.folder_id = o.folder_id AND k.lang = o.lang;
+        ELSE
+            INSERT INTO public.lang_counts AS k
+                SELECT folder_id, lang, sum(n) FROM (SELECT folder_id, lang, 1 AS n FROM new_chunks
+                    UNION ALL SELECT folder_id, lang, -1 FROM old_chunks) moved
+                GROUP BY 1, 2 HAVING sum(n) <> 0 ORDER BY 1, 2
+            ON CONFLICT (folder_id, lang) DO UPDATE SET chunks = k.chunks + EXCLUDED.chunks;
+        END IF;
+        RETURN NULL;
+    END $$;
+
+    CREATE OR REPLACE FUNCTION trove_side_chunks() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO public.side_generations AS g (folder_id, keywords)
+                SELECT DISTINCT n.folder_id, 1 FROM new_chunks n JOIN public.folders f ON f.id = n.folder_id
+                ORDER BY 1
+            ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + 1;
+        ELSIF TG_OP = 'DELETE' THEN
+            INSERT INTO public.side_generations AS g (folder_id, keywords, vectors)
+                SELECT DISTINCT o.folder_id, 1, 1 FROM old_chunks o
+                JOIN public.folders f ON f.id = o.folder_id ORDER BY 1  -- not a folder being removed
+            ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + 1, vectors = g.vectors + 1;
+        ELSE
+            INSERT INTO public.side_generations AS g (folder_id, keywords, vectors)
+                SELECT f, bool_or(kw)::int, bool_or(vec)::int FROM (
+                    SELECT x.f, (o.terms, o.folder_id, o.lang) IS DISTINCT FROM (n.terms, n.folder_id, n.lang) AS kw,
+                           o.embedded IS DISTINCT FROM n.embedded AS vec
+                    FROM new_chunks n JOIN old_chunks o ON o.id = n.id,
+                         LATERAL (VALUES (n.folder_id), (o.folder_id)) AS x(f)) changed
+                WHERE EXISTS (SELECT 1 FROM public.folders WHERE id = f)
+                GROUP BY f HAVING bool_or(kw) OR bool_or(vec) ORDER BY 1
+            ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + EXCLUDED.keywords,
+                vectors = g.vectors + EXCLUDED.vectors;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE OR REPLACE FUNCTION trove_side_document() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+    BEGIN
+        INSERT INTO public.side_generations AS g (folder_id, keywords) VALUES (NEW.folder_id, 1)
+        ON CONFLICT (folder_id) DO UPDATE SET keywords = g.keywords + 1;
+        RETURN NULL;
+    END $$;
+
+    -- Still the deleter's rights (their own memory rows), now with a path they cannot put a table in front of.
+    CREATE OR REPLACE FUNCTION trove_chat_memory_delete() RETURNS trigger LANGUAGE plpgsql
+        SET search_path = pg_catalog, public, pg_temp AS $$
+    BEGIN
+        UPDATE public.memory_facts SET superseded_by = NULL
+            WHERE superseded_by IN (SELECT id FROM public.memory_facts WHERE chat_id = OLD.id);
+        DELETE FROM public.memory_facts WHERE chat_id = OLD.id;
+        DELETE FROM public.memory_recalls WHERE chat_id = OLD.id;
+        DELETE FROM public.memory_chunks WHERE chat_id = OLD.id;
+        RETURN NULL;
+    END $$;
+    """)
+
+
+@migration
+def m011_people_not_groups_private_chats(conn: psycopg.Connection) -> None:
+    """Rows are written and read by a person or by the administrator, never by a group acting as itself: a
+    restrictive policy on every table with row-level security refuses trove_people and the libraries' groups
+    (memberships are also made without SET, roles.py). Chats and messages are their author's alone, the
+    administrator's desktop included: their row-level security is FORCEd, as memory's is (only a superuser,
+    with a session over the server's private socket, reads another person's chat)."""
+    for table in ("meta", "machines", "folders", "folder_watchers", "folder_leases", "documents", "chunks",
+                  "chunk_vectors", "ocr_pages", "chats", "messages", "doc_counts", "lang_counts", "side_generations",
+                  "memory_settings", "memory_facts", "memory_chunks", "memory_vectors", "memory_recalls"):
+        conn.execute(sql.SQL(
+            "CREATE POLICY not_a_group ON {} AS RESTRICTIVE FOR ALL "
+            "USING (current_user::text <> 'trove_people' AND NOT starts_with(current_user::text, 'trove_l_')) "
+            "WITH CHECK (current_user::text <> 'trove_people' AND NOT starts_with(current_user::text, 'trove_l_'))"
+        ).format(sql.Identifier(table)))
+    conn.execute("ALTER TABLE chats FORCE ROW LEVEL SECURITY")
+    conn.execute("ALTER TABLE messages FORCE ROW LEVEL SECURITY")
+
+
 Migration = Callable[[psycopg.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -374,6 +522,8 @@ def migrate(conn: psycopg.Connection, url: str) -> dict[str, bool]:
             _apply(conn, url, mid, name, func)
         if not person and people_lack_grants(conn):
             grant_people(conn)  # trove_people was made after the schema: give it its DML now
+        if not person and pending:
+            no_sequence_reads(conn)  # 007's GRANT gave SELECT on the sequences too
     return features(conn)
 
 

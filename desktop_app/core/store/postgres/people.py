@@ -1,8 +1,10 @@
 """`trove server invite | users | revoke | rotate`: the people of a team library, managed on the server machine.
 
-An invite makes the person's login role with a random one-time token as its password, valid for `hours`;
-`trove join` on their desktop replaces it with a password only that desktop knows (provision.ACCEPT_INVITE).
-Revoking takes the login away, drops the person from trove_people and ends their open sessions at once.
+An invite makes the person's login role with a random one-time token as its password, valid for `hours`; until
+it is accepted the role may only connect to that library and accept (roles.py). `trove join` on their desktop
+replaces the token with a password only that desktop knows and makes the role a member of the library's group
+(provision.ACCEPT_INVITE). Revoking takes the login away, drops the person from every library's group and ends
+their open sessions at once.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
-from desktop_app.core.store.postgres import provision, roles
+from desktop_app.core.store.postgres import roles
 from desktop_app.core.store.postgres.invite import Invite, encode
 from desktop_app.core.store.postgres.process import run_user
 from desktop_app.core.store.postgres.tls import cert_names, pem_to_der, server_names
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 
     from desktop_app.core.store.postgres.tls import ServerTLS
 
-INVITE_HOURS = 72.0
+INVITE_HOURS = 24.0  # a token is a pending login: short-lived
 
 
 class ServerPeople:
@@ -41,16 +43,18 @@ class ServerPeople:
     def _configure_front(self, user: str | None) -> None:
         raise NotImplementedError
 
+    def _adopt(self, name: str, *, check: bool = True) -> None:
+        raise NotImplementedError
+
     def invite(self, person: str, *, host: str | None = None, hours: float = INVITE_HOURS,
                database: str = "trove") -> str:
         """A new person and their one-time invite (`host`: the name or address their desktop reaches us at)."""
         token = secrets.token_urlsafe(18)
         expires = time.time() + hours * 3600
         host = self._covered(host or self.host())
-        with self.admin(database) as conn:
-            provision.prepare_library(conn)
+        self._adopt(database)  # locked down, with its group and accept_invite
         with self.admin() as conn:
-            role = roles.create_person(conn, person, token, valid_until=expires)
+            role = roles.create_person(conn, person, token, valid_until=expires, database=database)
         return self._encode(host, database, role, token, expires)
 
     def rotate(self, person: str, *, host: str | None = None, hours: float = INVITE_HOURS,
@@ -59,10 +63,9 @@ class ServerPeople:
         token = secrets.token_urlsafe(18)
         expires = time.time() + hours * 3600
         host = self._covered(host or self.host())
-        with self.admin(database) as conn:
-            provision.prepare_library(conn)
+        self._adopt(database)
         with self.admin() as conn:
-            roles.rotate_person(conn, person, token, valid_until=expires)
+            roles.rotate_person(conn, person, token, valid_until=expires, database=database)
         return self._encode(host, database, roles.role_name(person), token, expires)
 
     def revoke(self, person: str) -> None:

@@ -71,14 +71,23 @@ def grant_people(conn: psycopg.Connection) -> bool:
     for table in READ_TABLES:
         conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(sql.Identifier(table), group))
     conn.execute(sql.SQL("GRANT USAGE ON SCHEMA public TO {}").format(group))
-    conn.execute(sql.SQL("GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {}").format(group))
+    conn.execute(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {}").format(group))
     for function in FUNCTIONS:
         conn.execute(sql.SQL("GRANT EXECUTE ON FUNCTION " + function + " TO {}").format(group))
     from desktop_app.core.store.postgres.memory_schema import grant_memory  # migration 007's tables, if made
 
     grant_memory(conn)
     grant_counts(conn)
+    no_sequence_reads(conn)
     return True
+
+
+def no_sequence_reads(conn: psycopg.Connection) -> None:
+    """People draw ids from the sequences (USAGE) but do not read them: a sequence's last_value would tell everyone
+    how many chats, memories or documents the others made."""
+    if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (PEOPLE_GROUP,)).fetchone() is not None:
+        conn.execute(sql.SQL("REVOKE SELECT ON ALL SEQUENCES IN SCHEMA public FROM {}").format(
+            sql.Identifier(PEOPLE_GROUP)))
 
 
 def grant_counts(conn: psycopg.Connection) -> None:

@@ -42,6 +42,8 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         7: ("memory", "4db2ca0391e506c6"),
         8: ("document_counts", "fc9f179f6b494bf2"),
         9: ("side_generations", "ad6f184341230add"),
+        10: ("pinned_search_paths", "47e8a708c91abad0"),
+        11: ("people_not_groups_private_chats", "a57c840b9e667c05"),
     },
 }
 
