@@ -193,11 +193,30 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
     await asyncio.gather(_pump(reader, bw), _pump(br, writer), return_exceptions=True)
 
 
+async def drop_to(user: str | None, front: Front) -> None:
+    """As root: become the server's system user (the network-facing process holds no root). What the front will
+    need later is loaded first, since the interpreter may live where that user cannot read (a folder of root's):
+    a sign-in's modules (one verifier lookup on the worker thread a sign-in uses) and the user's ids."""
+    if not user or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    import concurrent.futures.thread  # noqa: F401 - asyncio.to_thread imports it on first use
+    import pwd
+
+    entry = pwd.getpwnam(user)
+    await asyncio.to_thread(front.lookup, "postgres")
+    os.setgroups([])
+    os.setgid(entry.pw_gid)
+    os.setuid(entry.pw_uid)
+    if os.geteuid() == 0 or os.getuid() == 0:
+        raise SystemExit("the TLS front could not give up root")
+
+
 async def serve(config: str) -> None:
     front = Front(config)
     hosts = [h.strip() for h in str(front.conf["listen"]).split(",") if h.strip()]
     server = await asyncio.start_server(front.handle, host=hosts, port=int(front.conf["port"]),
                                         reuse_address=True)
+    await drop_to(front.conf.get("user"), front)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         asyncio.get_running_loop().add_signal_handler(sig, stop.set)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.store.postgres.process import ServerError, write_private
+from desktop_app.core.store.postgres.process import ServerError, append_log, read_here, write_private
 
 READY_SECONDS = 20
 WILDCARDS = ("0.0.0.0", "::", "*", "")
@@ -34,7 +34,7 @@ class FrontProcess:
         """The running front's process id (None: not running; a recorded id reused by another program after a
         reboot is not ours)."""
         try:
-            pid = int(self.pid_file.read_text().strip())
+            pid = int(read_here(self.pid_file).strip())
             os.kill(pid, 0)
         except (OSError, ValueError):
             return None
@@ -49,20 +49,25 @@ class FrontProcess:
         """Start the front (when it is not running) and wait until it accepts connections."""
         if self.pid() is not None:
             return
-        # It runs as whoever runs `trove server start` (as root: root, because the interpreter may live where the
-        # server's system user cannot read); it only needs the certificate and the private socket.
-        with open(self.log, "ab") as log:
+        # It starts as whoever runs `trove server start`, because the interpreter may live where the server's
+        # system user cannot read; as root it binds its port, loads what it needs, and then drops to that user
+        # (front.json's "user"). Its log and pid file are opened here, never through a symlink: the data folder
+        # holds files the server's user owns.
+        log = append_log(self.log)
+        try:
             script = Path(__file__).with_name("front.py")
             proc = subprocess.Popen([sys.executable, "-E", "-s", str(script), str(self.config)],
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd="/",
                                     start_new_session=True)
-        self.pid_file.write_text(str(proc.pid))
+        finally:
+            os.close(log)
+        write_private(self.pid_file, str(proc.pid).encode(), None)
         host = listen.split(",")[0].strip()
         host = "127.0.0.1" if host in WILDCARDS else host
         deadline = time.monotonic() + READY_SECONDS
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                tail = self.log.read_text(errors="replace").strip().splitlines()[-1:] or ["no output"]
+                tail = read_here(self.log).strip().splitlines()[-1:] or ["no output"]
                 raise ServerError(f"The TLS front could not start on {listen}:{port}: {tail[0]}")
             try:
                 socket.create_connection((host, port), timeout=1).close()

@@ -93,6 +93,18 @@ def write_private(path: Path, data: bytes, user: str | None) -> None:
     os.replace(tmp, path)
 
 
+def append_log(path: Path) -> int:
+    """A log file opened for appending (0600 when made), never through a symlink: a descriptor to pass on."""
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+
+
+def read_here(path: Path) -> str:
+    """A small file's text, never read through a symlink (OSError for one)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, encoding="utf-8") as f:
+        return f.read()
+
+
 def tool(name: str, args: list[str], user: str | None, timeout: float = START_TIMEOUT) -> str:
     """Run a bundled PostgreSQL program (as the server's user); its failure is a one-line ServerError."""
     cmd = [str(bin_dir() / name), *args]

@@ -35,14 +35,17 @@ from desktop_app.core.store.postgres.people import ServerPeople
 from desktop_app.core.store.postgres.process import (
     START_TIMEOUT,
     ServerError,
+    append_log,
     check_private,
     free_port,
     own,
+    read_here,
     remove_socket_dir,
     run_user,
     tool,
     url_host,
     user_ids,
+    write_private,
 )
 from desktop_app.core.store.postgres.provision import DATABASE, ServerDatabases
 from desktop_app.core.store.postgres.tls import WILDCARDS, ServerTLS, fingerprint, server_names
@@ -89,13 +92,13 @@ class TroveServer(ServerDatabases, ServerPeople):
 
     def _config(self) -> dict[str, Any]:
         try:
-            return json.loads(self.config_path.read_text(encoding="utf-8"))
+            return json.loads(read_here(self.config_path))
         except (OSError, ValueError):
             return {}
 
     def _save_config(self, config: dict[str, Any]) -> None:
-        self.config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
-        self.config_path.chmod(0o600)  # it holds the role's password
+        # 0600 (it holds the role's password), replaced whole: a symlink in its place is replaced, never followed.
+        write_private(self.config_path, json.dumps(config, indent=2).encode("utf-8"), None)
 
     def running(self) -> bool:
         """Whether this cluster's postmaster is alive."""
@@ -136,6 +139,7 @@ class TroveServer(ServerDatabases, ServerPeople):
         config = self._config()
         if not (self.cluster / "PG_VERSION").exists():
             self._initdb(user)
+        self._keep_data_folder(user)  # after initdb, which opens the cluster's parents to the server's user
         networks = tuple(config.get("allow", [])) if allow is None else tuple(allow)
         write_hba(self.cluster, user)
         self.tls.ensure(server_names(listen), user)
@@ -178,6 +182,14 @@ class TroveServer(ServerDatabases, ServerPeople):
         self._configure_front(user)
         self.front.start(user, config.get("listen", "127.0.0.1"), int(config["port"]))
 
+    def _keep_data_folder(self, user: str | None) -> None:
+        """The data folder is ours, not the server's user's: as root it is root's, and only the cluster and the
+        files the server reads are handed over, so that user cannot put a symlink where root writes. Mode 0700,
+        or 0711 as root (the server's user must pass through it to reach its cluster; it lists nothing)."""
+        if user is not None:
+            os.chown(self.data, 0, 0)
+        self.data.chmod(0o711 if user is not None else 0o700)
+
     def _listens_on_tcp(self) -> bool:
         try:
             with self.admin() as conn:
@@ -189,11 +201,10 @@ class TroveServer(ServerDatabases, ServerPeople):
         config = self._config()
         self.front.configure({"listen": config["listen"], "port": int(config["port"]),
                               "socket_dir": config["socket_dir"], "allow": list(config.get("allow", [])),
-                              "cert": str(self.tls.cert), "key": str(self.tls.key)}, user)
+                              "cert": str(self.tls.cert), "key": str(self.tls.key), "user": user}, user)
 
     def _initdb(self, user: str | None) -> None:
         self.cluster.mkdir(parents=True, exist_ok=True)
-        own(self.data, user)
         own(self.cluster, user)
         tool("initdb", ["-D", str(self.cluster), "-U", "postgres", "--auth-local=trust",
                         "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-instructions"], user)
@@ -203,8 +214,11 @@ class TroveServer(ServerDatabases, ServerPeople):
         sockets = Path(tempfile.mkdtemp(prefix="trove-pg-"))
         own(sockets, user)
         if user is not None and not self.log_path.exists():
-            self.log_path.touch()
-            os.chown(self.log_path, *user_ids(user))
+            fd = append_log(self.log_path)  # made here (no symlink followed), written by the server's user
+            try:
+                os.fchown(fd, *user_ids(user))
+            finally:
+                os.close(fd)
         options = f"-c listen_addresses='' -p {int(port)} -k {sockets}"
         old = self._config().get("socket_dir")
         self._save_config({**self._config(), "listen": listen, "port": port, "socket_dir": str(sockets)})

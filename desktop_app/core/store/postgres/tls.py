@@ -138,10 +138,11 @@ class ServerTLS:
         changed = False
         if not self.ca_key.exists() or not self.ca_cert.exists():
             self.ca_key.parent.mkdir(exist_ok=True)
-            own(self.ca_key.parent, user, reach=False)
+            # The CA stays ours (root's, as root): neither PostgreSQL nor the front needs its key.
+            own(self.ca_key.parent, None, reach=False)
             ca_pem, ca_key_pem = make_ca(socket.gethostname())
-            write_private(self.ca_key, ca_key_pem, user)
-            write_private(self.ca_cert, ca_pem, user)
+            write_private(self.ca_key, ca_key_pem, None)
+            write_private(self.ca_cert, ca_pem, None)
             changed = True
         if changed or not self.cert.exists() or needs_renewal(self.cert.read_bytes(), names):
             if self.cert.exists():  # keep the names clients were already given (an invite's --host)
