@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from desktop_app.core.chat.model_files import bundled_model_path
 from desktop_app.core.chat.prompt import NOT_COVERED
 from desktop_app.core.errors import KnownError
-from desktop_app.core.open_check import folder_to_show, refusal
+from desktop_app.core.open_check import folder_to_show, is_unc, refusal
 from desktop_app.core.paths import default_home, resolve_home
 from desktop_app.core.shutdown import end_now
 from desktop_app.core.store import is_server_url
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from desktop_app.core.store.postgres.joining import Joined
     from desktop_app.core.types import RetrievalResult
 
-__all__ = ["NOT_COVERED", "bundled_model_path", "default_home", "end_now", "folder_to_show", "is_memory", "join_invite",
-           "memory_results", "models_folder", "probe_server", "redact_url", "refusal"]
+__all__ = ["NOT_COVERED", "bundled_model_path", "default_home", "end_now", "folder_to_show", "is_memory", "is_unc",
+           "join_invite", "memory_results", "models_folder", "probe_server", "redact_url", "refusal"]
 
 def probe_server(url: str) -> str:
     """What a library server at `url` is (version, schema), or a KnownError saying why it cannot be used."""

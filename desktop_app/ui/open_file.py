@@ -20,7 +20,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from desktop_app.core.library_tools import folder_to_show, refusal
+from desktop_app.core.library_tools import folder_to_show, is_unc, refusal
 from desktop_app.core.log import get_logger
 
 log = get_logger("ui")
@@ -113,7 +113,15 @@ def set_folder_roots(roots: Roots | None) -> Roots | None:
 def open_path(path: str, page: int | None = None, machine: str = "") -> bool:
     """Open a file (at a page, where the viewer supports it) or a folder. `machine` names the computer whose
     disk holds a search result's file when it is not this one: if the file is not here too, say so. A path
-    outside this machine's folders, a network path or a program is refused with a message."""
+    outside this machine's folders, a network path or a program is refused with a message.
+
+    A network path is refused before anything touches it: on Windows even a stat of \\\\host\\share\\x makes
+    the system sign in to `host`, handing it the person's NTLM hash."""
+    if is_unc(path):
+        reason = refusal(path, [])
+        log.warning("refused to open %s: %s", path, reason)
+        _refuser(reason or f"Trove does not open {path}: it is a network path.", None)
+        return False
     if machine and not os.path.exists(path):
         log.info("%s is only on machine %s", path, machine)
         _notifier(elsewhere_message(path, machine))

@@ -22,6 +22,7 @@ from typing import Any
 from desktop_app.core.chat.context import Message
 from desktop_app.core.chat.model_files import ModelInfo
 from desktop_app.core.chat.runtime import Generation, OnText, stream_pieces
+from desktop_app.core.chat.template_tokens import defuse_messages
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
 
@@ -188,7 +189,9 @@ class OpenAICompatibleRuntime:
         """Stream an answer over SSE; closing the connection on cancel (or at `max_sentences`) makes the server stop."""
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": list(messages),
+            # The server renders its own template and tokenizes it with special tokens parsed, as llama.cpp does:
+            # a passage holding `<|im_start|>system` would open a turn of the model's own (template_tokens.py).
+            "messages": defuse_messages(messages),
             "stream": True,
             "max_tokens": max_tokens,
             "temperature": temperature,
