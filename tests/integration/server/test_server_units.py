@@ -82,6 +82,17 @@ def test_a_damaged_invite_is_one_line(bad):
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("field, value", [
+    ("host", "evil\x1b]0;pwned\x07.example"), ("host", "h@x:1/db?sslmode=disable"), ("host", "a\nb"),
+    ("database", "trove?sslmode=disable"), ("database", "lib\x1b[2J"), ("person", "Alice\x9b31m"),
+    ("person", "a:b"), ("token", "tok\x1b[0m"), ("port", 0)])
+def test_an_invite_with_escapes_or_url_syntax_in_a_field_is_refused(field, value):
+    with pytest.raises(InviteError, match="not made by `trove server invite`") as err:
+        decode(encode(invite(**{field: value})))
+    assert "\x1b" not in str(err.value) and "\n" not in str(err.value)
+    assert decode(encode(invite(host="fe80::1"))).host == "fe80::1"  # IPv6, bare, is a host
+
+
 def test_an_expired_invite_is_refused_before_any_connection(tmp_path):
     old = encode(invite(expires=time.time() - 60, host="192.0.2.1"))  # TEST-NET: nothing is ever sent there
     with pytest.raises(InviteError, match="expired on .*trove server rotate alice"):

@@ -12,12 +12,19 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import time
 from dataclasses import dataclass
 
 from desktop_app.core.errors import KnownError
 
 PREFIX = "trove1:"
+# What an invite's fields may hold: whoever wrote it could put terminal escapes, URL or pgpass syntax in them, and
+# they are printed, put in a URL and written to the password file. A host name or an IP address (v6 bare, as
+# `trove server invite` writes it), a database name without control or URL characters, a person's name.
+_HOST = re.compile(r"[A-Za-z0-9._\-:]{1,253}")
+_DATABASE = re.compile(r"[A-Za-z0-9_\-]{1,63}")
+_PERSON = re.compile(r"[a-z0-9_]{1,40}")
 
 
 class InviteError(KnownError):
@@ -64,10 +71,15 @@ def decode(text: str) -> Invite:
         body = json.loads(head)
         if not ca_der:
             raise ValueError("no certificate")
-        return Invite(host=str(body["h"]), port=int(body["p"]), database=str(body["d"]), person=str(body["u"]),
+        made = Invite(host=str(body["h"]), port=int(body["p"]), database=str(body["d"]), person=str(body["u"]),
                       token=str(body["t"]), ca_der=ca_der, expires=float(body["e"]))
     except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
         raise InviteError("This invite is damaged or incomplete: copy the whole line again.") from None
+    if not (_HOST.fullmatch(made.host) and _DATABASE.fullmatch(made.database) and _PERSON.fullmatch(made.person)
+            and 0 < made.port < 65536 and made.token.isprintable()):
+        raise InviteError("This invite holds a server, library or person name no Trove server writes: it was not "
+                          "made by `trove server invite`; ask its administrator for a new one.")
+    return made
 
 
 def expired_message(invite: Invite) -> str:
