@@ -60,10 +60,22 @@ def add_chat_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def source_lines(answer) -> list[str]:
-    """ "[n] path (p. N)" for each cited passage, or for every passage sent when the answer cites none."""
+    """ "[n] path (p. N)" for each cited passage, or for every passage sent when the answer cites none; a fact
+    from memory as "[n] fact: locker code → 4417 (…)"; then the past chats recalled as context (not evidence: they
+    have no number and cannot be cited)."""
     from desktop_app.core.chat.citations import format_source_line
 
-    return [format_source_line(item) for item in (answer.citations or answer.passages)]
+    passages = {p.n: p for p in answer.passages}
+    lines = []
+    for item in answer.citations or answer.passages:
+        passage = passages.get(item.n)
+        if passage is not None and passage.kind == "fact":
+            lines.append(f"[{item.n}] fact: {' '.join(passage.content.split())}")
+        else:
+            lines.append(format_source_line(item))
+    lines += [f"conversation (memory, not cited): {m.get('label', '')}" for m in getattr(answer, "memory", ())
+              if m.get("context")]
+    return lines
 
 
 def _scope(paths) -> tuple[str, ...]:

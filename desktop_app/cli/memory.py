@@ -6,7 +6,7 @@ import argparse
 import json
 import time
 
-from desktop_app.cli.common import EXIT_OK, EXIT_USAGE, result_count
+from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, result_count
 
 DAY = 86400.0
 
@@ -28,7 +28,8 @@ def add_memory_commands(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--expires", type=float, metavar="DAYS", help="forget it after this many days")
     q.set_defaults(func=cmd_add)
 
-    q = sub.add_parser("forget", help="forget a fact by id or key (every value it had), or everything with --all")
+    q = sub.add_parser("forget", help="forget facts by id, key or a word of their key (every value they had), or "
+                                      "everything with --all")
     q.add_argument("fact", nargs="?", metavar="KEY_OR_ID")
     q.add_argument("--all", action="store_true", help="forget every fact and all saved chat history")
     q.set_defaults(func=cmd_forget)
@@ -78,14 +79,20 @@ def cmd_add(args, library) -> int:
 def cmd_forget(args, library) -> int:
     """Forget one fact (by id or key) or everything."""
     if args.all:
-        print(f"forgot {library.memory.forget_all()} facts and history chunks")
+        gone = library.memory.forget_all()
+        print(f"forgot every fact and all remembered chat history ({gone} item{'s' if gone != 1 else ''}); "
+              "earlier chats will not be remembered again")
         return EXIT_OK
     if not args.fact:
         print("trove: say which fact to forget (a key or an id from `trove memory list`), or --all")
         return EXIT_USAGE
-    gone = library.memory.forget(args.fact)
-    print(f"forgot {gone} fact{'s' if gone != 1 else ''}")
-    return EXIT_OK
+    found = library.memory.forget_matching(args.fact)
+    if found.facts:
+        print("forgot " + ", ".join(f"{f.key} → {f.value}" for f in found.facts))
+        return EXIT_OK
+    keys = ", ".join(found.keys) if found.keys else "none (no facts are remembered)"
+    print(f"no remembered fact matches {args.fact!r}; the keys are: {keys}")
+    return EXIT_ERROR
 
 
 def cmd_search(args, library) -> int:

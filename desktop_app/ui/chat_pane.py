@@ -298,7 +298,8 @@ class ChatPane(QWidget):
             return
         self._set_busy(False)
         self._render_timer.stop()
-        self.sources.set_passages(answer.passages, tuple(c.n for c in answer.citations), answer.quote)
+        self.sources.set_passages(answer.passages, tuple(c.n for c in answer.citations), answer.quote,
+                                  [m for m in answer.memory if m.get("context")])
         if answer.quote is not None and not answer.abstained:
             self.sources.select(answer.quote.n)  # the quote, highlighted in its passage
         self._render()

@@ -73,6 +73,7 @@ class MemoryPanel(QDialog):
         self.facts: list = []
         self.hits: list = []
         self.enabled = True
+        self.notice = ""  # what the last forget by word did, shown beside the count
         self.note = QLabel("Facts Trove remembers about you are in every chat's prompt; past chats are recalled "
                            "when they match. Nothing leaves this computer.")
         self.note.setWordWrap(True)
@@ -102,6 +103,7 @@ class MemoryPanel(QDialog):
         row = QHBoxLayout()
         for name, text, slot in (("add", "Add…", self.on_add_clicked), ("edit", "Edit…", self.on_edit_clicked),
                                  ("forget", "Forget", self.forget_selected),
+                                 ("forget_word", "Forget by word…", self.on_forget_word_clicked),
                                  ("forget_all", "Forget all…", self.on_forget_all_clicked)):
             button = QPushButton(text)
             button.clicked.connect(slot)
@@ -148,6 +150,7 @@ class MemoryPanel(QDialog):
                 self.table.setItem(r, c, item)
         self.table.resizeColumnToContents(0)
         count = counted(len(self.facts), "fact")
+        count = f"{count} · {self.notice}" if self.notice else count
         self.status.setText(count if self.enabled else f"{count} · memory is off: no prompt or search uses it")
         self._update_buttons()
 
@@ -199,6 +202,21 @@ class MemoryPanel(QDialog):
             memory = self.library.memory
             self._change(lambda: memory.forget(fact.id))
 
+    def forget_word(self, word: str) -> None:
+        """Forget the facts whose key holds `word` (`locker` → locker_code); when none does, say which keys there
+        are."""
+        memory = self.library.memory
+
+        def done(found) -> None:
+            self.notice = ("forgot " + ", ".join(f"{f.key} → {f.value}" for f in found.facts) if found.facts
+                           else f"no fact matches “{word}”; the keys are: {', '.join(found.keys) or 'none'}")
+            self.refresh()
+            self.search()
+            if found.facts:
+                self.changed.emit()
+
+        self.tasks.run(lambda: memory.forget_matching(word), done, self.on_error)
+
     def forget_all(self) -> None:
         """Forget every fact and all past-chat memory."""
         memory = self.library.memory
@@ -210,6 +228,7 @@ class MemoryPanel(QDialog):
         self._change(lambda: memory.set_enabled(on))
 
     def _change(self, fn) -> None:
+        self.notice = ""
         def done(_result) -> None:
             self.refresh()
             self.search()
@@ -238,6 +257,11 @@ class MemoryPanel(QDialog):
         value, ok = QInputDialog.getText(self, "Edit a fact", f"{fact.key}:", text=fact.value)
         if ok:
             self.edit_selected(value)
+
+    def on_forget_word_clicked(self) -> None:
+        word, ok = QInputDialog.getText(self, "Forget facts", "Forget the facts whose key holds the word:")
+        if ok and word.strip():
+            self.forget_word(word.strip())
 
     def on_forget_all_clicked(self) -> None:
         answer = QMessageBox.question(self, "Forget everything?",

@@ -41,16 +41,22 @@ def utf16_offset(text: str, index: int) -> int:
 
 
 def passage_label(p) -> str:
-    """ "[2] p. 3 · report.pdf": number and place first, so eliding a long file name keeps them. A memory passage:
-    "[1] Memory · fact editor, 34d ago", "[2] Memory · chat 'Deploy' turns 3-5, 2026-11-02"."""
+    """ "[2] p. 3 · report.pdf": number and place first, so eliding a long file name keeps them. A fact from memory:
+    "[1] Memory · fact editor, 34d ago" (a chat stored before round 4 may also hold a past chat's excerpt this way)."""
     if is_memory(p):
         return f"[{p.n}] Memory · {p.place}"
     name = display_path(os.path.basename(p.source) or p.source)
     return f"[{p.n}] " + (f"{p.where} · " if p.where else "") + name
 
 
+def context_label(item: dict) -> str:
+    """A past chat recalled as context (ChatAnswer.memory's item): no number, it is not evidence and is not cited."""
+    return f"Conversation · {item.get('label', '')} (memory, not cited)"
+
+
 class SourcesPanel(QWidget):
-    """Passages sent with one answer; the selected one's text shows below (as plain text) and can be opened.
+    """Passages sent with one answer; the selected one's text shows below (as plain text) and can be opened. Past
+    chats recalled as context for the answer are listed after them, unnumbered.
 
     The quote of the answer, when there is one, is highlighted in its passage (its verbatim span).
 
@@ -89,12 +95,16 @@ class SourcesPanel(QWidget):
         row.addWidget(self.preview, 1)
         layout.addLayout(row, 1)
         self._passages: dict[int, Any] = {}  # chat Passages
+        self._context: dict[int, str] = {}  # recalled past chats' texts, under keys below 0 (never a passage's n)
         self.quote = None
 
-    def set_passages(self, passages: Sequence, cited: Sequence[int] = (), quote=None) -> None:
-        """Show the passages of an answer (chat Passage objects), cited ones first; `quote` is highlighted."""
+    def set_passages(self, passages: Sequence, cited: Sequence[int] = (), quote=None,
+                     context: Sequence[dict] = ()) -> None:
+        """Show the passages of an answer (chat Passage objects), cited ones first; `quote` is highlighted. `context`:
+        the past chats recalled for it (ChatAnswer.memory's items with "context"), listed after, unnumbered."""
         cited_set = set(cited)
         self._passages = {p.n: p for p in passages}
+        self._context = {-1 - i: str(item.get("text", "")) for i, item in enumerate(context)}
         self.quote = quote
         self.list.clear()
         self.preview.clear()
@@ -109,6 +119,12 @@ class SourcesPanel(QWidget):
                 p.n not in cited_set
             ):  # passages the answer did not cite are shown muted (from the palette, and readable: not disabled grey)
                 item.setForeground(secondary_text(self.list.palette()))
+            self.list.addItem(item)
+        for i, entry in enumerate(context):
+            item = QListWidgetItem(context_label(entry))
+            item.setData(Qt.ItemDataRole.UserRole, -1 - i)
+            item.setToolTip(plain_tooltip("recalled from a past chat as context: not evidence, not quoted or cited"))
+            item.setForeground(secondary_text(self.list.palette()))
             self.list.addItem(item)
         self.title.setText(f"Sources ({len(cited_set)} cited of {len(passages)})" if passages else "Sources")
         self.open_button.setEnabled(False)
@@ -134,9 +150,10 @@ class SourcesPanel(QWidget):
         return True
 
     def on_current_item_changed(self, current: QListWidgetItem | None, _previous) -> None:
-        p = self._passages.get(current.data(Qt.ItemDataRole.UserRole)) if current else None
+        key = current.data(Qt.ItemDataRole.UserRole) if current else None
+        p = self._passages.get(key) if key is not None else None
         self.open_button.setEnabled(p is not None and not is_memory(p))
-        text = p.content if p else ""
+        text = p.content if p else self._context.get(key, "") if key is not None else ""
         direction = text_direction(text)
         rtl = direction == Qt.LayoutDirection.RightToLeft
         self.preview.setLayoutDirection(direction)  # the scroll bar's side

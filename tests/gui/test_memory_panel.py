@@ -91,7 +91,8 @@ def test_the_memory_panel_lists_searches_edits_forgets_and_turns_memory_off(qtbo
     assert memory.list() == [] and not panel.buttons["forget_all"].isEnabled()
 
 
-def test_an_answers_sources_show_a_fact_and_a_past_chat_as_memory(qtbot, window, library, scripted, sample_folder):
+def test_an_answers_sources_show_a_fact_as_evidence_and_a_past_chat_as_context(qtbot, window, library, scripted,
+                                                                                sample_folder):
     add_and_sync(qtbot, window, sample_folder, SAMPLE_DOCS)  # the chat pane shows once a folder is there
     first = library.ask("Which port should the staging server listen on?", use_context=False)
     library.memory.add("staging_server", "stage-2.internal")
@@ -102,17 +103,68 @@ def test_an_answers_sources_show_a_fact_and_a_past_chat_as_memory(qtbot, window,
         pane.ask("What did we decide about the staging server port?")
     answer = done.args[0]
     memory = [p for p in answer.passages if is_memory(p)]
-    assert [p.place.split(" ")[0] for p in memory] == ["fact", "chat"]
+    assert [p.kind for p in memory] == ["fact"] and all(p.kind == "document" for p in answer.passages[1:])
     assert memory[0].place.startswith("fact staging_server, today") and "stage-2.internal" in memory[0].content
-    assert memory[1].place.startswith("chat 'Which port should the staging server") and "8099" in memory[1].content
-    assert [m["provenance"]["chat_id"] for m in answer.memory if m["kind"] == "history"] == [first.chat_id]
+    assert not [p for p in answer.passages if "8099" in p.content]  # the past chat is no passage
+    [context] = [m for m in answer.memory if m.get("context")]
+    assert context["provenance"]["chat_id"] == first.chat_id and "n" not in context
     labels = [pane.sources.list.item(i).text() for i in range(pane.sources.list.count())]
-    assert {passage_label(p) for p in memory} <= set(labels)
-    assert all(label.startswith(("[1] Memory · fact", "[2] Memory · chat")) for label in labels[:2])
-    assert "2 cited" in pane.sources.title.text()
-    pane.sources.select(2)
+    assert passage_label(memory[0]) in labels and labels[0].startswith("[1] Memory · fact")
+    assert labels[-1] == f"Conversation · {context['label']} (memory, not cited)"
+    pane.sources.list.setCurrentRow(len(labels) - 1)
     assert not pane.sources.open_button.isEnabled() and not pane.sources.open_current()  # no file behind it
     assert "8099" in pane.sources.preview.toPlainText()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(200)
     assert window.grab().save(str(SCREENSHOTS / "chat-memory-sources.png"), "PNG")
+
+
+def ask_in_pane(qtbot, pane, question):
+    with qtbot.waitSignal(pane.answer_finished, timeout=60_000) as done:
+        pane.ask(question)
+    return done.args[0]
+
+
+def test_a_remember_request_in_the_window_is_acknowledged_without_the_model(qtbot, window, library, scripted,
+                                                                           sample_folder):
+    add_and_sync(qtbot, window, sample_folder, SAMPLE_DOCS)
+    pane = window.chat_pane
+    pane.chat = library.chat
+    answer = ask_in_pane(qtbot, pane, "Remember that my locker code is 4417.")
+    assert answer.text == "Remembered: locker code → 4417." and not answer.refused
+    qtbot.waitUntil(lambda: "Remembered: locker code → 4417." in pane.transcript.toPlainText(), timeout=10_000)
+    assert scripted.sent == [] and [(f.key, f.value) for f in library.memory.list()] == [("locker_code", "4417")]
+
+
+def test_the_memory_panel_forgets_by_a_word_or_names_the_keys(qtbot, window, library):
+    library.memory.remember("Remember that my locker code is 4417.")
+    library.memory.add("editor", "neovim")
+    menu_action(window, "Memory…").trigger()
+    panel = window.memory_panel
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 2, timeout=10_000)
+    panel.forget_word("cupboard")
+    qtbot.waitUntil(lambda: "no fact matches" in panel.status.text(), timeout=10_000)
+    assert "the keys are: editor, locker_code" in panel.status.text() and panel.table.rowCount() == 2
+    panel.forget_word("locker")
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: "forgot locker_code → 4417" in panel.status.text(), timeout=10_000)
+    assert [f.key for f in library.memory.list()] == ["editor"]
+
+
+def test_after_forget_all_in_the_panel_the_next_question_cannot_show_the_old_turn(qtbot, window, library, scripted,
+                                                                                sample_folder):
+    add_and_sync(qtbot, window, sample_folder, SAMPLE_DOCS)
+    pane = window.chat_pane
+    pane.chat = library.chat
+    said = ask_in_pane(qtbot, pane, "Remember that my locker code is 4417.")
+    menu_action(window, "Memory…").trigger()
+    panel = window.memory_panel
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=10_000)
+    panel.forget_all()
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 0, timeout=10_000)
+    pane.new_chat()
+    answer = ask_in_pane(qtbot, pane, "What is my locker code?")
+    shown = [answer.text, *(c.snippet for c in answer.citations), *(p.content for p in answer.passages)]
+    assert not [t for t in shown if "4417" in t or "Remember that" in t or "[turn" in t]
+    assert not [m for m in answer.memory if "4417" in str(m.get("text", ""))]
+    assert library.memory.chunk_sql.chat_chunks(said.chat_id) == []  # the quiet chat was not saved again

@@ -16,6 +16,7 @@ from desktop_app.core.types import RetrievalResult
 CountTokens = Callable[[str], int]
 Message = dict[str, Any]
 
+MEMORY_SOURCE = "memory"  # the source of a fact passage (evidence the person stated); its place names the fact
 # A passage cut shorter than this many tokens says too little to be worth its header.
 MIN_PASSAGE_TOKENS = 24
 TRUNCATION_MARK = " …"
@@ -49,6 +50,14 @@ class Passage:
     score: float = 0.0
     truncated: bool = False
     place: str = ""  # how the file names where the passage is: "slide 3", "message 2 · report.pdf · p. 2"
+
+    @property
+    def kind(self) -> str:
+        """What the passage is evidence from: "document", or "fact" (something the person stated, from memory).
+        Chats stored before round 4 may hold a past-chat excerpt as a memory passage: "conversation"."""
+        if self.source != MEMORY_SOURCE:
+            return "document"
+        return "fact" if self.place.startswith("fact ") else "conversation"
 
     @property
     def where(self) -> str:

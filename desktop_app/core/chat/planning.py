@@ -50,10 +50,11 @@ def anchor_quote(results: Sequence[RetrievalResult], quote: Quote | None, style:
 
 
 class HistoryMemory(Protocol):
-    """Conversation memory as compaction uses it (core/chat/memory_step.ChatMemory): the fact list for the system
-    prompt, turns saved before they are summarised, and what is recalled once they are."""
+    """Conversation memory as compaction uses it (core/chat/memory_step.ChatMemory): the fact list and recalled
+    context for the system prompt, turns saved before they are summarised, and what is recalled once they are."""
 
-    facts_text: str
+    @property
+    def system_text(self) -> str: ...
 
     def save(self, turns: Sequence[Turn], first_turn: int) -> None: ...
 
@@ -80,7 +81,7 @@ class Planner:
         facts: str = "",
     ) -> PromptPlan:
         """Budget the prompt, then check it with the runtime's exact count and tighten if the estimate was short.
-        `facts` (memory's fact list) ride in the system prompt."""
+        `facts` (memory's fact list and recalled context) ride in the system prompt."""
         per_message, generation = runtime.overheads()
         n_ctx = runtime.n_ctx
         system = None if grounded else PLAIN_SYSTEM_PROMPT
@@ -121,7 +122,7 @@ class Planner:
         plan again."""
         covered, summary = store.summary(chat_id)
         covered = min(covered, len(turns))
-        facts = memory.facts_text if memory is not None else ""
+        facts = memory.system_text if memory is not None else ""
         plan = self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary,
                          facts=facts)
         if plan.history_start == 0:
@@ -135,5 +136,6 @@ class Planner:
         log.info("chat %d: compacted %d turns into a %d-token summary", chat_id, covered, runtime.count_tokens(summary))
         if memory is not None:
             results = memory.recall_after(results, covered + 1)
+            facts = memory.system_text  # with the excerpts of the turns just saved, when they are recalled
         return self.plan(question, results, turns[covered:], settings, runtime, grounded, reserve, summary=summary,
                          facts=facts)

@@ -142,6 +142,14 @@ class FactBook:
         key = normalise_key(key_or_id)
         return [f for f in self.sql.facts() if same_key(f.key, key) or key in f.merged_keys]
 
+    def with_key_word(self, words: str) -> list[Fact]:
+        """Facts whose key holds every word of `words` (`locker` → locker_code), stemmed (`lockers` too)."""
+        wanted = {stem(w) or w for w in normalise_key(words).split("_") if w}
+        if not wanted or words.strip().isdigit():
+            return []
+        return [f for f in self.sql.facts()
+                if wanted <= {stem(w) or w for key in (f.key, *f.merged_keys) for w in key.split("_") if w}]
+
     def embed_missing(self) -> int:
         """Give vectors to facts stored without one (no embedder then, or another model since)."""
         missing = self.sql.facts_without_vectors()

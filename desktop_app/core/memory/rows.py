@@ -128,3 +128,12 @@ class Recall:
 
     def __bool__(self) -> bool:
         return bool(self.facts_text or self.excerpts)
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What forgetting by a word did: the facts that went (their current values), or, when none matched, the keys
+    there are, so the person can say which they meant."""
+
+    facts: tuple[Fact, ...] = ()
+    keys: tuple[str, ...] = ()

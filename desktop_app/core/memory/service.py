@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from desktop_app.core.chat.budget import Turn
+from desktop_app.core.chat.context import MEMORY_SOURCE
 from desktop_app.core.embed.base import MAX_WINDOWS, Embedder, embed_passages, embed_query
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
@@ -48,7 +49,7 @@ from desktop_app.core.memory.recall import (
     fact_line,
     format_facts,
 )
-from desktop_app.core.memory.rows import Fact, FactSource, MemoryHit, NewFact, Recall
+from desktop_app.core.memory.rows import Fact, FactSource, Forgotten, MemoryHit, NewFact, Recall
 from desktop_app.core.memory.search import Documents, MemorySearch
 from desktop_app.core.types import RetrievalResult
 
@@ -131,9 +132,37 @@ class MemoryService:
         found = self.facts.find(str(key_or_id))
         return self.fact_sql.delete_facts(f.id for f in found)
 
+    def forget_matching(self, words: str) -> Forgotten:
+        """Forget the facts `words` name: an id, a key (`locker_code`), or a word of keys (`locker` forgets
+        `locker_code` and `locker_room`). When none match, nothing goes and `keys` lists the keys there are."""
+        found = self.facts.find(words) or self.facts.with_key_word(words)
+        if not found:
+            return Forgotten((), tuple(dict.fromkeys(f.key for f in self.facts.facts())))
+        current = [f for f in found if not f.outdated] or found
+        self.fact_sql.delete_facts(f.id for f in found)
+        return Forgotten(tuple(current), ())
+
     def forget_all(self) -> int:
-        """Forget every fact and all raw history. Returns how many rows went."""
-        return self.fact_sql.delete_all()
+        """Forget every fact and all raw history. Returns how many rows went. The chats stay, so the newest
+        message there is recorded: turns up to it are never saved into memory again (`forgot_through`)."""
+        gone = self.fact_sql.delete_all()
+        self.fact_sql.set_forgot_through(self._newest_message())
+        return gone
+
+    def forgot_through(self) -> int:
+        """The id of the newest chat message when memory was last forgotten (0: never); only later turns are saved."""
+        return self.fact_sql.forgot_through()
+
+    def _newest_message(self) -> int:
+        """The id of the newest chat message (0 without chats). Chats come most recently used first, and adding a
+        message touches its chat, so the newest message is in the first chat. An id is not reused unless the chat
+        holding the newest message is deleted (SQLite's rowid): a rare case, which at worst leaves the next few
+        turns of a new chat out of memory."""
+        chats = getattr(self.store, "list_chats", None)
+        rows = chats() if chats is not None else []
+        if not rows:
+            return 0
+        return max((m.id for m in self.store.chat_messages(rows[0].id)), default=0)
 
     def forget_chat(self, chat_id: int) -> int:
         """Forget what one chat left in memory (deleting a chat in the same library does this by itself)."""
@@ -222,14 +251,16 @@ class MemoryService:
 
     def recall(self, chat_id: int | None, recent: Sequence[str], *, max_excerpts: int = MAX_EXCERPTS,
                fact_tokens: int = FACT_TOKENS, count_tokens: CountTokens = approx_tokens,
-               visible_from: int | None = None) -> Recall:
+               visible_from: int | None = None, own_chat_only: bool = False) -> Recall:
         """Memory for a chat's next prompt: the fact list and up to `max_excerpts` raw excerpts above the threshold,
-        never one this chat was given before, nor one of its own turns still in the window (>= `visible_from`)."""
+        never one this chat was given before, nor one of its own turns still in the window (>= `visible_from`);
+        with `own_chat_only`, only excerpts of this chat's own compacted turns."""
         if not self.enabled:
             return Recall()
         facts_text = self.facts_for_prompt(fact_tokens, count_tokens, "\n".join(list(recent)[-2:]))
         hits = [h for h in self.recaller.candidates(chat_id, recent, max_excerpts + 4)
-                if not _visible(h, chat_id, visible_from)][:max_excerpts]
+                if not _visible(h, chat_id, visible_from)
+                and not (own_chat_only and h.provenance.get("chat_id") != chat_id)][:max_excerpts]
         if chat_id is not None and hits:
             self.chunk_sql.mark_recalled(chat_id, (h.provenance["chunk_id"] for h in hits), self.clock())
         tokens = (count_tokens(facts_text) if facts_text else 0) + sum(count_tokens(excerpt_text(h)) for h in hits)
@@ -286,7 +317,6 @@ def _visible(hit: MemoryHit, chat_id: int | None, visible_from: int | None) -> b
             and hit.provenance["turns"][1] >= visible_from)
 
 
-MEMORY_SOURCE = "memory"  # the source of a memory passage; its place names the fact or the chat and turns
 
 
 def memory_place(hit: MemoryHit) -> str:

@@ -101,7 +101,9 @@ def test_a_chat_compacted_after_20_turns_recalls_a_number_from_turn_3(library, r
     assert recalled and "4,312" in recalled[0]["text"]
     first, last = recalled[0]["provenance"]["turns"]
     assert first <= 3 <= last and recalled[0]["label"].startswith("chat 'Invoices' turn")
-    assert "4,312" in last_user(runtime.sent[-1])  # the excerpt rides in the prompt as a numbered passage
+    assert recalled[0]["context"] and "n" not in recalled[0]  # context: in the prompt, never a citable passage
+    assert "4,312" in system(runtime) and "4,312" not in last_user(runtime.sent[-1])
+    assert not [p for p in answer.passages if "4,312" in p.content]
     again = library.ask("And the invoice total for the Henderson job, once more?", chat_id=chat)
     assert not [m for m in again.memory if m["kind"] == "history" and m["ref"] == recalled[0]["ref"]]
 
@@ -113,9 +115,16 @@ def test_a_question_in_chat_3_recalls_a_decision_from_chat_1_with_provenance(lib
     [item] = [m for m in three.memory if m["kind"] == "history"]
     assert item["provenance"]["chat_id"] == one.chat_id and item["provenance"]["turns"] == [1, 1]
     assert "8099" in item["text"] and item["label"].startswith("chat 'Which port should the staging server")
-    [passage] = [p for p in three.passages if p.n == item["n"]]
-    assert is_memory(passage) and passage.place == item["label"]
-    assert f"[{item['n']}] memory, chat 'Which port" in last_user(runtime.sent[-1])
+    # context, not evidence: labelled as memory in the system prompt, never a numbered passage or a citation
+    assert item["context"] and "n" not in item and not memory_places(three) and not three.citations
+    assert f"[memory: {item['label']}]" in system(runtime) and "8099" not in last_user(runtime.sent[-1])
+
+
+def test_a_document_question_gets_no_past_chat_excerpt(library, runtime):
+    library.ask("Which port should the staging server listen on?")
+    answer = library.ask("Which port should the staging server listen on in production?")
+    assert not [m for m in answer.memory if m["kind"] == "history"]  # not about the conversation: no context
+    assert "8099" not in system(runtime) and "8099" not in last_user(runtime.sent[-1])
 
 
 def test_forget_delete_and_memory_off_remove_it_from_later_prompts_and_search(library, runtime):
@@ -149,9 +158,8 @@ def test_thai_and_arabic_facts_and_history_are_found_like_english(library, runti
     answer = library.ask(question)
     assert needle in system(runtime)  # the fact list
     kinds = {m["kind"] for m in answer.memory if needle in m.get("text", "")}
-    assert kinds == {"facts", "fact", "history"}  # listed, in Sources as a fact, and the past chat's excerpt
-    history = [m for m in answer.memory if m["kind"] == "history"]
-    assert history[0]["provenance"]["chat_id"] == said.chat_id
+    assert kinds == {"facts", "fact"}  # listed, and in Sources as a fact; the past chat is not evidence
+    assert said.text.startswith("Remembered: ") and needle in said.text and len(runtime.sent) == 1
 
 
 def test_ask_json_lists_the_memory_it_injected(library, runtime, capsys):

@@ -67,6 +67,18 @@ class MemoryFactSQL:
             "INSERT INTO meta (key, value) VALUES ('memory_enabled', ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value", ("1" if on else "0",)))
 
+    def forgot_through(self) -> int:
+        """The newest chat message the last forget-all covered (0: never): older turns are not saved again."""
+        row = self.db._read(lambda c: c.execute(
+            "SELECT value FROM meta WHERE key = 'memory_forgot_through'").fetchone())
+        return int(row[0]) if row else 0
+
+    def set_forgot_through(self, message_id: int) -> None:
+        """Record a forget-all's watermark (see forgot_through)."""
+        self.db._write(lambda c: c.execute(
+            "INSERT INTO meta (key, value) VALUES ('memory_forgot_through', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(int(message_id)),)))
+
     # ---- facts ---------------------------------------------------------------------------------
 
     def insert_fact(self, fact: NewFact, now: float, merged_keys: Sequence[str] = (),
