@@ -2,7 +2,8 @@
 
 Exit status: 0 success, 1 a known error (message on stderr, no traceback), 2 a usage error.
 One module per command group: library (index, search, stats, folders, remove, gui), chat (ask, chats),
-watch, models, repair, server (a team library's PostgreSQL), join (a desktop joins one) and migrate;
+watch, models, repair, backup (backup, restore), server (a team library's PostgreSQL), join (a desktop joins
+one) and migrate;
 `common` holds the exit codes and `progress` the progress printer.
 """
 
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from desktop_app import __version__
+from desktop_app.cli.backup import add_backup_commands
 from desktop_app.cli.chat import add_chat_commands
 from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
 from desktop_app.cli.join import add_join_commands
@@ -29,7 +31,7 @@ from desktop_app.core.errors import KnownError
 
 COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
                   add_repair_commands, add_server_commands, add_join_commands, add_migrate_commands,
-                  add_memory_commands)
+                  add_memory_commands, add_backup_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -32,6 +32,7 @@ from desktop_app.core.types import RetrievalResult
 from desktop_app.core.watch.live import LiveSync
 
 if TYPE_CHECKING:  # created on first use: search-only use never loads llama.cpp or watchdog's threads
+    from desktop_app.core.backup import BackupReport, Manifest, RestoreReport
     from desktop_app.core.chat.answer import ChatAnswer
     from desktop_app.core.chat.models import ModelManager
     from desktop_app.core.chat.service import ChatService
@@ -279,6 +280,30 @@ class Library:
     def watcher(self) -> LibraryWatcher | None:
         """The LibraryWatcher, or None when start_watching() was never called."""
         return self._live.watcher
+
+    # ---- backup and restore (core/backup.py) ----------------------------------------------------
+
+    def backup(self, path: str | os.PathLike[str] | None = None) -> BackupReport:
+        """Write a consistent, compressed backup of this library while it is in use (`path`: a file, or a folder
+        for a dated name; None: the current folder)."""
+        from desktop_app.core.backup import backup_library
+
+        return backup_library(self, path)
+
+    def check_backup(self, path: str | os.PathLike[str]) -> Manifest:
+        """Read and verify a whole backup file (manifest, schema, checksums) without changing anything."""
+        from desktop_app.core.backup import check_backup
+
+        return check_backup(Path(path))
+
+    def restore(self, path: str | os.PathLike[str]) -> RestoreReport:
+        """Verify the backup `path`, close this library, keep its files aside and put the backup's in place. A
+        damaged or newer backup raises first, with nothing closed or changed; afterwards open a new Library."""
+        from desktop_app.core.backup import restore_library
+
+        self.check_backup(path)
+        self.close()
+        return restore_library(self.home, Path(path))
 
     # ---- lifecycle -----------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import sqlean
 
 from desktop_app.core.store.rows import EngineInfo
+from desktop_app.core.store.sqlite.backup import BackupSQL
 from desktop_app.core.store.sqlite.chats import ChatSQL
 from desktop_app.core.store.sqlite.documents import DocumentSQL
 from desktop_app.core.store.sqlite.export import ExportSQL
@@ -20,7 +21,7 @@ from desktop_app.core.store.sqlite.vectors import VectorSQL
 
 
 class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, MachineSQL,
-                  ExportSQL, FormatSQL):
+                  ExportSQL, FormatSQL, BackupSQL):
     """The embedded library engine. `SQLiteStore(path)` opens (and migrates) the file; ":memory:" works too."""
 
     def __init__(self, path: str | Path) -> None:
