@@ -1,13 +1,18 @@
-"""Sentence spans of any text the pipeline handles, for quoting: ICU sentence breaks, then script rules ICU lacks.
+"""The units a quote is made of, in any text the pipeline handles: whole sentences, or whole lines that are
+units of their own (a heading, a table row, a list item with its continuation lines, a line of code).
 
-ICU (icu4py) breaks after . ! ? and their equivalents in other scripts (Chinese 。！？, Arabic ؟ and ۔, Devanagari
-।) and after every line break, so a line of a table or a list is a sentence of its own. Thai, Lao, Khmer and
-Myanmar end sentences with a space instead of a mark, which ICU does not treat as a break: a space between two
-characters of those scripts ends a sentence here. English abbreviations ("Dr. Quell", "e.g. this") do not end a
-sentence (ICU's suppression list when the wheel has it, and a short list of our own either way). Without ICU,
-a regular expression over the same marks stands in.
+The line structure comes first (line_units.py): a line break that only wraps prose is read as a space, so a
+sentence printed over two lines (hard-wrapped Markdown, a PDF's text layer) stays one sentence. Inside prose,
+ICU (icu4py) breaks after . ! ? and their equivalents in other scripts (Chinese and Japanese 。！？, Arabic ؟ and
+۔, Devanagari ।); the full-width semicolon ； and the Arabic one ؛ end a unit too (a Chinese or Arabic writer
+puts one between two whole statements). Thai, Lao, Khmer and Myanmar end sentences with a space instead of a
+mark, which ICU does not treat as a break: a space between two characters of those scripts ends a sentence
+here. English abbreviations ("Dr. Quell", "e.g. this") do not end a sentence (ICU's suppression list when the
+wheel has it, and a short list of our own either way). Without ICU, a regular expression over the same marks
+stands in. A unit longer than MAX_SENTENCE is cut at a comma (، 、 ，) or a space.
 
-Spans are code-point offsets into the text itself, stripped of surrounding white space; pure functions.
+Spans are code-point offsets into the text itself, stripped of surrounding white space and of invisible
+direction marks (U+200E/U+200F and their kin, which RTL text carries around its punctuation); pure functions.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Callable, Iterator
 
 import regex
 
+from desktop_app.core.chat.line_units import Kind, blocks
 from desktop_app.core.log import get_logger
 from desktop_app.core.text.segment import SEA
 
@@ -24,7 +30,12 @@ log = get_logger("chat")
 Span = tuple[int, int]
 MAX_SENTENCE = 600  # characters; a longer "sentence" (a page with no full stop) is cut at spaces or commas
 _SEA_SPACE = regex.compile(rf"(?<=[{SEA}][\p{{M}}]*)[ \u00a0]+(?=[{SEA}])")
-_FALLBACK_END = regex.compile(r"[.!?。！？؟۔।]+[\"'”’)\]]*(?=\s|$)|[。！？؟]+|\n+")
+_MARKS = "\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ufeff\u200b"  # direction marks, BOM, zero-width space
+_INVISIBLE = regex.compile(f"[{_MARKS}]")
+_FALLBACK_END = regex.compile(rf"[.!?。！？؟۔।]+[\"'”’)\]」』{_MARKS}]*(?=\s|$)|[。！？؟]+[」』”’)）{_MARKS}]*")
+_SEMICOLON_END = regex.compile(rf"[；؛][」』”’)）{_MARKS}]*\s*")  # full-width and Arabic semicolons end a unit
+_SEA_WRAP = regex.compile(rf"(?<=[{SEA}][\p{{M}}]*)(?:\r\n|[\r\n])(?=[{SEA}])")
+_LINE_BREAK = regex.compile(r"[\r\n\u2028\u2029\x0b\x0c\x1c-\x1e\x85]")
 _ABBREVIATION = regex.compile(
     r"(?:^|[\s(])(?:[A-Z]|Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Mt|No|vs|etc|e\.g|i\.e|Fig|Inc|Ltd|Co)\.\s*$")
 _SOFT_CUT = regex.compile(r"[,;:،、，；]\s+|\s+")
@@ -87,20 +98,48 @@ def _cap(text: str, span: Span, limit: int) -> Iterator[Span]:
     yield start, end
 
 
+def _split_semicolons(text: str, span: Span) -> Iterator[Span]:
+    start, end = span
+    for m in _SEMICOLON_END.finditer(text, start, end):
+        if m.end() < end:
+            yield start, m.end()
+            start = m.end()
+    yield start, end
+
+
+def _blank(ch: str) -> bool:
+    return ch.isspace() or bool(_INVISIBLE.match(ch))
+
+
 def _strip(text: str, span: Span) -> Span | None:
     start, end = span
-    while start < end and text[start].isspace():
+    while start < end and _blank(text[start]):
         start += 1
-    while end > start and text[end - 1].isspace():
+    while end > start and _blank(text[end - 1]):
         end -= 1
     return (start, end) if end > start else None
 
 
+def _prose_spans(text: str, start: int, end: int) -> Iterator[Span]:
+    """Sentences of the prose block `text[start:end]`, read with its wrapping line breaks as spaces."""
+    # Same length, so offsets into the view are offsets into the block. A wrap between two Thai letters is no
+    # space (Thai lines wrap between words written together): a zero-width space there, which ends nothing.
+    view = _SEA_WRAP.sub(lambda m: "\u200b" * len(m.group()), text[start:end])
+    view = _LINE_BREAK.sub(" ", view)
+    for raw in _join_abbreviations(view, _raw_spans(view)):
+        for part in _split_semicolons(view, raw):
+            for a, b in _split_sea(view, part):
+                yield start + a, start + b
+
+
 def sentence_spans(text: str, *, limit: int = MAX_SENTENCE) -> list[Span]:
-    """(start, end) of each sentence of `text`, in order, without surrounding white space; never overlapping."""
+    """(start, end) of each unit of `text` (a sentence, or a heading / table row / list item / code line whole),
+    in order, without surrounding white space; never overlapping, and together holding every visible character."""
     out: list[Span] = []
-    for raw in _join_abbreviations(text, _raw_spans(text)):
-        for piece in _split_sea(text, raw):
+    for block in blocks(text):
+        whole = block.kind is not Kind.PROSE and block.end - block.start <= limit
+        pieces = [(block.start, block.end)] if whole else _prose_spans(text, block.start, block.end)
+        for piece in pieces:
             for capped in _cap(text, piece, limit):
                 stripped = _strip(text, capped)
                 if stripped is not None:
