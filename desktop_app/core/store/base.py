@@ -285,6 +285,11 @@ class SearchStore(Protocol):
         """(page, text) of one document's chunks, in document order (empty when it is not indexed)."""
         ...
 
+    def chunks_around(self, chunk_id: int, reach: int = 1) -> list[tuple[int | None, int, int, str]]:
+        """(page, start, end, text) of a chunk and of up to `reach` chunks either side of it in its document, in
+        document order (empty when it no longer exists): the text around a passage, to quote whole sentences."""
+        ...
+
     def document_titles(self, document_ids: Sequence[int]) -> dict[int, str]:
         """The stored titles of these documents, by id (ids that no longer exist are left out)."""
         ...

@@ -126,6 +126,15 @@ class SearchSQL(PostgresBase):
                 "SELECT page, text FROM chunks WHERE document_id = %s ORDER BY ordinal", (row[0],))]
         return self._read(work)
 
+    def chunks_around(self, chunk_id: int, reach: int = 1) -> list[tuple[int | None, int, int, str]]:
+        """(page, start, end, text) of a chunk and its neighbours within `reach`, in document order (row security
+        leaves out a chunk this person may not read, and so its neighbours)."""
+        rows = self._read(lambda c: c.execute(
+            'SELECT n.page, n.start, n."end", n.text FROM chunks c JOIN chunks n ON n.document_id = c.document_id '
+            "AND n.ordinal BETWEEN c.ordinal - %(r)s AND c.ordinal + %(r)s WHERE c.id = %(c)s ORDER BY n.ordinal",
+            {"r": reach, "c": chunk_id}).fetchall())
+        return [(r[0], int(r[1]), int(r[2]), r[3]) for r in rows]
+
     def document_titles(self, document_ids: Sequence[int]) -> dict[int, str]:
         """The stored titles of these documents, by id (row security leaves out what this person may not see)."""
         rows = self._read(lambda c: c.execute("SELECT id, title FROM documents WHERE id = ANY(%s)",

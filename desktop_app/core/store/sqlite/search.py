@@ -80,6 +80,14 @@ class SearchSQL(SQLiteBase):
             "ORDER BY c.ordinal", (path,)).fetchall())
         return [(r[0], r[1]) for r in rows]
 
+    def chunks_around(self, chunk_id: int, reach: int = 1) -> list[tuple[int | None, int, int, str]]:
+        """(page, start, end, text) of a chunk and its neighbours within `reach`, in document order."""
+        rows = self._read(lambda c: c.execute(
+            "SELECT n.page, n.start, n.end, n.text FROM chunks c JOIN chunks n ON n.document_id = c.document_id "
+            "AND n.ordinal BETWEEN c.ordinal - ? AND c.ordinal + ? WHERE c.id = ? ORDER BY n.ordinal",
+            (reach, reach, chunk_id)).fetchall())
+        return [(r[0], int(r[1]), int(r[2]), r[3]) for r in rows]
+
     def document_titles(self, document_ids: Sequence[int]) -> dict[int, str]:
         """The stored titles of these documents, by id."""
         def work(conn: Connection) -> dict[int, str]:
