@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from desktop_app.core.chat.answer_kind import answer_kind, offers
 from desktop_app.core.chat.context import Passage, place_text, to_passage
 from desktop_app.core.chat.sentence_split import sentence_spans
 from desktop_app.core.log import get_logger
@@ -30,6 +31,7 @@ log = get_logger("chat")
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 EmbedQuery = Callable[[str], np.ndarray]
+ELLIPSIS = "…"  # how focus.py and context.py mark where they cut a passage
 MAX_CANDIDATES = 200  # sentences scored by keywords per question (five whole chunks hold ~90)
 SHORTLIST = 10  # of those, the best by keywords and rank that the embedder reads (~0.05 s each on a busy CPU)
 
@@ -100,11 +102,24 @@ class QuoteSelector(Protocol):
     def select(self, question: str, passages: Sequence[Passage]) -> Quote | None: ...
 
 
+def cut_edges(content: str) -> tuple[bool, bool]:
+    """Whether a passage was cut short at its start and at its end: a window focused on part of a chunk, or a
+    passage cut to the prompt's budget, is marked there with an ellipsis (focus.py, context.py)."""
+    body = content.strip()
+    return body.startswith(ELLIPSIS), body.endswith(ELLIPSIS)
+
+
 def candidates(passages: Sequence[Passage], limit: int = MAX_CANDIDATES) -> list[Candidate]:
-    """Every sentence of every passage with a word in it, passages in the order sent, at most `limit`."""
+    """Every unit (sentence, or table row / list item / heading) of every passage with a word in it, passages in
+    the order sent, at most `limit`. A unit at an edge where the passage was cut is not whole and is left out (the
+    chunks themselves reach whole sentences: whole_units.py)."""
     out: list[Candidate] = []
     for rank, p in enumerate(passages):
-        for start, end in sentence_spans(p.content):
+        spans = sentence_spans(p.content)
+        head_cut, tail_cut = cut_edges(p.content)
+        for i, (start, end) in enumerate(spans):
+            if (i == 0 and head_cut) or (i == len(spans) - 1 and tail_cut):
+                continue
             if any(ch.isalnum() for ch in p.content[start:end]):
                 out.append(Candidate(p, rank, start, end))
                 if len(out) >= limit:
@@ -165,10 +180,12 @@ class EmbedderQuoteSelector:
     name = "embedder"
 
     def __init__(self, embed: Embed | None, embed_query: EmbedQuery | None, *, semantic: float = 0.5,
-                 rank_bonus: float = 0.05, floor: float = 0.0, min_support: float = 0.0) -> None:
+                 rank_bonus: float = 0.05, floor: float = 0.0, min_support: float = 0.0,
+                 kind_bonus: float = 0.0) -> None:
         self._embed, self._embed_query = embed, embed_query
         self.semantic = semantic if embed is not None and embed_query is not None else 0.0
         self.rank_bonus = rank_bonus
+        self.kind_bonus = kind_bonus  # added, when choosing only, to a sentence offering the kind of answer asked for
         self.floor = floor
         self.min_support = min_support
         self.support = 1.0  # of the last question scored
@@ -195,16 +212,32 @@ class EmbedderQuoteSelector:
         mixed[short] = self.semantic * cosine + lexical[short]
         return [float(x) for x in mixed]
 
+    def with_kind(self, question: str, found: Sequence[Candidate], scored: Sequence[float]) -> list[float]:
+        """The scores a sentence is chosen by: its score plus the kind bonus (the score reported stays the selector's
+        own, on the scale the abstention gate was fitted on)."""
+        bonuses = kind_bonuses(question, [c.text for c in found], self.kind_bonus)
+        return [s + b if s > -1.0 else s for s, b in zip(scored, bonuses, strict=True)]
+
     def select(self, question: str, passages: Sequence[Passage]) -> Quote | None:
         """The best-scoring sentence as a Quote (None when the passages hold no sentence)."""
         found = candidates(passages)
         if not found:
             return None
         scored = self.scores(question, found)
-        best = max(range(len(found)), key=lambda i: (scored[i], -i))
+        chosen = self.with_kind(question, found, scored)
+        best = max(range(len(found)), key=lambda i: (chosen[i], -i))
         runner_up = max((s for i, s in enumerate(scored) if i != best), default=scored[best])
         return replace(to_quote(found[best], scored[best], self.name), support=self.support,
                        margin=scored[best] - runner_up)
+
+
+def kind_bonuses(question: str, texts: Sequence[str], bonus: float) -> list[float]:
+    """Per text, `bonus` when the question asks for a time, number, person or place (answer_kind.py, per language)
+    and the text offers one; else 0."""
+    kind = answer_kind(question) if bonus else None
+    if kind is None:
+        return [0.0] * len(texts)
+    return [bonus if offers(kind, t, question) else 0.0 for t in texts]
 
 
 def candidate_passages(results: Sequence[RetrievalResult], min_score: float) -> list[Passage]:

@@ -27,6 +27,7 @@ log = get_logger("chat")
 # abstains on its own. Term coverage (`Quote.support`) cost more false refusals than it gained: off.
 SEMANTIC = 0.6
 RANK_BONUS = 0.05
+KIND_BONUS = 0.0  # added when choosing to a sentence offering the kind of answer asked for (answer_kind.py)
 FLOORS = {"all-MiniLM-L6-v2": 0.52}
 GATED = ("all-MiniLM-L6-v2",)  # embedders abstain.WEIGHTS were fitted with (others keep FLOORS)
 EMBEDDER_FLOOR = 0.0
@@ -73,7 +74,7 @@ class LibraryQuoteSelector(EmbedderQuoteSelector):
     """The embedder selector over the library's embedder, with the floor measured for that embedder."""
 
     def __init__(self, get_embedder: GetEmbedder, embed: Any, query: Any) -> None:
-        super().__init__(embed, query, semantic=SEMANTIC, rank_bonus=RANK_BONUS)
+        super().__init__(embed, query, semantic=SEMANTIC, rank_bonus=RANK_BONUS, kind_bonus=KIND_BONUS)
         self._get_embedder = get_embedder
 
     @property

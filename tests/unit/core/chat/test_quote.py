@@ -85,3 +85,20 @@ def test_the_floor_is_the_one_measured_for_the_library_s_embedder():
     assert selector.floor == 0.0
     current[0] = None
     assert selector.floor == 0.0 and selector.select("Who invented it?", [REACTOR]) is not None
+
+
+def test_a_unit_at_an_edge_where_the_passage_was_cut_is_never_quoted():
+    window = Passage(1, "… invented by Dr. Mira Quell in 1987 at the Vantor Institute. It runs on helium. The Zorblax "
+                        "reactor was invented by …", "r.txt")
+    quote = KEYWORDS.select("Who invented the Zorblax reactor?", [window])
+    assert quote is not None and quote.text == "It runs on helium."
+    assert KEYWORDS.select("Who invented the Zorblax reactor?", [Passage(1, "… invented by Quell …", "r.txt")]) is None
+
+
+def test_the_kind_bonus_chooses_the_sentence_that_offers_the_kind_of_answer_asked_for():
+    passage = Passage(1, "The Zorblax reactor was built at the Vantor Institute. "
+                         "The Zorblax reactor was built in 1987.", "r.txt")
+    plain = KEYWORDS.select("When was the Zorblax reactor built?", [passage])
+    assert plain is not None and plain.text.startswith("The Zorblax reactor was built at")  # a tie: the first
+    typed = EmbedderQuoteSelector(None, None, kind_bonus=0.05).select("When was the Zorblax reactor built?", [passage])
+    assert typed is not None and typed.text.endswith("in 1987.") and typed.score == plain.score
