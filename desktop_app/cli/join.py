@@ -33,6 +33,7 @@ def cmd_join(args, _library) -> int:
     joined = joining.join(home, text)
     before = joining.remember(home, joined.url)
     print(f"joined {joined.database} on {joined.host}:{joined.port} as {joined.person} (TLS, pinned certificate)")
+    print(f"the server's CA fingerprint: {joined.ca_fingerprint} (the same as `trove server status` shows there)")
     if before and before != joined.url:
         print(f"this computer's library was {_redact(before)} until now", file=sys.stderr)
     print("index a folder into it: trove index PATH   (trove join --print-url: the URL for psql / pg_dump)")

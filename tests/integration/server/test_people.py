@@ -211,7 +211,8 @@ def test_the_cli_invites_joins_and_prints_the_url_for_psql(pg_server, tmp_path, 
     assert invite.startswith("trove1:") and "trove join` and paste it" in out.err
     home = tmp_path / "home"
     assert main(["--home", str(home), "join", invite]) == 0
-    assert f"as {name}" in capsys.readouterr().out
+    joined_out = capsys.readouterr().out
+    assert f"as {name}" in joined_out and pg_server.status().ca_fingerprint in joined_out
     stored = json.loads((home / "settings.json").read_text())["server_url"]
     assert redact(stored) == stored and "passfile=" in stored
     assert main(["--home", str(home), "join", "--print-url"]) == 0

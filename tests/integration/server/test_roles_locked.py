@@ -146,6 +146,12 @@ def test_a_person_has_limits_and_draws_ids_without_reading_the_sequences(pg_serv
             conn.execute("SET temp_file_limit = '-1'")
         with pytest.raises(psycopg.errors.InsufficientPrivilege):  # how many chats the others made: not told
             conn.execute("SELECT last_value FROM chats_id_seq")
+    pg_server.migrate(library_of(pg_url))  # locked down as `trove server` keeps a library
+    with psycopg.connect(alice, autocommit=True) as conn:
+        for statement in ("SELECT lo_create(0)", "SELECT lo_from_bytea(0, 'x')", "SELECT * FROM pg_stat_activity",
+                          "SELECT * FROM pg_stat_ssl"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
     store = PostgresStore(alice, machine="desk-alice")
     try:
         assert store.create_chat("mine", 1.0) > 0  # ids are still drawn

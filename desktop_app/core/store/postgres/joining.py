@@ -23,7 +23,7 @@ from desktop_app.core.errors import KnownError
 from desktop_app.core.store.postgres.invite import Invite, InviteError, decode, expired_message, refused_message
 from desktop_app.core.store.postgres.process import write_private
 from desktop_app.core.store.postgres.roles import role_name, verifier
-from desktop_app.core.store.postgres.tls import der_to_pem
+from desktop_app.core.store.postgres.tls import der_to_pem, fingerprint
 
 TEAM_DIR = "team"
 
@@ -37,6 +37,7 @@ class Joined:
     host: str
     port: int
     database: str
+    ca_fingerprint: str = ""  # the pinned CA's SHA-256, to compare with `trove server status` on the server
 
 
 def _team_dir(home: Path) -> Path:
@@ -98,7 +99,8 @@ def join(home: Path, text: str, *, timeout: float | None = None) -> Joined:
     os.replace(passfile.with_name("pgpass.pending"), passfile)
     url = library_url(invite, ca, passfile)
     check(url)
-    return Joined(url, invite.person, invite.host, invite.port, invite.database)
+    return Joined(url, invite.person, invite.host, invite.port, invite.database,
+                  fingerprint(der_to_pem(invite.ca_der)))
 
 
 def check(url: str) -> str:

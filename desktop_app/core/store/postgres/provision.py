@@ -98,6 +98,16 @@ def lock_down(conn: psycopg.Connection) -> None:
     for grantee in grantees:
         conn.execute(sql.SQL("REVOKE TEMPORARY, CREATE ON DATABASE {} FROM {}").format(sql.Identifier(name), grantee))
         conn.execute(sql.SQL("REVOKE CREATE ON SCHEMA public FROM {}").format(grantee))
+    conn.execute(CLOSED_CATALOG)
+
+
+# Large objects live outside every table (no row-level security, no owner of ours), and the activity views tell
+# anyone who else is connected, from where and since when: people get neither (the superuser still does).
+CLOSED_CATALOG = """
+REVOKE EXECUTE ON FUNCTION pg_catalog.lo_create(oid), pg_catalog.lo_creat(integer),
+    pg_catalog.lo_from_bytea(oid, bytea) FROM PUBLIC;
+REVOKE SELECT ON pg_catalog.pg_stat_activity, pg_catalog.pg_stat_ssl, pg_catalog.pg_stat_gssapi FROM PUBLIC;
+"""
 
 
 def people_who_may_create(conn: psycopg.Connection) -> list[str]:
