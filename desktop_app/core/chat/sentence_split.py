@@ -37,7 +37,7 @@ _SEMICOLON_END = regex.compile(rf"[；؛][」』”’)）{_MARKS}]*\s*")  # ful
 _SEA_WRAP = regex.compile(rf"(?<=[{SEA}][\p{{M}}]*)(?:\r\n|[\r\n])(?=[{SEA}])")
 _LINE_BREAK = regex.compile(r"[\r\n\u2028\u2029\x0b\x0c\x1c-\x1e\x85]")
 _ABBREVIATION = regex.compile(
-    r"(?:^|[\s(])(?:[A-Z]|Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Mt|No|vs|etc|e\.g|i\.e|Fig|Inc|Ltd|Co)\.\s*$")
+    r"(?:^|[\s(])(?:[A-Z]|\p{Arabic}|Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Mt|No|vs|etc|e\.g|i\.e|Fig|Inc|Ltd|Co)\.\s*$")
 _SOFT_CUT = regex.compile(r"[,;:،、，；]\s+|\s+")
 
 
@@ -70,10 +70,13 @@ def _raw_spans(text: str) -> list[Span]:
 
 
 def _join_abbreviations(text: str, spans: list[Span]) -> list[Span]:
-    """Undo a break after "Dr." or "e.g." when the line goes on (a break at a line end stays)."""
+    """Undo a break after "Dr." or "e.g." when the line goes on (a break at a line end stays), and after a full stop
+    with no space behind it ("هربرت أ.سيمون": ICU breaks before a letter of a caseless script there)."""
     out: list[Span] = []
     for start, end in spans:
-        if out and _ABBREVIATION.search(text[out[-1][0]:out[-1][1]]) and "\n" not in text[out[-1][0]:out[-1][1]]:
+        previous = text[out[-1][0]:out[-1][1]] if out else ""
+        glued = previous.endswith(".") and start < len(text) and text[start].isalpha()
+        if out and (glued or (_ABBREVIATION.search(previous) and "\n" not in previous)):
             out[-1] = (out[-1][0], end)
         else:
             out.append((start, end))

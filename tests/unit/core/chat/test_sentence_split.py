@@ -78,6 +78,9 @@ def test_full_width_and_arabic_semicolons_end_a_unit_and_direction_marks_stay_ou
     assert pieces("\u200fما هي عاصمة مصر؟\u200f القاهرة هي العاصمة.\u200f") == ["ما هي عاصمة مصر؟",
                                                                             "القاهرة هي العاصمة."]
     assert pieces("القاهرة، وهي العاصمة، مدينة كبيرة.") == ["القاهرة، وهي العاصمة، مدينة كبيرة."]  # ، is a comma
+    # an initial ("Herbert A. Simon") is no sentence end, with or without a space after its full stop
+    assert len(pieces("الفائزون هم ميلتون فريدمان وهربرت أ.سيمون وبول سامويلسون.")) == 1
+    assert len(pieces("الفائزون هم ميلتون فريدمان وهربرت أ. سيمون وبول سامويلسون.")) == 1
 
 
 def test_a_thai_sentence_wrapped_between_two_words_stays_whole_and_ends_at_its_space():
