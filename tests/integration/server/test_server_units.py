@@ -166,3 +166,24 @@ def test_the_server_certificate_names_its_addresses_and_is_renewed_for_new_ones(
     assert not needs_renewal(cert, ["10.231.0.1", "localhost"])
     assert needs_renewal(cert, ["10.231.0.1", "192.168.1.5"])
     assert pem_to_der(der_to_pem(pem_to_der(ca_pem))) == pem_to_der(ca_pem)
+
+
+def test_an_unknown_role_gets_the_same_salt_at_every_try_as_a_real_one_does(tmp_path):
+    from desktop_app.core.store.postgres.scram import ScramExchange
+
+    ca_pem, ca_key = make_ca("t")
+    cert, key = make_server_cert(ca_pem, ca_key, ["127.0.0.1"])
+    (tmp_path / "c.pem").write_bytes(cert)
+    (tmp_path / "k.pem").write_bytes(key)
+    conf = {"listen": "127.0.0.1", "port": 1, "socket_dir": str(tmp_path), "cert": str(tmp_path / "c.pem"),
+            "key": str(tmp_path / "k.pem"), "allow": []}
+    (tmp_path / "front.json").write_text(json.dumps(conf))
+
+    def salt_shown(front: Front, user: str) -> str:
+        exchange = ScramExchange(None, front.binding, front.mock_salt(user))  # what authenticate() builds
+        return exchange.first("p=tls-server-end-point,,n=,r=clientnonce").split(",s=")[1].split(",")[0]
+
+    first, restarted = Front(str(tmp_path / "front.json")), Front(str(tmp_path / "front.json"))
+    ghost = salt_shown(first, "trove_p_ghost")
+    assert ghost == salt_shown(first, "trove_p_ghost") == salt_shown(restarted, "trove_p_ghost")
+    assert salt_shown(first, "trove_p_ghost") != salt_shown(first, "trove_p_other")

@@ -16,6 +16,8 @@ TroveServer) is re-read when it changes, so a new `--allow` list or socket folde
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import ipaddress
 import json
 import os
@@ -66,6 +68,8 @@ class Front:
         context.load_cert_chain(conf["cert"], conf["key"])
         with open(conf["cert"], encoding="ascii") as f:
             der = ssl.PEM_cert_to_DER_cert(f.read())
+        with open(conf["key"], "rb") as f:  # a secret that outlives a restart: unknown roles' salts stay put
+            self.mock_key = hashlib.sha256(b"trove mock salt\0" + f.read()).digest()
         self.conf, self.context, self.binding = conf, context, end_point_hash(der)
         self.networks = [ipaddress.ip_network(n) for n in (*LOOPBACK, *conf["allow"])]
         self.mtime = mtime
@@ -75,6 +79,10 @@ class Front:
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
             address = address.ipv4_mapped
         return any(address in net for net in self.networks if net.version == address.version)
+
+    def mock_salt(self, user: str) -> bytes:
+        """The salt shown for a role that does not exist: the same for a name at every try (as a real role's)."""
+        return hmac.new(self.mock_key, user.encode("utf-8"), hashlib.sha256).digest()[:16]
 
     def socket_path(self) -> str:
         return os.path.join(self.conf["socket_dir"], f".s.PGSQL.{int(self.conf['port'])}")
@@ -134,7 +142,7 @@ class Front:
     async def authenticate(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, user: str) -> None:
         """SCRAM-SHA-256-PLUS; leaves the server-final message sent (the backend's AuthenticationOk follows)."""
         verifier, expired = await asyncio.to_thread(self.lookup, user)
-        exchange = ScramExchange(verifier, self.binding)
+        exchange = ScramExchange(verifier, self.binding, self.mock_salt(user))
         writer.write(_message(b"R", struct.pack("!i", 10) + MECHANISM.encode() + b"\0\0"))
         kind, data = await _read_message(reader)
         mechanism, _, rest = data.partition(b"\0")

@@ -23,9 +23,10 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def parse_verifier(verifier: str | None) -> tuple[int, bytes, bytes, bytes]:
+def parse_verifier(verifier: str | None, mock_salt: bytes | None = None) -> tuple[int, bytes, bytes, bytes]:
     """`SCRAM-SHA-256$<iter>:<salt>$<StoredKey>:<ServerKey>` -> (iterations, salt, stored key, server key).
-    None or another kind of password: a random verifier nobody can match (no hint that the role is missing)."""
+    None or another kind of password: a random verifier nobody can match, with `mock_salt` (the same for the same
+    name at every try, as a real role's salt is: a salt that changed would say the role is missing)."""
     try:
         assert verifier is not None and verifier.startswith("SCRAM-SHA-256$")
         head, keys = verifier[len("SCRAM-SHA-256$"):].split("$")
@@ -33,7 +34,7 @@ def parse_verifier(verifier: str | None) -> tuple[int, bytes, bytes, bytes]:
         stored, server = keys.split(":")
         return int(iterations), base64.b64decode(salt), base64.b64decode(stored), base64.b64decode(server)
     except (AssertionError, ValueError):
-        return 4096, secrets.token_bytes(16), secrets.token_bytes(32), secrets.token_bytes(32)
+        return 4096, mock_salt or secrets.token_bytes(16), secrets.token_bytes(32), secrets.token_bytes(32)
 
 
 def end_point_hash(cert_der: bytes) -> bytes:
@@ -45,8 +46,8 @@ class ScramExchange:
     """One SCRAM-SHA-256-PLUS exchange: first() answers the client's first message, final() checks its proof
     and returns the server's final message."""
 
-    def __init__(self, verifier: str | None, binding: bytes) -> None:
-        self.iterations, self.salt, self.stored_key, self.server_key = parse_verifier(verifier)
+    def __init__(self, verifier: str | None, binding: bytes, mock_salt: bytes | None = None) -> None:
+        self.iterations, self.salt, self.stored_key, self.server_key = parse_verifier(verifier, mock_salt)
         self.binding = binding
         self.nonce = ""
         self.client_first_bare = ""
