@@ -135,7 +135,7 @@ def cmd_index(args, library) -> int:
             print(f"OCR: {ocr['pages_done']} pages read, {ocr['pages_failed']} unreadable, "
                   f"{ocr['pages_pending']} waiting")
         for path, reason in report.errors:
-            print(f"  failed: {display_path(path)}: {reason}")
+            print(f"  failed: {display_path(path)}: {display_path(reason)}")
         for path in report.offline:
             print(f"  offline: {display_path(path)}")
     if args.no_wait:
@@ -181,10 +181,12 @@ def cmd_search(args, library) -> int:
     for i, r in enumerate(results, start=1):
         place = place_text(r.metadata.get("label") or "", r.metadata.get("page"))
         mark = "  (OCR)" if r.metadata.get("ocr") else ""
-        snippet = " ".join(r.content.split())[:200]
+        # Text another person's file holds: printed with its control characters shown, never sent to the
+        # terminal (an escape sequence could rewrite the screen or the window's title).
+        snippet = display_path(" ".join(r.content.split())[:200])
         rerank_score = r.metadata.get("rerank_score")
         scores = f"{r.score:.3f}" + (f" · rerank {rerank_score:.3f}" if rerank_score is not None else "")
-        print(f"{i:>2}. {display_path(r.source)}" + (f" ({place})" if place else "")
+        print(f"{i:>2}. {display_path(r.source)}" + (f" ({display_path(place)})" if place else "")
               + f"  [{scores}]{mark}\n    {snippet}")
     return EXIT_OK
 
@@ -211,7 +213,7 @@ def cmd_stats(args, library) -> int:
     if stats["failures"]:
         print("failed files:")
         for item in stats["failures"]:
-            print(f"  {display_path(item['path'])}: {item['reason']}")  # one line, whatever the name holds
+            print(f"  {display_path(item['path'])}: {display_path(item['reason'])}")  # one line, whatever it holds
     ocr = stats["ocr"]
     if ocr["pages_pending"] or ocr["pages_done"] or ocr["pages_failed"]:
         print(f"OCR: {ocr['pages_done']} pages read, {ocr['pages_failed']} unreadable, {ocr['pages_pending']} waiting"
