@@ -1,4 +1,15 @@
-"""What the reranker gains and costs: nDCG@10 of hybrid search against hybrid + rerank of its top 20 / 30.
+"""What the rerankers gain and cost: nDCG@10 of hybrid search against hybrid + rerank of its top N.
+
+    python bench/rerank.py --cross-encoder [--train-queries 60] [--test-queries 100] [--max-docs 800]
+        [--max-length 256]
+
+The cross-encoder (core/search/cross_encoder.py): hybrid's best 20 documents per query (each by its best passage,
+group_by_document), the cross-encoder's logit for each passage (one window of --max-length word pieces), and
+every variant evaluated on the same candidates: the top 10 / 20 in the cross-encoder's order, and the top 10 / 20
+by alpha x CE + (1 - alpha) x hybrid (min-max normalised within the top N), alpha in ALPHAS. The variant is chosen
+on SciFact's train queries, the test queries only report (bench/results/rerank_ce_scifact_<max-length>.json).
+
+The best-sentence reranker (core/search/rerank_embed.py), without --cross-encoder:
 
     python bench/rerank.py [--scifact ../shared/eval/scifact] [--multilingual bench/data/multilingual-qa]
         [--train-queries 200] [--home DIR] [--json OUT]
@@ -30,8 +41,8 @@ from _common import RESULTS, ROOT, percentile, save
 from retrieval import doc_id_of, load_dataset, ndcg_at, write_corpus
 
 from desktop_app.core.library import Library
-from desktop_app.core.search.rerank import load_reranker
-from desktop_app.core.search.rerank_embed import SENTENCE_WEIGHT, sentences
+from desktop_app.core.search.rerank import mixed
+from desktop_app.core.search.rerank_embed import SENTENCE_WEIGHT, load_embed_reranker, sentences
 from desktop_app.core.settings import Settings
 
 DEPTHS = (20, 30)
@@ -188,6 +199,99 @@ def multilingual(args: argparse.Namespace, reranker, work: Path, checkpoint) -> 
     return out
 
 
+CE_DEPTHS = (10, 20)  # hybrid's top N the cross-encoder reads
+ALPHAS = (0.25, 0.5, 0.75)  # the cross-encoder's share when interpolating (min-max normalised within the top N)
+
+
+def ce_corpus(root: Path, max_docs: int, train_n: int, test_n: int) -> tuple[dict, dict]:
+    """SciFact's documents judged for the first `train_n` train and `test_n` test queries, plus a fixed-seed sample
+    of the others up to `max_docs`; and those queries with their judgements."""
+    corpus, test_q, test_rel = load_dataset(root, "test")
+    _, train_q, train_rel = load_dataset(root, "train")
+    splits = {"train": (dict(list(train_q.items())[:train_n]), train_rel),
+              "test": (dict(list(test_q.items())[:test_n]), test_rel)}
+    judged = {d for qs, rels in splits.values() for q in qs for d in rels[q] if d in corpus}
+    others = sorted(set(corpus) - judged)
+    keep = judged | set(random.Random(0).sample(others, max(0, min(len(others), max_docs - len(judged)))))
+    return {d: corpus[d] for d in corpus if d in keep}, splits
+
+
+def ce_rows(lib: Library, ce, queries: dict) -> list[dict]:
+    """Per query: hybrid's top max(CE_DEPTHS) documents (each by its best passage) with hybrid's scores, and the
+    cross-encoder's logit for each passage (one call: the top 10 are the top 20's first ten)."""
+    rows = []
+    for i, (qid, text) in enumerate(queries.items(), 1):
+        hits = lib.search(text, top_k=max(CE_DEPTHS), mode="hybrid", group_by_document=True)
+        t0, c0 = time.perf_counter(), time.process_time()
+        scores = ce.score(text, [h.content for h in hits]) if hits else []
+        rows.append({"qid": qid, "docs": [doc_id_of(h.source) for h in hits], "hybrid": [h.score for h in hits],
+                     "ce": scores, "ms": (time.perf_counter() - t0) * 1000,
+                     "cpu_ms": (time.process_time() - c0) * 1000})
+        if i % 20 == 0:
+            print(f"  {i}/{len(queries)}", flush=True)
+    return rows
+
+
+def variant_orders(row: dict) -> dict[str, list[str]]:
+    """Every variant's ranking of this query's documents: hybrid; the top N replaced by the cross-encoder's order;
+    the top N by alpha x CE + (1 - alpha) x hybrid, each min-max normalised within the top N."""
+    docs = row["docs"]
+    out = {"hybrid": docs}
+    for n in CE_DEPTHS:
+        head = range(min(n, len(docs)))
+        ce, hyb = [row["ce"][i] for i in head], [row["hybrid"][i] for i in head]
+        out[f"replace top {n}"] = [docs[i] for i in sorted(head, key=lambda i: (-ce[i], i))] + docs[n:]
+        for a in ALPHAS:
+            key = mixed(ce, hyb, a) if ce else []  # the very function `trove search --rerank` would use
+            out[f"interpolate top {n} a={a:g}"] = [docs[i] for i in sorted(head, key=lambda i: (-key[i], i))] + \
+                docs[n:]
+    return out
+
+
+def ce_figures(rows: list[dict], qrels: dict) -> dict:
+    ndcg: dict[str, list[float]] = {}
+    for r in rows:
+        for name, ranked in variant_orders(r).items():
+            ndcg.setdefault(name, []).append(ndcg_at(ranked, qrels[r["qid"]]))
+    means = {k: sum(v) / len(v) for k, v in ndcg.items()}
+    ms = [r["ms"] for r in rows]
+    return {"queries": len(rows), "ndcg@10": means,
+            "gain_ndcg@10": {k: v - means["hybrid"] for k, v in means.items() if k != "hybrid"},
+            "ce_ms_per_query_top20": {"p50": percentile(ms, 50), "p95": percentile(ms, 95)},
+            "ce_cpu_ms_per_query_top20": {"p50": percentile([r["cpu_ms"] for r in rows], 50)}}
+
+
+def cross_encoder_variants(args: argparse.Namespace) -> None:
+    """--cross-encoder: every variant on SciFact train (the variant and alpha are chosen there) and test (reported)."""
+    from desktop_app.core.search.cross_encoder import CrossEncoderReranker
+    from desktop_app.core.search.cross_encoder_files import locate
+
+    ce = CrossEncoderReranker(locate(), max_length=args.max_length, windows=1)
+    corpus, splits = ce_corpus(args.scifact, args.max_docs, args.train_queries, args.test_queries or 100)
+    work = args.home or Path(tempfile.mkdtemp(prefix="trove-rerank-ce-"))
+    lib = indexed_library(corpus, work / "scifact-ce", "minilm")
+    out: dict = {"reranker": ce.name, "max_length": args.max_length, "documents": len(corpus),
+                 "embedder": lib.embedder.model_id, "depths": list(CE_DEPTHS), "alphas": list(ALPHAS)}
+    try:
+        for split in ("train", "test"):
+            queries, qrels = splits[split]
+            out[split] = ce_figures(ce_rows(lib, ce, queries), qrels)
+            print(f"scifact {split} (n={out[split]['queries']}):")
+            for k, v in sorted(out[split]["ndcg@10"].items(), key=lambda kv: -kv[1]):
+                print(f"  {k:<28} nDCG@10 {v:.4f}  ({v - out[split]['ndcg@10']['hybrid']:+.4f})")
+    finally:
+        lib.close()
+        if not args.home:
+            shutil.rmtree(work, ignore_errors=True)
+    train = out["train"]["ndcg@10"]
+    chosen = max((k for k in train if k != "hybrid"), key=lambda k: train[k])
+    out["chosen_on_train"] = chosen
+    out["test_chosen_vs_hybrid"] = {"variant": out["test"]["ndcg@10"][chosen], "hybrid": out["test"]["ndcg@10"][
+        "hybrid"]}
+    print(f"chosen on train: {chosen}; test {out['test_chosen_vs_hybrid']}")
+    save("rerank_ce", out, str(RESULTS / f"rerank_ce_scifact_{args.max_length}.json"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scifact", type=Path, default=ROOT.parent / "shared" / "eval" / "scifact")
@@ -203,10 +307,14 @@ def main() -> None:
                     help="run one section; the others already in the JSON file are kept")
     ap.add_argument("--home", type=Path, help="keep the indexed libraries here (reused by later runs)")
     ap.add_argument("--json", help="write results JSON here (default bench/results/rerank.json)")
+    ap.add_argument("--cross-encoder", action="store_true",
+                    help="the cross-encoder's variants (replace / interpolate hybrid's top 10 / 20) on SciFact")
+    ap.add_argument("--max-length", type=int, default=256, help="--cross-encoder: word pieces per pair")
     args = ap.parse_args()
-    reranker = load_reranker()
-    if reranker is None:
-        raise SystemExit("no reranker loads here")
+    if args.cross_encoder:
+        cross_encoder_variants(args)
+        return
+    reranker = load_embed_reranker()  # the best-sentence reranker's own figures (its parts, its sentence weight)
     work = args.home or Path(tempfile.mkdtemp(prefix="trove-rerank-"))
     out = Path(args.json) if args.json else RESULTS / "rerank.json"
     head = {"reranker": reranker.name, "depths": list(DEPTHS), "sentence_weight": SENTENCE_WEIGHT}

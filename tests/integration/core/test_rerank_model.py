@@ -1,5 +1,6 @@
-"""The real reranker (the shipped embedding models, read sentence by sentence): what any CPU must get right, and
-`trove search --rerank` as a user runs it."""
+"""The best-sentence reranker (the shipped embedding models, read sentence by sentence; the fallback when the
+cross-encoder is not installed): what any CPU must get right; and `trove search --rerank` as a user runs it (with
+the process's reranker: the cross-encoder, tests/integration/core/test_cross_encoder.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import json
 
 import pytest
 
-from desktop_app.core.search.rerank import forget_reranker, load_reranker, rerank
-from desktop_app.core.search.rerank_embed import ENGLISH, MULTILINGUAL
+from desktop_app.core.search.rerank import rerank
+from desktop_app.core.search.rerank_embed import ENGLISH, MULTILINGUAL, load_embed_reranker
 from desktop_app.core.types import RetrievalResult
 from tests.integration.core.test_cli import trove
 
@@ -22,10 +23,7 @@ UNRELATED = ("Sourdough needs a starter fed with flour and water for several day
 
 @pytest.fixture(scope="module")
 def reranker():
-    forget_reranker()
-    model = load_reranker()
-    assert model is not None, "the embedding model packages are dependencies: the reranker must load"
-    return model
+    return load_embed_reranker()  # the embedding model packages are dependencies: it must load
 
 
 def test_the_passage_that_answers_outranks_an_unrelated_one(reranker):
