@@ -7,8 +7,11 @@ keyed on `current_user` (the person's login role, `trove_p_<name>`). A folder ha
 documents, chunks, vectors and OCR pages follow their folder; chats and messages are their author's. Only the
 owner of a folder (from one of their own machines) writes anything in it.
 
-RLS is ENABLEd but not FORCEd: the role that owns the tables (trove_owner, and `trove`, the administrator, which is
-a member of it) bypasses the policies, as it could drop the tables anyway. People get DML only (trove_people).
+RLS is ENABLEd but not FORCEd on the library's tables: the role that owns them (trove_owner, and `trove`, the
+administrator, which is a member of it) bypasses the policies, as it could drop the tables anyway. Chats, messages
+(migration 011) and memory (007) are FORCEd: the administrator's desktop sees only its own. People get DML only
+(trove_people, through their library's group, roles.py), USAGE without SELECT on the sequences; a restrictive
+policy (011) refuses a session acting as a group. The policies' helpers pin their search_path (migration 010).
 
 Policies are cheap: chunks and chunk_vectors carry their document's folder_id (kept by triggers), and the policy
 compares it with the visible folder ids, computed once per query by `trove_visible_folders()` (an InitPlan), so a
