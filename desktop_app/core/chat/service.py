@@ -27,11 +27,11 @@ from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_mod
 from desktop_app.core.chat.planning import Planner, anchor_quote
 from desktop_app.core.chat.prompt import NOT_COVERED, PromptStyle, get_style
 from desktop_app.core.chat.quote import Quote, QuoteSelector, candidate_passages, place_quote
-from desktop_app.core.chat.quote_default import RERANK_FLOOR, GetEmbedder, default_selector
-from desktop_app.core.chat.rerank_step import CANDIDATES, Reranked, Reranker, default_reranker, rerank_results
+from desktop_app.core.chat.quote_default import GetEmbedder, default_selector
+from desktop_app.core.chat.rerank_step import Reranked, Reranker, abstains, candidates, chat_reranker, rerank_results
 from desktop_app.core.chat.runtime import ChatRuntime, Generation, LlamaCppRuntime
 from desktop_app.core.chat.sessions import ChatMessage, ChatStore, ChatSummary, title_for
-from desktop_app.core.chat.shown import CLOSEST, abstains, not_covered
+from desktop_app.core.chat.shown import CLOSEST, not_covered
 from desktop_app.core.chat.summarize import Summarizer, Summary, SummaryProgress
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
@@ -154,11 +154,10 @@ class ChatService:
         return self._selector  # type: ignore[return-value]
 
     def reranker(self) -> Reranker | None:
-        """The reranker given, or ("auto") the library's when the Rerank setting is on and one loads. The only
-        reranker there is reads every sentence of ~24 candidates with the embedder: seconds per question on a
-        busy 2-core machine, so it runs where the person asked for it (bench/qa.py measures both ways)."""
+        """The reranker given, or ("auto") rerank_step.chat_reranker: the cross-encoder whenever it loads (it reads
+        only the prompt's passages), the embedder's reranker only when the Rerank setting is on."""
         if self._reranker == AUTO:
-            return default_reranker() if self._get_settings().search_rerank else None
+            return chat_reranker(self._get_settings().search_rerank)
         return self._reranker  # type: ignore[return-value]
 
     # ---- asking --------------------------------------------------------------------------------
@@ -238,7 +237,7 @@ class ChatService:
         query, reranker = retrieval_query(question, turns), self.reranker()
         if reranker is None:
             return Reranked(self._search(query, top_k, scope))
-        return rerank_results(reranker, question, self._search(query, max(CANDIDATES, top_k), scope), top_k)
+        return rerank_results(reranker, question, self._search(query, candidates(reranker, top_k), scope), top_k)
 
     def _search(self, query: str, top_k: int, scope: Sequence[str]) -> list[RetrievalResult]:
         return self._retrieve(query, top_k, tuple(scope)) if scope else self._retrieve(query, top_k)
@@ -251,8 +250,7 @@ class ChatService:
         selector = self.quote_selector()
         if selector is None or (quote is None and found.best is None):
             return False
-        rerank_floor = getattr(self.reranker(), "floor", RERANK_FLOOR)
-        return abstains(quote, selector.floor, found.best, rerank_floor, getattr(selector, "min_support", 0.0))
+        return abstains(self.reranker(), found, quote, selector)  # the cross-encoder's gate when it scored them
 
     def plan(self, question: str, results: list[RetrievalResult], turns: list[Turn], settings: Settings,
              runtime: ChatRuntime, grounded: bool, reserve: int, *, summary: str = "") -> PromptPlan:
