@@ -217,9 +217,9 @@ def cmd_stats(args, library) -> int:
     ocr = stats["ocr"]
     if ocr["pages_pending"] or ocr["pages_done"] or ocr["pages_failed"]:
         print(f"OCR: {ocr['pages_done']} pages read, {ocr['pages_failed']} unreadable, {ocr['pages_pending']} waiting"
-              + (f" ({ocr['error']})" if ocr["error"] else ""))
-    if stats["embedding_error"]:
-        print(f"semantic indexing: {stats['embedding_error']}")
+              + (f" ({display_path(ocr['error'])})" if ocr["error"] else ""))
+    if stats["embedding_error"]:  # a library-wide notice any desktop of the library may have written
+        print(f"semantic indexing: {display_path(stats['embedding_error'])}")
     return EXIT_OK
 
 

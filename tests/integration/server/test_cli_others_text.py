@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psycopg
+
 from desktop_app.cli import main
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.store.postgres import PostgresStore
@@ -33,3 +35,15 @@ def test_a_colleagues_escape_sequences_are_shown_not_sent(pg_server, pg_url, tmp
     assert "lighthouse keeper" in out and "log.txt" in out
     assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
     assert "\\x1b[2J" in out  # shown, so Bob sees something odd is there
+
+
+def test_a_library_wide_notice_a_colleague_wrote_is_shown_not_sent(pg_server, pg_url, tmp_path, capsys):
+    PostgresStore(pg_url, machine="desk-admin").close()
+    with psycopg.connect(person_url(pg_server, pg_url, "alice"), autocommit=True) as conn:  # any desktop may
+        conn.execute("INSERT INTO meta VALUES ('embed_error', %s) ON CONFLICT (key) DO UPDATE SET value = "
+                     "EXCLUDED.value", ("model gone \x1b]0;owned\x07\x1b[2J",))
+    bob = person_url(pg_server, pg_url, "bob")
+    capsys.readouterr()
+    assert main(["--home", str(tmp_path / "bob"), "--db", bob, "stats"]) == 0
+    out = capsys.readouterr().out
+    assert "semantic indexing: model gone" in out and "\x1b" not in out and "\x07" not in out
