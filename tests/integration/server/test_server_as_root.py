@@ -57,3 +57,39 @@ def test_a_symlinked_front_pid_or_server_json_is_replaced_not_followed(pg_server
     pg_server._save_config(__import__("json").loads(saved))
     assert not pg_server.config_path.is_symlink() and target.read_text() == "keep me"
     assert pg_server._config()["port"] == config["port"]
+
+
+def test_one_address_cannot_hold_every_sign_in(pg_server):
+    import socket
+    import time
+
+    import psycopg
+
+    from desktop_app.core.store.postgres.front import HANDSHAKES_PER_ADDRESS
+
+    port = pg_server.status().port
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(HANDSHAKES_PER_ADDRESS)]
+    try:
+        # Each idle socket holds a sign-in (the front waits for its first bytes): one more from here is closed
+        # unanswered, without waiting for the handshake's timeout.
+        extra = socket.create_connection(("127.0.0.1", port))
+        extra.settimeout(10)
+        extra.sendall(b"\x00\x00\x00\x08\x04\xd2\x16\x2f")  # SSLRequest
+        try:
+            answer = extra.recv(1)  # without the cap: b"S", the front's yes to TLS
+        except ConnectionResetError:
+            answer = b""
+        assert answer == b""
+        extra.close()
+    finally:
+        for s in idle:
+            s.close()
+    deadline = time.monotonic() + 20  # the front sees the idle ones go (EOF) and counts them out
+    while True:
+        try:
+            with psycopg.connect(pg_server.url(), connect_timeout=5) as conn:
+                assert conn.execute("SELECT 1").fetchone() == (1,)
+            break
+        except psycopg.OperationalError:
+            assert time.monotonic() < deadline, "the front never let sign-ins in again"
+            time.sleep(0.2)

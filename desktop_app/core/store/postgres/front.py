@@ -38,6 +38,9 @@ else:  # run as a script: no Trove imports
 SSL_REQUEST, GSS_REQUEST, CANCEL_REQUEST = 80877103, 80877104, 80877102
 LOOPBACK = ("127.0.0.0/8", "::1/128")
 HANDSHAKE_SECONDS = 30
+# Sign-ins in progress (TLS, startup, SCRAM) at once: per address, so one machine cannot hold them all, and in all.
+HANDSHAKES_PER_ADDRESS = 16
+HANDSHAKES = 256
 
 
 class Refused(Exception):
@@ -55,6 +58,7 @@ class Front:
         self.config_path = config
         self.mtime = 0.0
         self.conf: dict[str, Any] = {}
+        self.signing_in: dict[str, int] = {}  # address -> sign-ins in progress from it
         self.refresh()
 
     def refresh(self) -> None:
@@ -87,10 +91,31 @@ class Front:
     def socket_path(self) -> str:
         return os.path.join(self.conf["socket_dir"], f".s.PGSQL.{int(self.conf['port'])}")
 
+    def _may_sign_in(self, peer: str) -> bool:
+        """Count a sign-in from `peer` in, unless it or the front is at its cap (the caller counts it out)."""
+        if self.signing_in.get(peer, 0) >= HANDSHAKES_PER_ADDRESS or sum(self.signing_in.values()) >= HANDSHAKES:
+            return False
+        self.signing_in[peer] = self.signing_in.get(peer, 0) + 1
+        return True
+
+    def _signed_in(self, peer: str) -> None:
+        left = self.signing_in.get(peer, 1) - 1
+        if left > 0:
+            self.signing_in[peer] = left
+        else:
+            self.signing_in.pop(peer, None)
+
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = str((writer.get_extra_info("peername") or ("?",))[0])
+        if not self._may_sign_in(peer):
+            writer.close()  # too many half-open sign-ins: nothing read, nothing answered
+            return
         try:
             self.refresh()
-            backend = await asyncio.wait_for(self.sign_in(reader, writer), HANDSHAKE_SECONDS)
+            try:
+                backend = await asyncio.wait_for(self.sign_in(reader, writer), HANDSHAKE_SECONDS)
+            finally:
+                self._signed_in(peer)
             if backend is not None:
                 await _pipe(reader, writer, *backend)
         except Refused as exc:
