@@ -26,7 +26,6 @@ FULL_LINE = 0.6  # a prose line this share of its paragraph's widest line, or wi
 _FENCE = regex.compile(r"[ \t]*(?:```|~~~)")
 _HEADING = regex.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _RULE = regex.compile(r"[ \t]*(?:[-=_*~+][ \t]*){3,}$")
-_ROW = regex.compile(r"[ \t]*\||.*\S[ \t]*\|.*\|")  # a Markdown table row: starts with a pipe or has two inside
 _COLUMNS = regex.compile(r"\S(?<![.!?。！？؟])(?:[ \u00a0]{2,}|\t)\S")  # cells aligned with spaces, or TSV
 _ITEM = regex.compile(r"[ \t]*(?:[-*+•‣◦▪●○■□–]|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)])[ \t]+\S")
 _LOWER_START = regex.compile(r"[ \t]*[\p{Ll}]")
@@ -62,12 +61,22 @@ def _lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _row(line: str) -> bool:
+    """A Markdown table row: it starts with a pipe or holds two."""
+    return line.lstrip().startswith("|") or line.count("|") >= 2
+
+
+def _columned(body: str) -> bool:
+    """Cells aligned with a run of spaces, or separated by a tab (the expression only runs where one may be)."""
+    return ("  " in body or "\t" in body or "\u00a0" in body) and bool(_COLUMNS.search(body))
+
+
 def line_kind(line: str, columns: bool = False) -> Kind:
     """A non-blank line out of a code block: a line unit, the first line of a list item, or prose. `columns`: its
     paragraph is laid out in columns, so a line with a wide gap is a row."""
-    if _HEADING.match(line) or _RULE.match(line) or _ROW.match(line):
+    if _HEADING.match(line) or _RULE.match(line) or _row(line):
         return Kind.LINE
-    if columns and _COLUMNS.search(line.strip()):
+    if columns and _columned(line.strip()):
         return Kind.LINE
     return Kind.ITEM if _ITEM.match(line) else Kind.PROSE
 
@@ -83,7 +92,7 @@ def _paragraphs(text: str, lines: list[tuple[int, int]]) -> list[tuple[int, bool
             j += 1
         bodies = [text[a:b].strip() for a, b in lines[i:j]]
         widest = max(map(len, bodies), default=0)
-        gaps = sum(1 for body in bodies if _COLUMNS.search(body))
+        gaps = sum(1 for body in bodies if _columned(body))
         out[i:j] = [(widest, 2 * gaps >= len(bodies))] * (j - i)
         i = j + 1 if j == i else j
     return out

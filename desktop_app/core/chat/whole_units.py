@@ -14,12 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+import regex
+
 from desktop_app.core.chat.sentence_split import MAX_SENTENCE, sentence_spans
 from desktop_app.core.log import get_logger
 from desktop_app.core.types import RetrievalResult
 
 log = get_logger("chat")
 
+REACH = 2 * MAX_SENTENCE  # characters split either side of a chunk edge to find the unit it cuts
+_PARAGRAPH_BREAK = regex.compile(r"[ \t]*\n[ \t]*\n")  # at the edge: what follows is a new paragraph
+_PARAGRAPH_END = regex.compile(r"\n[ \t]*\n[ \t]*$")  # or what precedes it ends one
 Row = tuple[int | None, int, int, str]  # (page, start, end, text) of a chunk, as Store.chunks_around gives it
 Around = Callable[[int], list[Row]]
 
@@ -41,18 +46,26 @@ def stitch(rows: Sequence[Row], at: int) -> tuple[int, str]:
     return rows[lo][1], text
 
 
+def unit_around(text: str, at: int) -> tuple[int, int] | None:
+    """The unit of `text` that `at` falls inside (not at its edge), or None: `at` is a boundary. Only the stretch
+    within REACH of `at` is split (a unit is at most MAX_SENTENCE long, so the one holding `at` lies inside it),
+    and not even that where a blank line or the text's end meets `at`."""
+    if at <= 0 or at >= len(text) or _PARAGRAPH_BREAK.match(text, at) or _PARAGRAPH_END.search(text, 0, at):
+        return None
+    lo = max(0, at - REACH)
+    for a, b in sentence_spans(text[lo:at + REACH]):
+        if lo + a < at < lo + b:
+            return lo + a, lo + b
+        if lo + a >= at:
+            break
+    return None
+
+
 def widened(content: str, text: str, start: int) -> tuple[int, int]:
     """Where `content`, found at `start` of `text`, begins and ends once moved out to whole units of `text`."""
     end = start + len(content)
-    new_start, new_end = start, end
-    for a, b in sentence_spans(text):
-        if a < start < b and start - a <= MAX_SENTENCE:
-            new_start = a
-        if a < end < b and b - end <= MAX_SENTENCE:
-            new_end = b
-        if a >= end:
-            break
-    return new_start, new_end
+    head, tail = unit_around(text, start), unit_around(text, end)
+    return head[0] if head else start, tail[1] if tail else end
 
 
 def widen(result: RetrievalResult, around: Around) -> RetrievalResult:
