@@ -25,7 +25,7 @@ def test_the_settings_dialog_joins_with_an_invite_and_masks_credentials(qtbot, p
     assert ok and f"as {name}" in message and dialog.probe_result.text().startswith("✓")
     assert dialog.server_url.text() == url and dialog.changes() == {"server_url": url}
     assert dialog.server_url.echoMode() == QLineEdit.EchoMode.Normal  # no password in it: nothing to hide
-    assert (home / "team" / "pgpass").stat().st_mode & 0o777 == 0o600 and dialog.invite.text() == ""
+    assert next((home / "team").rglob("pgpass")).stat().st_mode & 0o777 == 0o600 and dialog.invite.text() == ""
 
     dialog.invite.setText(invite)
     with qtbot.waitSignal(dialog.joined, timeout=30_000) as got:

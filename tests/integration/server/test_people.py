@@ -51,8 +51,9 @@ def test_an_invite_joins_once_and_keeps_the_password_in_a_private_file(pg_server
     invite = pg_server.invite(name)
     assert decode(invite).host == "127.0.0.1" and decode(invite).database == "trove"
     joined = joining.join(tmp_path / "desk", invite)
-    team = tmp_path / "desk" / "team"
-    assert mode(team) == 0o700 and mode(team / "ca.crt") == 0o600 and mode(team / "pgpass") == 0o600
+    (team,) = (tmp_path / "desk" / "team").iterdir()  # this library's folder
+    assert team.name == f"127.0.0.1-{decode(invite).port}-trove"
+    assert mode(team.parent) == mode(team) == 0o700 and mode(team / "ca.crt") == mode(team / "pgpass") == 0o600
     assert sorted(p.name for p in team.iterdir()) == ["ca.crt", "pgpass"]  # nothing pending left behind
     assert redact(joined.url) == joined.url and decode(invite).token not in joined.url
     assert "sslmode=verify-full" in joined.url and "channel_binding=require" in joined.url
@@ -62,7 +63,7 @@ def test_an_invite_joins_once_and_keeps_the_password_in_a_private_file(pg_server
     with pytest.raises(InviteError) as err:  # the same invite again, on another desktop
         joining.join(tmp_path / "thief", invite)
     assert "already used" in one_line(err.value) and f"trove server rotate {name}" in str(err.value)
-    assert not (tmp_path / "thief" / "team" / "pgpass").exists()
+    assert not list((tmp_path / "thief").rglob("pgpass"))
     assert joining.check(joined.url) == roles.role_name(name)  # the first desktop still signs in
 
 
@@ -256,3 +257,12 @@ def test_a_backup_holds_every_row_and_restores(pg_server, pg_url, tmp_path):
     finally:
         pg_server.drop_database(copy)
 
+
+
+def test_a_second_library_keeps_the_first_ones_pin_and_password(pg_server, pg_url, tmp_path):
+    other = urlsplit(pg_url).path.lstrip("/")
+    first = joining.join(tmp_path / "desk", pg_server.invite(person()))
+    second = joining.join(tmp_path / "desk", pg_server.invite(person(), database=other))
+    assert first.url != second.url and len(list((tmp_path / "desk" / "team").iterdir())) == 2
+    assert joining.check(first.url) == roles.role_name(first.person)  # still signs in with its own password
+    assert joining.check(second.url) == roles.role_name(second.person)

@@ -97,7 +97,7 @@ def test_an_expired_invite_is_refused_before_any_connection(tmp_path):
     old = encode(invite(expires=time.time() - 60, host="192.0.2.1"))  # TEST-NET: nothing is ever sent there
     with pytest.raises(InviteError, match="expired on .*trove server rotate alice"):
         joining.join(tmp_path, old)
-    assert not (tmp_path / "team" / "pgpass").exists()
+    assert not list(tmp_path.rglob("pgpass"))
 
 
 def test_person_names_become_role_names():

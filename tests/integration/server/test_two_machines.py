@@ -138,7 +138,7 @@ def test_a_desktop_on_another_machine_joins_indexes_and_searches_over_tls(net):
         joined = trove(net.desk, "--home", str(home), "join", "-", stdin=invite)  # the invite was not used up
         assert joined.returncode == 0, joined.stderr
         assert f"on {net.server_addr}:5432 as alice" in joined.stdout
-        assert (home / "team" / "pgpass").stat().st_mode & 0o777 == 0o600
+        assert next((home / "team").rglob("pgpass")).stat().st_mode & 0o777 == 0o600
         indexed = trove(net.desk, "--home", str(home), "index", str(docs))
         assert indexed.returncode == 0, indexed.stderr
         found = trove(net.desk, "--home", str(home), "search", "lighthouse keeper")

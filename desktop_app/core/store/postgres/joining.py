@@ -2,7 +2,8 @@
 
 The desktop pins the server's CA from the invite, signs in once with the invite's one-time token over
 verified TLS, replaces the token with a password only it knows (the server's trove_admin.accept_invite), and
-keeps what it needs in HOME/team/, a folder only the user can open (0700): `ca.crt` and `pgpass` (libpq's
+keeps what it needs in HOME/team/<host>-<port>-<library>/, a folder only the user can open (0700; one per library,
+so a second join keeps the first library's pin and password): `ca.crt` and `pgpass` (libpq's
 password file, 0600). The library URL it returns carries no password -- `passfile=` points libpq at it -- so
 the URL may sit in settings.json, in logs and in the window.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,10 +42,14 @@ class Joined:
     ca_fingerprint: str = ""  # the pinned CA's SHA-256, to compare with `trove server status` on the server
 
 
-def _team_dir(home: Path) -> Path:
-    folder = home / TEAM_DIR
+def _team_dir(home: Path, invite: Invite) -> Path:
+    """HOME/team/<host>-<port>-<library>/ (each 0700): a library's own pin and password, so joining another
+    library keeps the first one's."""
+    team = home / TEAM_DIR
+    folder = team / re.sub(r"[^A-Za-z0-9._-]", "_", f"{invite.host}-{invite.port}-{invite.database}")
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    folder.chmod(0o700)
+    for made in (team, folder):
+        made.chmod(0o700)
     return folder
 
 
@@ -70,11 +76,11 @@ def library_url(invite: Invite, ca: Path, passfile: Path | None) -> str:
 
 def join(home: Path, text: str, *, timeout: float | None = None) -> Joined:
     """Accept an invite: one line (InviteError, ServerTrustError, …) when it is expired, reused or the server is
-    not the one that made it. On success the credentials are in HOME/team/ and the returned URL works."""
+    not the one that made it. On success the credentials are in HOME/team/<library>/ and the returned URL works."""
     invite = decode(text)
     if invite.expired():
         raise InviteError(expired_message(invite))
-    folder = _team_dir(home)
+    folder = _team_dir(home, invite)
     ca, passfile = folder / "ca.crt", folder / "pgpass"
     pending = folder / "ca.crt.pending"
     _write_private(pending, der_to_pem(invite.ca_der))
