@@ -100,17 +100,7 @@ class MemoryPanel(QDialog):
         self.results.setWordWrap(True)
         self.status = QLabel("")
         self.buttons: dict[str, QPushButton] = {}
-        row = QHBoxLayout()
-        for name, text, slot in (("add", "Add…", self.on_add_clicked), ("edit", "Edit…", self.on_edit_clicked),
-                                 ("forget", "Forget", self.forget_selected),
-                                 ("forget_word", "Forget by word…", self.on_forget_word_clicked),
-                                 ("forget_all", "Forget all…", self.on_forget_all_clicked)):
-            button = QPushButton(text)
-            button.clicked.connect(slot)
-            self.buttons[name] = button
-            row.addWidget(button)
-        row.addStretch(1)
-        row.addWidget(self.on_box)
+        row = self._button_row()
         search_row = QHBoxLayout()
         search_row.addWidget(self.query, 1)
         search_row.addWidget(self.scope)
@@ -126,6 +116,21 @@ class MemoryPanel(QDialog):
         self.resize(720, 560)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self._update_buttons()
+
+    def _button_row(self) -> QHBoxLayout:
+        """Add, edit, forget (one, by a word of the key, all), and the memory switch."""
+        row = QHBoxLayout()
+        for name, text, slot in (("add", "Add…", self.on_add_clicked), ("edit", "Edit…", self.on_edit_clicked),
+                                 ("forget", "Forget", self.forget_selected),
+                                 ("forget_word", "Forget by word…", self.on_forget_word_clicked),
+                                 ("forget_all", "Forget all…", self.on_forget_all_clicked)):
+            button = QPushButton(text)
+            button.clicked.connect(slot)
+            self.buttons[name] = button
+            row.addWidget(button)
+        row.addStretch(1)
+        row.addWidget(self.on_box)
+        return row
 
     # ---- loading -------------------------------------------------------------------------------
 

@@ -26,10 +26,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from desktop_app.core.chat.answer import ChatAnswer
 from desktop_app.core.chat.budget import Turn
 from desktop_app.core.chat.context import MEMORY_SOURCE, CountTokens, Passage, truncate_to_tokens
 from desktop_app.core.chat.runtime import ChatRuntime
 from desktop_app.core.chat.sessions import ChatStore
+from desktop_app.core.log import get_logger
 from desktop_app.core.memory.about_chat import about_chat
 from desktop_app.core.memory.extract import extract_statements
 from desktop_app.core.memory.facts import FactChange
@@ -39,6 +41,8 @@ from desktop_app.core.memory.service import FACT_TOKENS, MemoryService, memory_r
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite.memory import fact_title
 from desktop_app.core.types import RetrievalResult
+
+log = get_logger("chat")
 
 FACT_SHARE = 0.05  # the fact list's share of the window (at most FACT_TOKENS): 102 tokens of 2,048
 FACT_SOURCES = 2  # facts the question is about, shown in Sources
@@ -76,15 +80,22 @@ def acknowledgement(changes: Sequence[FactChange]) -> str:
     return "Remembered: " + "; ".join(parts) + "." if parts else ""
 
 
-def acknowledge(get_memory: GetMemory | None, message: str, chat_id: int, turn: int) -> str | None:
-    """Store a remember request's facts and say what was stored; None when there is no memory to ask (then the
-    question takes the ordinary path) or nothing could be taken from it. Never asks the model."""
-    service = get_memory() if get_memory is not None else None
+def acknowledged(get_memory: GetMemory | None, chats: ChatStore, chat_id: int, message: str,
+                 history_turns: int) -> ChatAnswer | None:
+    """A remember request's answer: its facts stored and what was stored said (or that memory is off), the exchange
+    kept like any other; never asks the model. None when the message is not a remember request, or there is no
+    memory to ask, or nothing could be taken from it (then the question takes the ordinary path)."""
+    service = get_memory() if get_memory is not None and remember_request(message) else None
     if service is None:
         return None
-    if not service.enabled:
-        return MEMORY_OFF
-    return acknowledgement(service.remember(message, chat_id=chat_id, turn=turn)) or None
+    text = MEMORY_OFF if not service.enabled else acknowledgement(
+        service.remember(message, chat_id=chat_id, turn=history_turns + 1))
+    if not text:
+        return None
+    chats.add_exchange(chat_id, message, text, [], [])
+    log.info("chat %d: a remember request, acknowledged without the model", chat_id)
+    return ChatAnswer(text=text, chat_id=chat_id, citations=(), passages=(), raw_text=text,
+                      history_turns=history_turns, generation_shown=False)
 
 
 class ChatMemory:
@@ -136,6 +147,12 @@ class ChatMemory:
         self.facts = self._fact_sources(question, len(turns) + 1) if recall else []
         self.context = list(found.excerpts)
         self._recall = recall
+
+    @property
+    def answers_from_chat(self) -> bool:
+        """Whether the question is about the conversation and context was recalled for it: then, when no evidence
+        answers, the model answers from that context (quoting and citing nothing) instead of a refusal."""
+        return self.about_chat and bool(self.context)
 
     def results(self, found: Sequence[RetrievalResult]) -> list[RetrievalResult]:
         """The evidence to plan with: the facts the question is about (first: there are at most a few), then the

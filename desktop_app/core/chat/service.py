@@ -18,11 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from desktop_app.core.chat.answer import ChatAnswer, ChatToken
-from desktop_app.core.chat.assemble import Outcome, cite, shown_answer
+from desktop_app.core.chat.assemble import Outcome, shown_answer
 from desktop_app.core.chat.budget import PromptPlan, Turn, retrieval_query
-from desktop_app.core.chat.citations import Citation
 from desktop_app.core.chat.context import Passage
-from desktop_app.core.chat.memory_step import ChatMemory, GetMemory, acknowledge, remember_request
+from desktop_app.core.chat.memory_step import ChatMemory, GetMemory, acknowledged
 from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_model_path
 from desktop_app.core.chat.planning import Planner, anchor_quote
 from desktop_app.core.chat.prompt import NOT_COVERED, PromptStyle, get_style
@@ -193,17 +192,12 @@ class ChatService:
         with self._lock:
             chat_id = self._chat_for(chat_id, question)
             turns = self.store.turns(chat_id)
-            if remember_request(question):  # "Remember that …": stored and acknowledged, the model not asked
-                ack = acknowledge(self._memory, question, chat_id, len(turns) + 1)
-                if ack is not None:
-                    return self._acknowledge(chat_id, question, len(turns), ack)
+            if (ack := acknowledged(self._memory, self.store, chat_id, question, len(turns))) is not None:
+                return ack  # "Remember that …": stored and acknowledged, the model not asked
             grounded = use_context and settings.context_enabled
             runtime = self.runtime(model_path)
             memory = ChatMemory.start(self._memory, self.store, chat_id, question, turns, runtime, settings, scope)
-            # evidence (documents' passages and facts) is all the quote, the citations and the gate see; recalled
-            # past-chat excerpts are context in the system prompt, and let the model answer a question about the
-            # conversation that no evidence answers
-            from_chat = bool(memory and memory.about_chat and memory.context)
+            from_chat = memory is not None and memory.answers_from_chat  # evidence alone is quoted, cited, gated
             found = self._find(question, turns, top_k or settings.context_top_k, scope) if grounded else Reranked([])
             found = Reranked(memory.results(found.results), found.best) if memory and grounded else found
             if (grounded and settings.refuse_without_context and not from_chat
@@ -213,17 +207,13 @@ class ChatService:
             first = self._quote(question, found_passages) if found_passages else None
             if found_passages and not ask_model and self._abstains(first, found):
                 if not from_chat:
-                    return self._refuse(chat_id, question, len(turns), runtime, found_passages[:CLOSEST], first,
-                                        memory)
+                    return self._refuse(chat_id, question, len(turns), runtime, found_passages, first, memory)
                 first = None  # no evidence answers: the model answers from the conversation, quoting nothing
             reserve = max(settings.answer_reserve_tokens, max_tokens or 0)
             results = anchor_quote(found.results, first, self.style, runtime.count_tokens)
-            plan = self.planner.with_history(
-                self.store, chat_id, question, results, turns, settings, runtime, grounded, reserve, memory
-            )
-            quote = place_quote(first, plan.passages)
-            if quote is None and not (from_chat and first is None):
-                quote = self._quote(question, plan.passages)
+            plan = self.planner.with_history(self.store, chat_id, question, results, turns, settings, runtime,
+                                             grounded, reserve, memory)
+            quote = place_quote(first, plan.passages) or (None if from_chat else self._quote(question, plan.passages))
             quote_s = time.perf_counter() - started if quote is not None else None
             if quote is not None and on_quote is not None:
                 on_quote(quote)
@@ -313,19 +303,9 @@ class ChatService:
                  " (cancelled)" if gen.cancelled else "")
         return answer
 
-    def cite(self, raw: str, passages: tuple[Passage, ...]) -> tuple[str, list[Citation]]:
-        """The model's answer as shown and its citations (see assemble.cite)."""
-        return cite(raw, passages, self.style)
-
-    def _acknowledge(self, chat_id: int, question: str, history_turns: int, text: str) -> ChatAnswer:
-        """A remember request's answer: what was stored (or that memory is off), stored like any exchange."""
-        self.store.add_exchange(chat_id, question, text, [], [])
-        log.info("chat %d: a remember request, acknowledged without the model", chat_id)
-        return ChatAnswer(text=text, chat_id=chat_id, citations=(), passages=(), raw_text=text,
-                          history_turns=history_turns, generation_shown=False)
-
     def _refuse(self, chat_id: int, question: str, history_turns: int, runtime: ChatRuntime,
-                closest: Sequence[Passage], quote: Quote | None = None, memory: ChatMemory | None = None) -> ChatAnswer:
+                found: Sequence[Passage], quote: Quote | None = None, memory: ChatMemory | None = None) -> ChatAnswer:
+        closest = list(found[:CLOSEST])  # the passages named when no passage answers
         text = not_covered(closest) if closest else NOT_COVERED
         self.store.add_exchange(chat_id, question, text, [], list(closest))
         log.info("chat %d: %s; answered without the model", chat_id,
