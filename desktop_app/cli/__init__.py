@@ -68,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             library = open_library(args)
             for problem in library.settings_problems:
                 print(f"trove: {problem}", file=sys.stderr)
+            if library.read_only:
+                print(f"trove: {library.read_only}", file=sys.stderr)
         return int(args.func(args, library))
     except KnownError as exc:  # the store engines translate the environment's failures where they happen
         print(f"trove: {exc}", file=sys.stderr)

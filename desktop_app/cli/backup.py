@@ -22,7 +22,7 @@ def add_backup_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_backup(args, library) -> int:
-    report = library.backup(args.file)
+    report = library.backups.backup(args.file)
     counts = report.manifest.counts
     print(f"backed up {counts['folders']} folder(s), {counts['documents']} documents, {counts['chunks']} chunks, "
           f"{counts['chats']} chats (schema {report.manifest.schema_version}) to {display_path(report.path)} "

@@ -1,4 +1,5 @@
-"""`trove repair [--force]`: check the library database; move a damaged one aside and rebuild the index."""
+"""`trove repair [--force]`: check the library database; move a damaged one aside and rebuild the index.
+`trove repair --rollback`: put back the snapshot kept before the last upgrade of the library's schema."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ def add_repair_commands(subparsers: argparse._SubParsersAction) -> None:
     """Register `trove repair`."""
     p = subparsers.add_parser("repair", help="check the library database; move a damaged one aside and rebuild")
     p.add_argument("--force", action="store_true", help="rebuild even when the check finds nothing wrong")
+    p.add_argument("--rollback", action="store_true",
+                   help="return to the copy kept before the last schema upgrade (the upgraded file is kept aside)")
     p.set_defaults(func=cmd_repair, needs_library=False)
 
 
@@ -31,6 +34,8 @@ def cmd_repair(args, _library) -> int:
         print("trove: repair rebuilds the library file on this computer; this library is on a server, whose "
               "database its PostgreSQL looks after", file=sys.stderr)
         return EXIT_USAGE
+    if args.rollback:
+        return roll_back_upgrade(resolve_home(args.home) / "library.db")
     report = repair_library(args.home, force=args.force)
     if report.moved_to is None:
         print(f"the library database is fine (integrity check: {report.check}); nothing to do"
@@ -49,4 +54,17 @@ def cmd_repair(args, _library) -> int:
         result = library.sync(wait=True)
         print(f"re-indexed {len(report.folders) - len(missing)} folder(s): {result.indexed} files, "
               f"{result.failed} failed")
+    return EXIT_OK
+
+
+def roll_back_upgrade(db_path) -> int:
+    """Put the pre-upgrade snapshot back in place; say where the upgraded file went and what opens it."""
+    from desktop_app.core.store.sqlite.upgrade_snapshot import roll_back
+
+    done = roll_back(db_path)
+    snap = done.snapshot
+    print(f"rolled back to the copy kept before the upgrade from schema {snap.from_schema} to {snap.to_schema} "
+          f"({snap.taken_at}{'' if snap.migrated else ', an upgrade that did not finish'})")
+    print(f"the upgraded library is kept (not deleted): {display_path(done.kept_as)}")
+    print(f"open it with the Trove that wrote schema {snap.from_schema}: this one would upgrade it again")
     return EXIT_OK

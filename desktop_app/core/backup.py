@@ -115,12 +115,36 @@ class RestoreReport:
     moved: list[str] = field(default_factory=list)
 
 
-def backup_library(library: Any, path: str | os.PathLike[str] | None) -> BackupReport:
-    """`Library.backup`: a backup of an embedded library to `path` (a folder or None: a dated name in it / here)."""
-    backup_to = getattr(library.store, "backup_to", None)
-    if backup_to is None:
-        raise KnownError("This is a team library: its server's administrator backs it up (`trove server backup`).")
-    return write_backup(library.home, Path(path if path is not None else "."), backup_to)
+class LibraryBackups:
+    """A Library's backups (`library.backups`): write one while the library is in use, verify one, restore one."""
+
+    def __init__(self, library: Any) -> None:
+        self._library = library
+
+    def backup(self, path: str | os.PathLike[str] | None = None) -> BackupReport:
+        """Write a consistent, compressed backup of an embedded library (`path`: a file, or a folder for a dated
+        name; None: the current folder)."""
+        backup_to = getattr(self._library.store, "backup_to", None)
+        if backup_to is None:
+            raise KnownError("This is a team library: its server's administrator backs it up (`trove server "
+                             "backup`).")
+        return write_backup(self._library.home, Path(path if path is not None else "."), backup_to)
+
+    @staticmethod
+    def default_name() -> str:
+        """trove-backup-<date>-<time>.tar.gz: what `backup` calls a backup written into a folder."""
+        return default_backup_name()
+
+    def check(self, path: str | os.PathLike[str]) -> Manifest:
+        """Read and verify a whole backup file (manifest, schema, checksums) without changing anything."""
+        return check_backup(Path(path))
+
+    def restore(self, path: str | os.PathLike[str]) -> RestoreReport:
+        """Verify the backup, close the library, keep its files aside and put the backup's in place. A damaged or
+        newer backup raises first, with nothing closed or changed; afterwards open a new Library."""
+        self.check(path)
+        self._library.close()
+        return restore_library(self._library.home, Path(path))
 
 
 def default_backup_name(now: float | None = None) -> str:

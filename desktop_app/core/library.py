@@ -3,7 +3,8 @@
 Library is wiring, the way Anki's Collection composes its managers: the Store (the index, folders and chats on
 one engine), an EventBus, a FolderMonitor (the one owner of folder states), IndexPhases (the Indexer's keyword
 phase, the OcrWorker for pages with no text layer, the EmbedWorker's vector phase), a SearchService and, created
-on first use, a ModelManager (`models`), a ChatService (`chat`), a MemoryService (`memory`) and a LibraryWatcher.
+on first use, a ModelManager (`models`), a ChatService (`chat`), a MemoryService (`memory`) and a LibraryWatcher;
+LibraryBackups (`backups`: core/backup.py) is made on each use.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from desktop_app.core.backup import LibraryBackups
 from desktop_app.core.chat.whole_units import whole_units  # chat's passages (so its quotes) are whole sentences
 from desktop_app.core.embed.base import Embedder
 from desktop_app.core.errors import KnownError
@@ -25,6 +27,7 @@ from desktop_app.core.library_parts import first_embedder, library_stats, search
 from desktop_app.core.log import get_logger
 from desktop_app.core.pathnames import clean_text
 from desktop_app.core.paths import resolve_home
+from desktop_app.core.read_only import chat_memory, chat_store, read_only_notice, refuse_if_read_only
 from desktop_app.core.search.service import SearchService
 from desktop_app.core.settings import Settings, read_settings, save_settings
 from desktop_app.core.store import Store, is_server_url, open_store
@@ -33,7 +36,6 @@ from desktop_app.core.types import RetrievalResult
 from desktop_app.core.watch.live import LiveSync
 
 if TYPE_CHECKING:  # created on first use: search-only use never loads llama.cpp or watchdog's threads
-    from desktop_app.core.backup import BackupReport, Manifest, RestoreReport
     from desktop_app.core.chat.answer import ChatAnswer
     from desktop_app.core.chat.models import ModelManager
     from desktop_app.core.chat.service import ChatService
@@ -71,6 +73,7 @@ class Library:
         self.bus = EventBus()
         self.monitor = FolderMonitor(self.store, self.bus)
         self.is_team_library = is_server_url(target)
+        self.read_only = read_only_notice(self.store)  # "", or the line saying it is searched, never indexed
         self.embedder: Embedder = embedder or first_embedder(self.settings, self.store, team=self.is_team_library)
         self.phases = IndexPhases(self.store, self.monitor, self.settings, self.embedder, ocr_read=ocr_read,
                                   emit=self.bus.publish)
@@ -139,11 +142,10 @@ class Library:
     # ---- sync (IndexPhases runs the keyword, OCR and semantic phases) ---------------------------
 
     def sync(self, wait: bool = True, *, timeout: float | None = None) -> SyncReport:
-        """Bring every active folder's index up to date.
-
-        The keyword phase runs here; the semantic phase runs on the embedder thread. With wait=True this
-        returns when both are done; with wait=False, as soon as every file is keyword-searchable.
-        """
+        """Bring every active folder's index up to date (a read-only library refuses). The keyword phase runs here,
+        the semantic phase on the embedder thread: wait=True returns when both are done, wait=False as soon as
+        every file is keyword-searchable."""
+        refuse_if_read_only(self.store)
         return self.phases.sync(wait, timeout=timeout)
 
     def sync_paths(self, paths: Iterable[str | os.PathLike[str]], *, wait: bool = False) -> SyncReport:
@@ -212,6 +214,7 @@ class Library:
         return self.settings
 
     # ---- owned managers, created on first use (search-only use never loads llama.cpp) -----------
+    backups = property(LibraryBackups, doc="Back up this library while in use, check a backup, restore one.")
 
     @property
     def models(self) -> ModelManager:
@@ -228,8 +231,8 @@ class Library:
         if self._chat is None:
             from desktop_app.core.chat.service import ChatService
 
-            self._chat = ChatService(self.store, self._retrieve_for_chat, lambda: self.settings,
-                                     embedder=lambda: self.embedder, memory=lambda: self.memory)
+            self._chat = ChatService(chat_store(self.store), self._retrieve_for_chat, lambda: self.settings,
+                                     embedder=lambda: self.embedder, memory=chat_memory(self))
         return self._chat
 
     @property
@@ -267,10 +270,9 @@ class Library:
         return self.chat.summarize(str(Path(path).expanduser().resolve()), [text for _page, text in chunks], **kwargs)
 
     def start_watching(self, **options: Any) -> LibraryWatcher:
-        """Keep every folder in sync with the disk in the background (created on first use). Returns the watcher.
-
-        `options` go to LibraryWatcher when it is created (observer factory, poll and check intervals).
-        """
+        """Keep every folder in sync with the disk in the background (created on first use; `options` go to it:
+        observer factory, poll and check intervals). Returns the watcher. A read-only library refuses."""
+        refuse_if_read_only(self.store)
         return self._live.start(**options)
 
     def stop_watching(self) -> None:
@@ -281,30 +283,6 @@ class Library:
     def watcher(self) -> LibraryWatcher | None:
         """The LibraryWatcher, or None when start_watching() was never called."""
         return self._live.watcher
-
-    # ---- backup and restore (core/backup.py) ----------------------------------------------------
-
-    def backup(self, path: str | os.PathLike[str] | None = None) -> BackupReport:
-        """Write a consistent, compressed backup of this library while it is in use (`path`: a file, or a folder
-        for a dated name; None: the current folder)."""
-        from desktop_app.core.backup import backup_library
-
-        return backup_library(self, path)
-
-    def check_backup(self, path: str | os.PathLike[str]) -> Manifest:
-        """Read and verify a whole backup file (manifest, schema, checksums) without changing anything."""
-        from desktop_app.core.backup import check_backup
-
-        return check_backup(Path(path))
-
-    def restore(self, path: str | os.PathLike[str]) -> RestoreReport:
-        """Verify the backup `path`, close this library, keep its files aside and put the backup's in place. A
-        damaged or newer backup raises first, with nothing closed or changed; afterwards open a new Library."""
-        from desktop_app.core.backup import restore_library
-
-        self.check_backup(path)
-        self.close()
-        return restore_library(self.home, Path(path))
 
     # ---- lifecycle -----------------------------------------------------------------------------
 

@@ -97,4 +97,16 @@ def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, sc
             log.warning("an OCR or semantic step was still running %.0f s after the window closed: the process "
                         "ends without waiting for it (the step is done again on the next start)", STOP_SECONDS)
             end_now(rc)
+    if window.restore_after_close:  # File → Restore…: verified and confirmed; put in place, then open again
+        return _restore_and_reopen(library, window.restore_after_close, db=db, theme=theme)
     return rc
+
+
+def _restore_and_reopen(library, path: str, **options) -> int:
+    try:
+        report = library.backups.restore(path)
+    except KnownError as exc:
+        print(f"trove: {exc}", file=sys.stderr)
+        return 1
+    log.warning("restored the backup %s; the replaced library is kept in %s", path, report.kept_aside)
+    return run_gui(home=library.home, **options)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.events import Notice
 from desktop_app.core.log import get_logger
 from desktop_app.ui import heap
+from desktop_app.ui.backup_actions import BackupActions
 from desktop_app.ui.chat_actions import ResultChatActions
 from desktop_app.ui.chat_pane import ChatPane
 from desktop_app.ui.drops import FolderDropTarget
@@ -70,9 +71,11 @@ class MainWindow(FolderDropTarget, QMainWindow):
 
         self.restore_layout()
         self.refresh_now()
-        # Live sync; its first step is the startup rescan that catches what changed while Trove was closed.
-        self.tasks.run(library.start_watching, None,
-                       lambda exc: self.on_notice(Notice("warning", f"Folders are not watched for changes: {exc}")))
+        if library.read_only:  # searched and asked, never indexed nor watched
+            self.status.set_read_only(library.read_only)
+        else:  # Live sync; its first step is the startup rescan that catches what changed while Trove was closed.
+            self.tasks.run(library.start_watching, None,
+                           lambda exc: self.on_notice(Notice("warning", f"Folders are not watched for changes: {exc}")))
         self.chat_pane.answer_finished.connect(self.on_first_answer)
         heap.freeze_long_lived("window built")
 
@@ -100,6 +103,8 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.status = StatusBar()
         self.setStatusBar(self.status)
         self.notices = NoticesView(self)
+        self.backups = BackupActions(library, self.tasks, self, self.on_notice)
+        self.restore_after_close: str | None = None  # a verified backup run_gui puts in place once the window closed
 
     def _connect(self) -> None:
         """Library events, panel requests and the refresh timers to the window's slots."""
@@ -116,6 +121,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.empty_state.sample_clicked.connect(self.open_sample)
         self.status.notices_clicked.connect(self.on_notices_clicked)
         self.notices.cleared.connect(lambda: self.status.set_unread(0))
+        self.backups.restore_confirmed.connect(self.on_restore_confirmed)
         self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS)
         self._refresh_timer.timeout.connect(self.refresh_now)
         self._suggest_timer = QTimer(self, singleShot=True, interval=SUGGEST_MS)
@@ -139,6 +145,9 @@ class MainWindow(FolderDropTarget, QMainWindow):
         action(file_menu, "&Add folder…", self.folders_panel.on_add_clicked, "Ctrl+O")
         action(file_menu, "Open the &sample documents", self.open_sample)
         action(file_menu, "&Resync all folders", self.request_sync, "F5")
+        file_menu.addSeparator()
+        action(file_menu, "&Back up…", self.backups.on_backup_triggered)
+        action(file_menu, "Res&tore…", self.backups.on_restore_triggered)
         file_menu.addSeparator()
         action(file_menu, "&Settings…", self.on_settings_triggered, "Ctrl+,")
         file_menu.addSeparator()
@@ -265,6 +274,10 @@ class MainWindow(FolderDropTarget, QMainWindow):
         """The chat model is loaded now: its Python objects are here to stay."""
         self.chat_pane.answer_finished.disconnect(self.on_first_answer)
         heap.freeze_long_lived("chat model loaded")
+
+    def on_restore_confirmed(self, path: str) -> None:
+        self.restore_after_close = path
+        self.close()
 
     def on_notices_clicked(self) -> None:
         self.status.set_unread(0)

@@ -31,9 +31,13 @@ class StatusBar(QStatusBar):
         self.keyword.setFormat("Keyword %p%")
         self.semantic = QProgressBar(maximum=1000, textVisible=True, maximumWidth=170)
         self.semantic.setFormat("Semantic %p%")
+        self.read_only = QLabel("Read-only library")
+        self.read_only.setObjectName("statusReadOnly")
+        self.read_only.setVisible(False)
         self.notices_button = QToolButton(autoRaise=True)
         self.notices_button.clicked.connect(self.notices_clicked.emit)
         self.addWidget(self.message, 1)
+        self.addPermanentWidget(self.read_only)
         self.addPermanentWidget(self.keyword)
         self.addPermanentWidget(self.semantic)
         self.addPermanentWidget(self.notices_button)
@@ -43,6 +47,12 @@ class StatusBar(QStatusBar):
         self.set_unread(0)
         self.keyword.setValue(1000)
         self.semantic.setValue(1000)
+
+    def set_read_only(self, line: str) -> None:
+        """Say, for as long as the window is open, that this library is searched and asked but never indexed."""
+        self.read_only.setToolTip(line)
+        self.read_only.setVisible(True)
+        self.showMessage(line, 15000)
 
     def set_unread(self, count: int) -> None:
         self._unread = count

@@ -68,7 +68,7 @@ def test_a_backup_made_while_indexing_and_watching_restores_consistent(tmp_path,
         assert reached.wait(120)
         (tmp_path / "backups").mkdir()  # a folder: the backup gets a dated name in it
         try:
-            report = live.backup(tmp_path / "backups")
+            report = live.backups.backup(tmp_path / "backups")
         finally:
             backed_up.set()
         syncing.join(120)
@@ -106,7 +106,7 @@ def backup_file(tmp_path, make_library):
     lib = make_library(tmp_path / "source")
     lib.add_folder(docs)
     lib.sync(wait=True)
-    return lib.backup(tmp_path / "good.tar.gz").path
+    return lib.backups.backup(tmp_path / "good.tar.gz").path
 
 
 @pytest.fixture
@@ -206,9 +206,9 @@ def test_the_facade_restore_refuses_before_closing(backup_file, make_library, tm
     bad = tmp_path / "bad.tar.gz"
     bad.write_bytes(backup_file.read_bytes()[:100])
     with pytest.raises(Exception, match="damaged"):
-        lib.restore(bad)
+        lib.backups.restore(bad)
     assert lib.stats()["documents"] == 0  # still open and usable
-    report = lib.restore(backup_file)
+    report = lib.backups.restore(backup_file)
     assert report.kept_aside is not None and os.path.isdir(report.kept_aside)
     with Library(lib.home, settings=Settings(embedder="hash")) as back:
         assert back.stats()["documents"] == 5
@@ -218,5 +218,5 @@ def test_backup_refuses_to_overwrite_a_file(backup_file, make_library, tmp_path)
     lib = make_library(tmp_path / "again")
     before = backup_file.read_bytes()
     with pytest.raises(Exception, match="already exists"):
-        lib.backup(backup_file)
+        lib.backups.backup(backup_file)
     assert backup_file.read_bytes() == before

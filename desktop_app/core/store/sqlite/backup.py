@@ -14,7 +14,6 @@ from pathlib import Path
 
 import sqlean as sqlite3
 
-from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection, connect, translate_error
 
 # What a backup's manifest counts, table by table (tables a schema does not have yet count 0).
@@ -39,30 +38,6 @@ def copy_database(source: Connection, dest: Path) -> None:
     except sqlite3.Error as exc:
         raise translate_error(exc, str(dest)) from exc
     finally:
-        target.close()
-
-
-def copy_file(db_path: Path, dest: Path) -> None:
-    """copy_database() from a library file that no Store has open (the snapshot before a migration)."""
-    conn = connect(db_path, readonly=True)
-    try:
-        copy_database(conn, dest)
-    finally:
-        conn.close()
-
-
-def restore_file(snapshot: Path, db_path: Path) -> None:
-    """Write `snapshot`'s pages over the library file `db_path` (a new file when it is missing), through SQLite,
-    so the -wal of the file it replaces can never be replayed over it."""
-    source = sqlite3.connect(f"file:{snapshot}?mode=ro", uri=True)
-    target = sqlite3.connect(str(db_path))
-    try:
-        source.backup(target)
-        target.execute("PRAGMA journal_mode = WAL")
-    except sqlite3.Error as exc:
-        raise translate_error(exc, str(db_path)) from exc
-    finally:
-        source.close()
         target.close()
 
 
@@ -118,11 +93,3 @@ def database_bytes(db_path: Path) -> int:
         with contextlib.suppress(OSError):
             total += os.stat(str(db_path) + suffix).st_size
     return total
-
-
-class BackupSQL(SQLiteBase):
-    """The engine's side of `trove backup`: a consistent copy of the open library, made on a read connection."""
-
-    def backup_to(self, dest: Path) -> None:
-        """Write a consistent copy of this library's database to the new file `dest`."""
-        self._read(lambda conn: copy_database(conn, dest))

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from desktop_app.core.errors import ReadOnlyDatabaseError
 from desktop_app.core.store.sqlite import pending_documents, pending_keywords
 from desktop_app.core.store.sqlite.connect import (
     Connection,
@@ -22,8 +23,9 @@ from desktop_app.core.store.sqlite.connect import (
     savepoint,
     transaction,
     translate_error,
+    writable,
 )
-from desktop_app.core.store.sqlite.migrations import migrate
+from desktop_app.core.store.sqlite.migrations import check_readable, migrate
 
 T = TypeVar("T")
 
@@ -37,19 +39,30 @@ class SQLiteBase:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path) if str(path) != ":memory:" else None
+        # a library on a read-only mount or in a folder this user cannot write: searched, never written
+        self.read_only = self.path is not None and not writable(self.path)
         self._lock = threading.RLock()
-        self._conn = connect(self.path or ":memory:", check_same_thread=False)
+        self._conn = connect(self.path or ":memory:", readonly=self.read_only, check_same_thread=False)
         self._readers: dict[int, Connection] = {}
         self._readers_lock = threading.Lock()
         self._closed = False
         self._batch = False  # in a write_batch (only the thread holding _lock sees True)
-        with self._lock, _translated():
-            migrate(self._conn)
+        try:
+            with self._lock, _translated():
+                if self.read_only:
+                    check_readable(self._conn)  # an older schema's upgrade could not be written
+                else:
+                    migrate(self._conn, self.path)
+        except BaseException:
+            self._conn.close()  # a refused or failed open leaves no connection (nor -wal/-shm) behind
+            raise
 
     def _write(self, fn: Callable[[Connection], T], *, idempotent: bool = True, derived: bool = False) -> T:
         """Run `fn` in one write: its own transaction, or inside a `write_batch` its own SAVEPOINT (all-or-nothing
         alone)."""
         del idempotent, derived  # the server's retry and flush choices: a local write is never retried, all flush alike
+        if self.read_only:
+            refuse_write()
         with self._lock:
             if not self._batch:
                 with transaction(self._conn) as conn:
@@ -69,6 +82,8 @@ class SQLiteBase:
         alone and the others commit at the end, also when an exception leaves the batch (it is raised after the
         commit); a kill before then loses the batch whole, never half a write. Other threads' writes wait for the
         batch (keep it short)."""
+        if self.read_only:
+            refuse_write()
         with self._lock:
             if self._batch:  # already in one: the outer batch commits
                 yield
@@ -140,6 +155,12 @@ class SQLiteBase:
             with contextlib.suppress(Exception):
                 self._conn.execute("PRAGMA optimize")
             self._conn.close()
+
+
+def refuse_write() -> None:
+    """Every write to a read-only library ends here, in one line."""
+    raise ReadOnlyDatabaseError("This library is read-only here (its folder or file cannot be written): it can be "
+                                "searched and asked, not indexed or changed.")
 
 
 @contextlib.contextmanager

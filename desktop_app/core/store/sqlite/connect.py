@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,9 +48,7 @@ def connect(path: str | Path, *, readonly: bool = False, check_same_thread: bool
     target = str(path)
     try:
         if readonly and target != ":memory:":
-            conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True, isolation_level=None,
-                                   check_same_thread=check_same_thread, timeout=BUSY_TIMEOUT_MS / 1000,
-                                   factory=CodecConnection)
+            conn = _connect_read_only(target, check_same_thread)
         else:
             if target != ":memory:":
                 create_private(Path(target))  # 0600; SQLite gives the -wal and -shm files the same mode
@@ -68,6 +67,36 @@ def connect(path: str | Path, *, readonly: bool = False, check_same_thread: bool
     except sqlite3.Error as exc:
         raise translate_error(exc, target) from exc
     return conn
+
+
+def _connect_read_only(target: str, check_same_thread: bool) -> sqlite3.Connection:
+    """A read-only connection (mode=ro). When that cannot open the file because its folder cannot be written either
+    (a WAL library on a read-only mount: no -shm can be made; measured, docs/reliability.md), the file is opened as
+    immutable: SQLite then takes no locks and reads no -wal, which is safe only because nobody can write there."""
+    uri = "file:" + urllib.parse.quote(target, errors="surrogateescape") + "?mode=ro"  # %-escaped: ?, # in names
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=check_same_thread,
+                           timeout=BUSY_TIMEOUT_MS / 1000, factory=CodecConnection)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+        return conn
+    except sqlite3.Error as exc:
+        if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) != SQLITE_CANTOPEN or folder_writable(target):
+            return conn  # the caller's first read reports it
+    conn.close()
+    log.info("opening %s as immutable: its folder cannot be written", target)
+    return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None,
+                           check_same_thread=check_same_thread, timeout=BUSY_TIMEOUT_MS / 1000,
+                           factory=CodecConnection)
+
+
+def folder_writable(path: str | Path) -> bool:
+    """Whether files can be created beside `path` (a read-only mount says no even to root)."""
+    return os.access(os.path.dirname(os.path.abspath(path)) or ".", os.W_OK)
+
+
+def writable(path: str | Path) -> bool:
+    """Whether a library file can be written: its folder, and the file itself when it exists."""
+    return folder_writable(path) and (not os.path.exists(path) or os.access(path, os.W_OK))
 
 
 @contextlib.contextmanager

@@ -7,7 +7,7 @@ from pathlib import Path
 import sqlean
 
 from desktop_app.core.store.rows import EngineInfo
-from desktop_app.core.store.sqlite.backup import BackupSQL
+from desktop_app.core.store.sqlite.backup_sql import BackupSQL
 from desktop_app.core.store.sqlite.chats import ChatSQL
 from desktop_app.core.store.sqlite.documents import DocumentSQL
 from desktop_app.core.store.sqlite.export import ExportSQL
@@ -28,7 +28,7 @@ class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchS
         super().__init__(path)
         # An empty library's keyword index is current: record the tokenizer version it will be made with. Asked
         # with LIMIT 1, not counts() (a scan: 2 s of every open at 1M chunks).
-        if self._read(lambda c: c.execute("SELECT 1 FROM chunks LIMIT 1").fetchone()) is None:
+        if not self.read_only and self._read(lambda c: c.execute("SELECT 1 FROM chunks LIMIT 1").fetchone()) is None:
             self.rebuild_keywords(1)
 
     def info(self) -> EngineInfo:

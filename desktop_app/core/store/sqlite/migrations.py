@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-from desktop_app.core.errors import SchemaTooNewError
+from desktop_app.core.errors import ReadOnlyDatabaseError, SchemaTooNewError
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.migration import MigrationRegistry
+from desktop_app.core.store.sqlite import upgrade_snapshot
 from desktop_app.core.store.sqlite.connect import Connection, run_script, transaction
 
 log = get_logger("db")
@@ -385,15 +387,37 @@ def applied_migrations(conn: Connection) -> set[int]:
     return {row[0] for row in conn.execute("SELECT id FROM migrations")}
 
 
-def migrate(conn: Connection) -> int:
-    """Bring the schema up to date; refuse a database from a newer Trove. Returns the schema version."""
-    done = applied_migrations(conn)
+def _refuse_newer(done: set[int]) -> None:
     unknown = sorted(done - {mid for mid, _, _ in MIGRATIONS})
     if unknown:
         raise SchemaTooNewError(
             f"This library was written by a newer version of Trove (schema {max(unknown)}; "
             f"this version knows up to {SCHEMA_VERSION}). Update Trove to open it; nothing was changed."
         )
+
+
+def check_readable(conn: Connection) -> None:
+    """For a library opened read-only: refuse a newer schema, and an older one (its upgrade cannot be written)."""
+    has_table = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'").fetchone()
+    done = {row[0] for row in conn.execute("SELECT id FROM migrations")} if has_table else set()
+    _refuse_newer(done)
+    if len(done) < len(MIGRATIONS):
+        raise ReadOnlyDatabaseError(
+            f"This library (schema {max(done, default=0)}) needs an upgrade to schema {SCHEMA_VERSION}, which cannot "
+            "be written here (read-only); copy its folder somewhere writable and open it there."
+        )
+
+
+def migrate(conn: Connection, db_path: Path | None = None) -> int:
+    """Bring the schema up to date; refuse a database from a newer Trove. Returns the schema version.
+
+    With `db_path` (a library file), an existing library with migrations pending is first copied aside
+    (upgrade_snapshot.py), and the snapshot of an earlier upgrade is marked finished or deleted after this start."""
+    done = applied_migrations(conn)
+    _refuse_newer(done)
+    upgrading = bool(done) and any(mid not in done for mid, _, _ in MIGRATIONS)
+    if upgrading and db_path is not None:
+        upgrade_snapshot.before_migrations(conn, db_path, done, SCHEMA_VERSION)
     for mid, name, func in MIGRATIONS:
         if mid in done:
             continue
@@ -401,4 +425,6 @@ def migrate(conn: Connection) -> int:
             func(conn)
             conn.execute("INSERT INTO migrations (id, name, applied_at) VALUES (?, ?, ?)", (mid, name, time.time()))
         log.info("applied migration %03d_%s", mid, name)
+    if db_path is not None:
+        upgrade_snapshot.after_start(db_path, migrated=upgrading)
     return SCHEMA_VERSION
