@@ -35,6 +35,7 @@ _INVISIBLE = regex.compile(f"[{_MARKS}]")
 _FALLBACK_END = regex.compile(rf"[.!?。！？؟۔।]+[\"'”’)\]」』{_MARKS}]*(?=\s|$)|[。！？؟]+[」』”’)）{_MARKS}]*")
 _SEMICOLON_END = regex.compile(rf"[；؛][」』”’)）{_MARKS}]*\s*")  # full-width and Arabic semicolons end a unit
 _SEA_WRAP = regex.compile(rf"(?<=[{SEA}][\p{{M}}]*)(?:\r\n|[\r\n])(?=[{SEA}])")
+_OPENERS = frozenset("（([{「『“‘«〈《【〔")
 _LINE_BREAK = regex.compile(r"[\r\n\u2028\u2029\x0b\x0c\x1c-\x1e\x85]")
 _ABBREVIATION = regex.compile(
     r"(?:^|[\s(])(?:[A-Z]|\p{Arabic}|Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|Mt|No|vs|etc|e\.g|i\.e|Fig|Inc|Ltd|Co)\.\s*$")
@@ -67,6 +68,23 @@ def _raw_spans(text: str) -> list[Span]:
         spans.append((start, m.end()))
         start = m.end()
     return [*spans, (start, len(text))] if start < len(text) else spans
+
+
+def _move_openers(text: str, spans: list[Span]) -> list[Span]:
+    """ICU counts an opening bracket or quote after a full stop as closing that sentence ("学院建筑。（例如…"): it
+    opens the next one, so it moves there."""
+    out = list(spans)
+    for i in range(len(out) - 1):
+        (a, b), (_, d) = out[i], out[i + 1]
+        kept = b
+        while kept > a and text[kept - 1].isspace():
+            kept -= 1
+        cut = kept
+        while cut > a + 1 and text[cut - 1] in _OPENERS:
+            cut -= 1
+        if cut < kept:
+            out[i], out[i + 1] = (a, cut), (cut, d)
+    return out
 
 
 def _join_abbreviations(text: str, spans: list[Span]) -> list[Span]:
@@ -129,7 +147,7 @@ def _prose_spans(text: str, start: int, end: int) -> Iterator[Span]:
     # space (Thai lines wrap between words written together): a zero-width space there, which ends nothing.
     view = _SEA_WRAP.sub(lambda m: "\u200b" * len(m.group()), text[start:end])
     view = _LINE_BREAK.sub(" ", view)
-    for raw in _join_abbreviations(view, _raw_spans(view)):
+    for raw in _join_abbreviations(view, _move_openers(view, _raw_spans(view))):
         for part in _split_semicolons(view, raw):
             for a, b in _split_sea(view, part):
                 yield start + a, start + b

@@ -74,6 +74,8 @@ def test_table_rows_list_items_headings_and_code_lines_are_units_whole():
 
 def test_full_width_and_arabic_semicolons_end_a_unit_and_direction_marks_stay_outside():
     assert pieces("北京是首都；上海是最大的城市。") == ["北京是首都；", "上海是最大的城市。"]
+    assert pieces("仿照了学院建筑。（例如，米切尔塔。）后来") == ["仿照了学院建筑。", "（例如，米切尔塔。）", "后来"]
+    assert pieces("He left. “Go,” she said.") == ["He left.", "“Go,” she said."]
     assert pieces("القاهرة هي العاصمة؛ الإسكندرية ميناء.") == ["القاهرة هي العاصمة؛", "الإسكندرية ميناء."]
     assert pieces("\u200fما هي عاصمة مصر؟\u200f القاهرة هي العاصمة.\u200f") == ["ما هي عاصمة مصر؟",
                                                                             "القاهرة هي العاصمة."]
