@@ -1,0 +1,198 @@
+"""How often a shown quote starts or ends mid-sentence, per language, on a QA split — without generating.
+
+    .venv/bin/python bench/quote_units.py [--split dev|heldout|final|xquad] [--limit N] [--embedder minilm|auto]
+        [--label TEXT] [--out JSON]
+
+The quote is chosen before generation (ChatService hands it to `on_quote`), so every question is asked through
+the library's own ChatService as bench/qa.py --skip-generation asks it: the bundled model is loaded for its
+tokenizer (the prompt plan decides which stretch of a passage is sent) and never generates. Each quote shown (not
+refused) is found in the file it cites and judged by rules that do not use the quote splitter
+(desktop_app/core/chat/sentence_split.py), so the splitter cannot grade itself:
+
+  start whole  the quote starts the file, or what precedes it ends with a sentence mark (. ! ? followed by a
+               space; 。！？；؟؛ ۔ । anywhere), or with a line break, or (Thai, Lao, Khmer, Myanmar) with a space
+               between two letters of those scripts
+  end whole    the same at its end: it ends with a sentence mark (. ! ? with a space or the end after it), at a line
+               break, at the end of the file, or (those scripts) before a space followed by a letter of theirs
+
+Prints per language: quotes shown, the share starting mid-sentence, ending mid-sentence, either (95% Wilson
+intervals), quotes not found verbatim in their file, and the share of answerable questions whose shown quote holds
+a gold answer (qa.py's matching; refusals count as misses). Writes bench/results/quote_units_<split>.json (or --out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unicodedata
+from pathlib import Path
+
+from _common import RESULTS, save
+from _qa_stats import fmt, proportion
+from qa import (
+    SPLITS,
+    Kept,
+    build_library,
+    cached_retriever,
+    chat_service,
+    contains_any,
+    git_head,
+    load_questions,
+    resolve_model,
+)
+
+from desktop_app.core.chat.runtime import LlamaCppRuntime
+from desktop_app.core.settings import Settings
+
+_MARK_ANYWHERE = set("。！？；؟؛۔।")  # end a sentence with or without a space after them
+_MARK_SPACED = set(".!?")  # end one only before a space or the end ("4.6", "e.g.x" do not)
+_CLOSING = set("\"'”’)]」』）»")
+_INVISIBLE = set("\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff\u200b")
+
+
+def _sea(ch: str) -> bool:
+    """A letter of a script that ends sentences with a space (Thai, Lao, Myanmar, Khmer)."""
+    return bool(ch) and ("\u0e00" <= ch <= "\u0eff" or "\u1000" <= ch <= "\u109f" or "\u1780" <= ch <= "\u17ff")
+
+
+def _ends_sentence(text: str, at: int) -> bool:
+    """Whether text[:at] ends with a sentence mark (closing quotes and brackets after it allowed)."""
+    i = at
+    while i > 0 and (text[i - 1] in _CLOSING or text[i - 1] in _INVISIBLE):
+        i -= 1
+    if i == 0:
+        return False
+    ch, after = text[i - 1], text[at] if at < len(text) else ""
+    return ch in _MARK_ANYWHERE or (ch in _MARK_SPACED and (not after or after.isspace()))
+
+
+def whole_at_start(text: str, a: int) -> bool:
+    """Whether a quote starting at `a` of the file's `text` starts a sentence or a line."""
+    i = a
+    while i > 0 and (text[i - 1].isspace() or text[i - 1] in _INVISIBLE):
+        if text[i - 1] == "\n":
+            return True
+        i -= 1
+    if i == 0:
+        return True
+    return _ends_sentence(text, i) or (i < a and _sea(text[i - 1]) and _sea(text[a] if a < len(text) else ""))
+
+
+def whole_at_end(text: str, b: int) -> bool:
+    """Whether a quote ending at `b` of the file's `text` ends a sentence or a line."""
+    j = b
+    while j < len(text) and (text[j].isspace() or text[j] in _INVISIBLE):
+        if text[j] == "\n":
+            return True
+        j += 1
+    if j == len(text):
+        return True
+    return _ends_sentence(text, b) or (j > b and _sea(text[b - 1]) and _sea(text[j]))
+
+
+def judge(quote_text: str, source: str) -> dict:
+    """Where the quote is in its file and whether it starts and ends whole ("found": False when it is not in the
+    file verbatim). A quote carrying the ellipsis a window or the budget put where it cut the passage is cut there."""
+    try:
+        raw = Path(source).read_text(encoding="utf-8-sig")
+    except OSError:
+        return {"found": False}
+    head_cut, tail_cut = quote_text.startswith("…"), quote_text.endswith("…")
+    core = quote_text.strip("… ") if head_cut or tail_cut else quote_text
+    text = raw if core in raw else unicodedata.normalize("NFC", raw)
+    at = text.find(core if core in raw else unicodedata.normalize("NFC", core))
+    if at < 0:
+        return {"found": False}
+    end = at + len(core if core in raw else unicodedata.normalize("NFC", core))
+    return {"found": True, "start_whole": not head_cut and whole_at_start(text, at),
+            "end_whole": not tail_cut and whole_at_end(text, end), "before": text[max(0, at - 30):at],
+            "after": text[end:end + 30]}
+
+
+def summarise(rows: list[dict], asked: int) -> dict:
+    found = [r for r in rows if r.get("found")]
+    return {"asked": asked, "shown": len(rows), "not_found": len(rows) - len(found),
+            "quote_gold": proportion([r["gold"] for r in rows] + [False] * (asked - len(rows))),
+            "start_mid": proportion([not r["start_whole"] for r in found]),
+            "end_mid": proportion([not r["end_whole"] for r in found]),
+            "either_mid": proportion([not (r["start_whole"] and r["end_whole"]) for r in found])}
+
+
+def parse_args() -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--split", choices=sorted(SPLITS), default="xquad")
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--embedder", default="auto")
+    ap.add_argument("--kind-bonus", type=float, help="the quote selector's answer-kind bonus (default: as shipped)")
+    ap.add_argument("--label", default="")
+    ap.add_argument("--out")
+    ap.add_argument("--judge", metavar="JSON", help="only judge the quotes of an earlier results file again")
+    return ap.parse_args()
+
+
+def report(rows: list[dict], asked: dict[str, int], head: str) -> dict:
+    """Per language and over all: the summary, printed."""
+    summary = {lang: summarise([r for r in rows if r["lang"] == lang], asked[lang]) for lang in sorted(asked)}
+    summary["all"] = summarise(rows, sum(asked.values()))
+    print(head)
+    for lang, s in summary.items():
+        print(f"  {lang:<4} shown {s['shown']:>3}  starts mid {fmt(s['start_mid'])}  ends mid {fmt(s['end_mid'])}  "
+              f"either {fmt(s['either_mid'])}  not found {s['not_found']}  quote holds gold {fmt(s['quote_gold'])}")
+    return summary
+
+
+def rejudge(path: str, out: str | None) -> int:
+    """Judge the quotes of a results file again (the judge changed, the quotes did not); saved to `out` if given."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    rows = [{**r, **judge(r["quote"], r["source"])} for r in data["rows"]]
+    summary = report(rows, {lang: s["asked"] for lang, s in data["summary"].items() if lang != "all"},
+                     f"{path} ({data.get('label', '')}), judged again")
+    if out:
+        data.pop("machine", None)
+        save("quote_units", {**data, "summary": summary, "rows": rows, "judged_again": True}, out)
+    return 0
+
+
+def main() -> int:
+    args = parse_args()
+    if args.judge:
+        return rejudge(args.judge, args.out)
+    data = SPLITS[args.split]
+    settings = Settings(embedder=args.embedder)
+    questions = [q for q in load_questions(args.limit, data) if not q.impossible]
+    home = Path(tempfile.mkdtemp(prefix="trove-quote-units-"))
+    lib, index_s = build_library(home, settings, data)
+    model = resolve_model("bundled")
+    runtime = LlamaCppRuntime(model, n_ctx=settings.n_ctx, n_threads=settings.n_threads)
+    rows: list[dict] = []
+    try:
+        lib._chat = chat_service(lib, cached_retriever(lib), {str(model): Kept(runtime, skip_generation=True)}, None)
+        selector = lib.chat.quote_selector()
+        if args.kind_bonus is not None and hasattr(selector, "kind_bonus"):
+            selector.kind_bonus = args.kind_bonus
+        for i, q in enumerate(questions, 1):
+            answer = lib.ask(q.question, max_tokens=96, model_path=str(model))
+            quote = answer.quote
+            if quote is not None and not answer.refused:
+                rows.append({"id": q.id, "lang": q.lang, "quote": quote.text, "source": quote.source,
+                             "gold": contains_any(quote.text, q.answers), **judge(quote.text, quote.source)})
+            print(f"  {i}/{len(questions)}", file=sys.stderr, end="\r", flush=True)
+    finally:
+        runtime.close()
+        lib.close()
+        shutil.rmtree(home, ignore_errors=True)
+    asked = {lang: sum(q.lang == lang for q in questions) for lang in {q.lang for q in questions}}
+    summary = report(rows, asked, f"split {args.split} ({len(questions)} answerable questions, indexed in "
+                                  f"{index_s:.0f} s, load {os.getloadavg()[0]:.1f}) {args.label}")
+    save("quote_units", {"label": args.label, "split": args.split, "embedder": args.embedder, "commit": git_head(),
+                         "command": " ".join(sys.argv), "summary": summary, "rows": rows},
+         args.out or str(RESULTS / f"quote_units_{args.split}.json"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
