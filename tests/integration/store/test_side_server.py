@@ -5,12 +5,14 @@ is written or a folder is shown or hidden, and every candidate re-read through r
 from __future__ import annotations
 
 import logging
+import uuid
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from desktop_app.core.store.postgres import PostgresStore, side
+from desktop_app.core.store.postgres import PostgresStore, roles, side
+from desktop_app.core.store.postgres.connect import ServerAuthError
 from desktop_app.core.store.postgres.search import SearchSQL
 from desktop_app.core.store.rows import ChunkVectors, Filters, NewChunk, Share, Span
 from desktop_app.core.store.sqlite import SQLiteStore, fts5_bm25
@@ -168,3 +170,61 @@ def test_a_damaged_or_foreign_copy_is_rebuilt_with_a_notice(admin, pg_url, tmp_p
         assert again.__dict__["_side_vectors"]._index is not None
     finally:
         again.close()
+
+
+def side_files(where: Path) -> set[str]:
+    return {p.name for p in where.iterdir()} - {side.COVERED}
+
+
+def test_an_unshared_folder_s_copy_leaves_the_person_s_disk_at_the_next_search(
+        pg_server, pg_url, admin, tmp_path, caplog):
+    alice = PostgresStore(person_url(pg_server, pg_url, "alice"), machine="side-alice")
+    bob = PostgresStore(person_url(pg_server, pg_url, "bob"), machine="side-bob", side_dir=tmp_path / "bob-side")
+    try:
+        texts = chunk_texts(N)
+        kept = alice.add_folder(str(tmp_path / "kept"), Share("team"))
+        hidden = alice.add_folder(str(tmp_path / "hidden"), Share("team"))
+        fill(alice, [kept, hidden], texts)
+        built(bob)
+        where = next(Path(bob.side_dir or "").glob("team-*"))
+        assert {"library.keywords", "library.vectors"} <= side_files(where)
+        assert side.covered(where) == {kept.id, hidden.id}
+        alice.set_folder_share(hidden.id, Share("private"))
+        with caplog.at_level(logging.INFO):
+            bob.keyword_candidates("cell receptor", 5)  # the next search: the copy is gone before anything answers
+        assert "no longer readable here" in caplog.text
+        # both files went; the keyword search has started the keyword index's rebuild from what bob may read now
+        assert "library.vectors" not in side_files(where)
+        assert side.covered(where) == {kept.id}
+        built(bob)  # the kept folder alone
+        assert bob.__dict__["_side_keywords"]._index.rows == len(texts[0::2])
+        assert side.covered(where) == {kept.id}
+        alice.set_folder_share(kept.id, Share("private"))
+        bob.dense_candidates(vector(3), 5)
+        assert side_files(where) == set() and side.covered(where) == set()
+    finally:
+        alice.close()
+        bob.close()
+
+
+def test_a_revoked_person_s_copy_is_deleted_when_the_server_refuses_them(pg_server, pg_url, admin, tmp_path):
+    name = f"side_gone_{uuid.uuid4().hex[:8]}"  # revoking is for good: a person of this test alone
+    url = person_url(pg_server, pg_url, name)
+    fill(admin, [admin.add_folder(str(tmp_path / "team"), Share("team"))], chunk_texts(N)[:40])
+    person = PostgresStore(url, machine=f"m-{name}", side_dir=tmp_path / "person-side")
+    try:
+        built(person)
+    finally:
+        person.close()
+    where = next((tmp_path / "person-side").glob("team-*"))
+    assert "library.vectors" in side_files(where)
+    with pg_server.admin() as conn:
+        roles.revoke_person(conn, name)
+    with pytest.raises(ServerAuthError, match="no longer lets this person sign in"):
+        PostgresStore(url, machine=f"m-{name}", side_dir=tmp_path / "person-side")
+    assert not where.exists()
+    other = tmp_path / "person-side" / "team-unrelated"  # another library's copy stays
+    other.mkdir()
+    with pytest.raises(ServerAuthError):
+        PostgresStore(url, machine=f"m-{name}", side_dir=tmp_path / "person-side")
+    assert other.exists()

@@ -7,8 +7,9 @@ from typing import Any
 
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.postgres import side
 from desktop_app.core.store.postgres.chats import ChatSQL
-from desktop_app.core.store.postgres.connect import scalar
+from desktop_app.core.store.postgres.connect import ServerAuthError, scalar
 from desktop_app.core.store.postgres.documents import DocumentSQL
 from desktop_app.core.store.postgres.export import ExportSQL
 from desktop_app.core.store.postgres.folders import FolderSQL
@@ -29,7 +30,12 @@ class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, Searc
     keep side indexes of the library for search at scale (postgres/side.py); None keeps every search on the server."""
 
     def __init__(self, url: str, *, machine: str | None = None, side_dir: Path | None = None) -> None:
-        super().__init__(url, machine=machine, side_dir=side_dir)
+        try:
+            super().__init__(url, machine=machine, side_dir=side_dir)
+        except ServerAuthError:
+            if side_dir is not None:  # refused (revoked, not admitted): what it could read leaves this disk
+                side.forget(side_dir, url)
+            raise
         try:
             self.role, self.person = self._read(
                 lambda c: (str(scalar(c.execute("SELECT current_user"))), is_person(c)))

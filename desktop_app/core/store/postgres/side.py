@@ -16,14 +16,24 @@ this desktop instead, and the server still decides who reads what:
 - **Every candidate is re-read through row-level security** before it is returned (`visible`): a folder made
   private after the build, or a chunk deleted since, is dropped, and when that leaves fewer than asked the
   server's own plan answers. Text, titles and paths shown always come from the server (chunk_rows).
+- **A copy of what the person may no longer read is deleted** (`prune`, `forget`): `folders.json` beside the
+  files records every folder they were built from (and every folder seen since); when a search finds one of
+  them no longer readable (unshared, or the folder gone), the files are removed before anything answers, and
+  rebuilt from what is readable now. A role the server refuses at connect (revoked, out of the library's group,
+  password rotated) loses its whole directory for that library (`forget`, from PostgresStore's connect).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
+import os
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import psycopg
@@ -31,13 +41,18 @@ from pgvector.psycopg import register_vector
 
 import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.embed.base import MAX_WINDOWS
+from desktop_app.core.log import get_logger
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.textcodec import register_text_codec
 from desktop_app.core.store.sqlite import keyword_index as ki
 from desktop_app.core.store.sqlite import vector_index as vi
 from desktop_app.core.store.sqlite.side_index import of_store
 
+log = get_logger("db")
+
 _BATCH = 5_000
+FOLDERS_SQL = "SELECT folder_id FROM side_generations"
+COVERED = "folders.json"  # the folders this directory's files may hold something of
 GENERATIONS_SQL = "SELECT folder_id, keywords, vectors FROM side_generations ORDER BY folder_id"
 ROWS_SQL = ("SELECT c.id, c.text, d.title, d.path, d.folder_id, d.type, c.lang FROM chunks c "
             "JOIN documents d ON d.id = c.document_id")
@@ -46,12 +61,73 @@ VISIBLE_SQL = "SELECT id FROM chunks WHERE id = ANY(%s)"
 CHUNKS_SQL = "SELECT COALESCE(sum(chunks), 0) FROM doc_counts"
 
 
-def side_home(root: Path, location: str, role: str) -> Path:
-    """This desktop's directory for one team library as one role (its name a digest of the redacted URL)."""
+def side_path(root: Path, location: str, role: str) -> Path:
+    """Where this desktop keeps one team library's side indexes as one role (a digest of the redacted URL)."""
     digest = hashlib.blake2b(f"{location}\0{role}".encode(), digest_size=8).hexdigest()
-    where = root / f"team-{digest}"
+    return root / f"team-{digest}"
+
+
+def side_home(root: Path, location: str, role: str) -> Path:
+    """side_path, made (0700) if missing."""
+    where = side_path(root, location, role)
     where.mkdir(parents=True, exist_ok=True, mode=0o700)
     return where
+
+
+def forget(root: Path, url: str) -> bool:
+    """Delete the side indexes kept for `url`'s role (the server refused it: revoked, or no longer admitted to
+    the library). True when there was something to delete. A URL without a user names no role: nothing."""
+    try:
+        user = urlsplit(url).username
+    except ValueError:
+        return False
+    if not user:
+        return False
+    where = side_path(root, pgc.redact(url), unquote(user))
+    if not where.exists():
+        return False
+    shutil.rmtree(where, ignore_errors=True)
+    log.warning("the server refused %s: this desktop's copy of what it could read is deleted", pgc.redact(url))
+    return True
+
+
+def covered(where: Path) -> set[int]:
+    """The folders recorded as possibly in `where`'s files (empty when none are recorded)."""
+    try:
+        return {int(f) for f in json.loads((where / COVERED).read_text())}
+    except (OSError, ValueError, TypeError):
+        return set()
+
+
+def record(where: Path, folders: set[int]) -> None:
+    """Add `folders` to the record of what `where`'s files may hold (written whole, by rename)."""
+    known = covered(where)
+    if folders <= known and (where / COVERED).exists():
+        return
+    temporary = where / f"{COVERED}.{os.getpid()}.tmp"
+    temporary.write_text(json.dumps(sorted(known | folders)))
+    os.replace(temporary, where / COVERED)
+
+
+def prune(store: PostgresBase, conn: psycopg.Connection, where: Path) -> bool:
+    """Delete `where`'s side indexes when they may hold a folder this role can no longer read (and drop the
+    store's loaded copies of them); then record what is readable now. True when something was deleted."""
+    now = {int(r[0]) for r in conn.execute(FOLDERS_SQL, prepare=True)}
+    gone = covered(where) - now
+    if gone:
+        for name in ("_side_keywords", "_side_vectors"):
+            store.__dict__.pop(name, None)  # a running build finishes into a discarded object
+        for child in where.iterdir():
+            if child.is_dir():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    child.unlink()
+        log.info("%d folder(s) are no longer readable here: this desktop's side indexes of %s are deleted and "
+                 "will be rebuilt from what is", len(gone), store.location)
+        (where / COVERED).unlink(missing_ok=True)
+    record(where, now)
+    return bool(gone)
 
 
 def fingerprint(rows: Sequence[tuple[int, int]]) -> int:
@@ -91,10 +167,17 @@ def _snapshot(url: str) -> Iterator[psycopg.Connection]:
         conn.close()
 
 
+def _snapshot_folders(conn: psycopg.Connection, where: Path | None) -> None:
+    """Record the folders a build's snapshot reads (before it writes anything of them into `where`)."""
+    if where is not None:
+        record(where, {int(r[0]) for r in conn.execute(FOLDERS_SQL)})
+
+
 @contextmanager
-def server_rows(url: str) -> Iterator[tuple[int, Iterator[Sequence[ki.Row]]]]:
+def server_rows(url: str, where: Path | None = None) -> Iterator[tuple[int, Iterator[Sequence[ki.Row]]]]:
     """The keyword generation and every chunk row this role may read, from one snapshot."""
     with _snapshot(url) as conn:
+        _snapshot_folders(conn, where)
         generation = generations(conn)[0]
         with conn.cursor(name="trove_side_rows") as cursor:
             cursor.execute(ROWS_SQL)
@@ -102,9 +185,10 @@ def server_rows(url: str) -> Iterator[tuple[int, Iterator[Sequence[ki.Row]]]]:
 
 
 @contextmanager
-def server_vectors(url: str) -> Iterator[tuple[int, int, Iterator[vi.Batch]]]:
+def server_vectors(url: str, where: Path | None = None) -> Iterator[tuple[int, int, Iterator[vi.Batch]]]:
     """The vector generation, the vector count and every window vector this role may read, from one snapshot."""
     with _snapshot(url) as conn:
+        _snapshot_folders(conn, where)
         generation = generations(conn)[1]
         total = int(conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0])  # type: ignore[index]
         with conn.cursor(name="trove_side_vectors", binary=True) as cursor:
@@ -131,6 +215,7 @@ class ServerKeywords(ki.KeywordIndex):
     def __init__(self, where: Path, url: str) -> None:
         super().__init__(where / "library")
         self.url = url
+        self.where = where
 
     def generation(self, conn: psycopg.Connection) -> int:
         return generations(conn)[0]
@@ -139,7 +224,7 @@ class ServerKeywords(ki.KeywordIndex):
         return int(conn.execute(CHUNKS_SQL).fetchone()[0])  # type: ignore[index]
 
     def build(self) -> tuple[ki.Keywords, int]:
-        return ki.build_index(self.path(), lambda: server_rows(self.url))
+        return ki.build_index(self.path(), lambda: server_rows(self.url, self.where))
 
 
 class ServerVectors(vi.VectorIndex):
@@ -150,6 +235,7 @@ class ServerVectors(vi.VectorIndex):
     def __init__(self, where: Path, url: str) -> None:
         super().__init__(where / "library")
         self.url = url
+        self.where = where
 
     def generation(self, conn: psycopg.Connection) -> int:
         return generations(conn)[1]
@@ -158,7 +244,7 @@ class ServerVectors(vi.VectorIndex):
         return int(conn.execute(CHUNKS_SQL).fetchone()[0])  # type: ignore[index]
 
     def build(self) -> tuple[vi.Loaded, int]:
-        return vi.build_index(self.path(), self.dim, lambda: server_vectors(self.url))
+        return vi.build_index(self.path(), self.dim, lambda: server_vectors(self.url, self.where))
 
 
 # ---- searching through them ------------------------------------------------------------------------------------
@@ -171,6 +257,7 @@ def keyword_side(store: PostgresBase, conn: psycopg.Connection) -> ki.Keywords |
     where = _where(store)
     if where is None:
         return None
+    prune(store, conn, where)
     url = store.url
     return of_store(store, "_side_keywords", lambda: ServerKeywords(where, url)).usable(conn)
 
@@ -180,6 +267,7 @@ def vector_side(store: PostgresBase, conn: psycopg.Connection, dim: int) -> vi.L
     where = _where(store)
     if where is None:
         return None
+    prune(store, conn, where)
     url = store.url
     return of_store(store, "_side_vectors", lambda: ServerVectors(where, url)).at(conn, dim)
 
