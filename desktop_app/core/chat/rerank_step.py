@@ -84,7 +84,7 @@ def order(reranker: Reranker, query: str, results: Sequence[RetrievalResult], to
     by_key = {_key(r): r for r in results}
     ranked = rerank(reranker, query, list(results), top_n)
     kept = [r for r in (by_key.get(_key(x)) for x in ranked) if r is not None][:top_n]
-    best = max((float(x.metadata["rerank_score"]) for x in ranked), default=None)
+    best = max((float(x.metadata["rerank_score"]) for x in ranked if "rerank_score" in x.metadata), default=None)
     return Reranked(kept, best)
 
 

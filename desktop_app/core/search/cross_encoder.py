@@ -80,6 +80,13 @@ class CrossEncoderReranker:
         self._inputs = tuple(i.name for i in session.get_inputs())
         self._tokenizer, self._session = tokenizer, session
 
+    def reads(self, query: str, texts: Sequence[str]) -> bool:
+        """Whether the model can judge these: it was trained on English (MS MARCO) only, so an English query over
+        mostly English passages (rerank_embed.english); other languages keep the search's order and the quote gate."""
+        from desktop_app.core.search.rerank_embed import english
+
+        return english(query, texts)
+
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
         """One logit per text, in order: its best window's."""
         if not texts:

@@ -15,7 +15,7 @@ from desktop_app.core.errors import UnavailableError
 from desktop_app.core.folders import normalise
 from desktop_app.core.log import get_logger
 from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
-from desktop_app.core.search.rerank import Reranker, load_reranker
+from desktop_app.core.search.rerank import SEARCH_MIX, Reranker, load_reranker
 from desktop_app.core.search.rerank import rerank as rerank_results
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import ChunkRow, Filters
@@ -183,7 +183,7 @@ class SearchService:
         depth = max(top_k, RERANK_DEPTH) if reranker else top_k
         results = search_store(self.store, query, embedder=embedder, mode=mode, top_k=depth, params=self.params,
                                filters=filters, group_by_document=group_by_document)
-        return rerank_results(reranker, query, results, top_k) if reranker else results
+        return rerank_results(reranker, query, results, top_k, mix=SEARCH_MIX) if reranker else results
 
     def _reranker(self) -> Reranker:
         reranker = self.reranker()

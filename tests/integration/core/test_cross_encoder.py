@@ -195,3 +195,16 @@ def test_a_verified_file_is_not_hashed_again_while_its_size_and_time_hold(damage
     (good / "tokenizer.json").write_text("{}", encoding="utf-8")  # changed: size and time differ
     with pytest.raises(DamagedModelError):
         files.verified(good / "tokenizer.json")
+
+
+def test_a_question_in_another_language_keeps_the_search_order_and_leaves_the_gate_to_the_quote(cross_encoder):
+    from desktop_app.core.chat.rerank_step import rerank_results
+    from desktop_app.core.search.rerank import rerank
+
+    query = "ปุ่มลัดใดใช้สำหรับไปที่ช่องค้นหา"  # which shortcut key goes to the search box (the model reads English)
+    found = [RetrievalResult("ขนมปังซาวโดว์ต้องใช้หัวเชื้อที่เลี้ยงด้วยแป้งและน้ำหลายวันก่อนอบ", 0.9, "/bread.txt"),
+             RetrievalResult("กด Ctrl+F หรือ Ctrl+K เพื่อไปที่ช่องค้นหา แล้วพิมพ์คำที่ต้องการค้นหา", 0.8, "/keys.txt")]
+    assert not cross_encoder.reads(query, [r.content for r in found])
+    assert rerank(cross_encoder, query, found, top_n=2) == found  # as found, no rerank_score
+    assert rerank_results(cross_encoder, query, found, 2).best is None  # chat's gate: the quote's, as before
+    assert cross_encoder.reads(QUESTION, SEARCH_ORDER)

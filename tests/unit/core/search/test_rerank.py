@@ -165,3 +165,17 @@ def test_a_passage_is_scored_by_its_best_sentence_and_its_whole_text():
     assert made == ["minilm"]  # one model, created once, shared by both calls
     assert reranker.choose("ค้นหา", ["ข้อความ"]) == "minilm"  # the only model installed reads every language
     assert reranker.score("anything", []) == []
+
+
+def test_interpolation_orders_by_both_scores_each_scaled_to_0_1():
+    from desktop_app.core.search.rerank import mixed
+
+    found = results("kiwi", "nothing", "kiwi kiwi kiwi")  # search scores 1.0, 0.9, 0.8
+    assert mixed([1.0, 0.0, 3.0], [1.0, 0.9, 0.8], 0.5) == pytest.approx([0.5 / 3 + 0.5, 0.25, 0.5])
+    by_reranker = rerank(WordCount(), "fruit kiwi", found, top_n=3)
+    by_both = rerank(WordCount(), "fruit kiwi", found, top_n=3, mix=0.5)
+    assert [r.content for r in by_reranker] == ["kiwi kiwi kiwi", "kiwi", "nothing"]
+    assert [r.content for r in by_both] == ["kiwi", "kiwi kiwi kiwi", "nothing"]  # the search's first kept first
+    assert [r.metadata["rerank_score"] for r in by_both] == [1.0, 3.0, 0.0]  # the reranker's own score rides along
+    assert [r.content for r in rerank(WordCount(), "fruit kiwi", found, top_n=3, mix=0.0)] == [
+        "kiwi", "nothing", "kiwi kiwi kiwi"]  # no share: the search's order
