@@ -16,13 +16,11 @@ from typing import Any
 import psycopg
 
 from desktop_app.core import text as tp
-from desktop_app.core.log import get_logger
 from desktop_app.core.memory.rows import Fact, NewFact
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.keywords import chunk_terms, rank_weights
 
-log = get_logger("db")
 MINE = "owner = current_user"
 _FACT = ("SELECT id, key, value, category, source, confidence, created_at, updated_at, expires_at, superseded_by, "
          "merged_keys, chat_id, turn FROM memory_facts WHERE " + MINE)
@@ -57,7 +55,6 @@ class PgMemoryFactSQL:
 
     def __init__(self, db: PostgresBase) -> None:
         self.db = db
-        self._watermark: bool | None = None  # whether memory_settings has forgot_through (asked once)
 
     # ---- switch --------------------------------------------------------------------------------
 
@@ -74,30 +71,15 @@ class PgMemoryFactSQL:
 
     def forgot_through(self) -> int:
         """The newest chat message the last forget-all covered (0: never): older turns are not saved again."""
-        if not self._has_watermark():
-            return 0
         row = self.db._read(lambda c: c.execute(
             f"SELECT forgot_through FROM memory_settings WHERE {MINE}").fetchone())
-        return int(row[0]) if row and row[0] is not None else 0
+        return int(row[0]) if row else 0
 
     def set_forgot_through(self, message_id: int) -> None:
-        """Record a forget-all's watermark (see forgot_through)."""
-        if not self._has_watermark():
-            log.info("this team library's schema has no memory_settings.forgot_through yet: chats from before "
-                        "the forget may be saved into memory again")
-            return
+        """Record a forget-all's watermark (see forgot_through; migration 012's column)."""
         self.db._write(lambda c: c.execute(
             "INSERT INTO memory_settings (forgot_through) VALUES (%s) ON CONFLICT (owner) DO UPDATE SET "
             "forgot_through = EXCLUDED.forgot_through", (int(message_id),)))
-
-    def _has_watermark(self) -> bool:
-        """Whether the schema has the watermark's column (a migration after 009 adds it; until the administrator
-        upgrades, a forget-all forgets but records no watermark)."""
-        if self._watermark is None:
-            self._watermark = bool(self.db._read(lambda c: c.execute(
-                "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
-                "AND table_name = 'memory_settings' AND column_name = 'forgot_through'").fetchone()))
-        return self._watermark
 
     # ---- facts ---------------------------------------------------------------------------------
 

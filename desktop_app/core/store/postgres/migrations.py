@@ -492,6 +492,14 @@ def m011_people_not_groups_private_chats(conn: psycopg.Connection) -> None:
     conn.execute("ALTER TABLE messages FORCE ROW LEVEL SECURITY")
 
 
+@migration
+def m012_memory_forgot_through(conn: psycopg.Connection) -> None:
+    """A person's forget-all watermark: the id of the newest chat message when they last forgot all of memory, so
+    turns from before it are never saved into memory again (the embedded engine keeps it in meta). Row-level
+    security and the people's GRANTs on memory_settings cover the new column."""
+    conn.execute("ALTER TABLE memory_settings ADD COLUMN forgot_through bigint NOT NULL DEFAULT 0")
+
+
 Migration = Callable[[psycopg.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

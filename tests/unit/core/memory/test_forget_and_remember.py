@@ -6,9 +6,6 @@ from __future__ import annotations
 
 from desktop_app.core.chat.memory_step import acknowledgement, remember_request
 from desktop_app.core.chat.sessions import ChatStore
-from desktop_app.core.embed.base import HashEmbedder
-from desktop_app.core.memory.service import MemoryService
-from desktop_app.core.store.sqlite import SQLiteStore
 
 
 def test_a_remember_request_is_told_from_a_question_or_a_note():
@@ -43,10 +40,7 @@ def test_forget_by_a_word_of_the_key_or_name_the_keys(memory):
     assert memory.forget_matching("editor") == type(missed)((), ())  # nothing left: no keys to name
 
 
-def test_a_forget_all_records_the_newest_message(clock):
-    # the embedded engine: a team library records the watermark once its schema has the column (see the report)
-    store = SQLiteStore(":memory:")
-    memory = MemoryService(store, HashEmbedder(), clock=clock)
+def test_a_forget_all_records_the_newest_message(memory, store):
     chats = ChatStore(store)
     assert memory.forgot_through() == 0
     older = chats.create_chat("Old")
@@ -56,4 +50,3 @@ def test_a_forget_all_records_the_newest_message(clock):
     memory.forget_all()
     newest = max(m.id for c in (older, newer) for m in chats.messages(c))
     assert memory.forgot_through() == newest and memory.list() == []
-    store.close()
