@@ -8,7 +8,10 @@ treated as a boundary: a parser bug that runs an attacker's code gets no more th
 
 * what it sees: an allow-listed environment (no TROVE_DB, API keys, passwords, tokens, PG*: confine.py), and
   the file as a descriptor the parent opened (O_NOFOLLOW, regular files only), never a path to re-resolve;
-* what it can do: on Linux no new sockets (a seccomp filter, confine.forbid_network);
+* what it can do: on Linux no new sockets and no ptrace (a seccomp filter, confine.forbid_network); with
+  Landlock (kernel 5.13+) it reads only what Python and the parsers load from and writes only its own temp
+  folder (confine.confine_filesystem), so the team password file, settings, the library and the indexed
+  folders are out of its reach; without Landlock one log line says so;
 * what comes back: JSON of plain fields (wire.py), never a pickle the parent would have to trust;
 * time: the parent waits `seconds` for the answer, then kills the worker (a new one starts for the next
   file) and the file fails with "took longer than 60 s to read";
@@ -31,6 +34,7 @@ import base64
 import contextlib
 import os
 import queue
+import shutil
 import signal
 import socket
 import subprocess
@@ -49,7 +53,7 @@ from desktop_app.core.ingest import wire
 from desktop_app.core.ingest.confine import worker_environment
 from desktop_app.core.ingest.extracted import Extracted, Extraction
 from desktop_app.core.ingest.readtext import open_regular
-from desktop_app.core.ingest.sandbox_worker import WORKER_FLAG
+from desktop_app.core.ingest.sandbox_worker import TEMP_PREFIX, WORKER_FLAG
 from desktop_app.core.log import get_logger
 
 log = get_logger("ingest")
@@ -101,9 +105,21 @@ class _SocketReader:
         return bytes(self.sock.recv(min(size, 1 << 20)))
 
 
+_told: list[str] = []  # the missing confinement is said once per process
+
+
+def _say_unconfined(filesystem: str) -> None:
+    if sys.platform == "linux" and not filesystem and not _told:
+        _told.append("landlock")
+        log.warning("this kernel has no Landlock: the document reader cannot be kept out of your files (it still "
+                    "has no network and cannot trace this app); see docs/team-library.md")
+
+
 class _Worker:
     def __init__(self) -> None:
         fd, self.errlog = tempfile.mkstemp(prefix="trove-extract-", suffix=".log")
+        self.tmpdir = tempfile.mkdtemp(prefix=TEMP_PREFIX)  # the one folder the worker may write in
+        environment = {**worker_environment(), "TMPDIR": self.tmpdir}
         errors = os.fdopen(fd, "wb")
         self.sock: Any = None
         try:
@@ -114,13 +130,13 @@ class _Worker:
                 self.sock, child = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
                 try:
                     self.process = subprocess.Popen(
-                        worker_command(f"fd:{child.fileno()}"), env=worker_environment(), stdin=subprocess.DEVNULL,
+                        worker_command(f"fd:{child.fileno()}"), env=environment, stdin=subprocess.DEVNULL,
                         stdout=errors, stderr=errors, pass_fds=(child.fileno(),), close_fds=True)
                 finally:
                     child.close()
                 stream: Any = _SocketReader(self.sock)
             else:  # Windows: the child's stdin/stdout pipes carry the messages
-                self.process = subprocess.Popen(worker_command("stdio"), env=worker_environment(),
+                self.process = subprocess.Popen(worker_command("stdio"), env=environment,
                                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
                 stream = self.process.stdout
         finally:
@@ -133,6 +149,8 @@ class _Worker:
             self.kill()
             raise ExtractionError("the document reader did not start")
         self.network_blocked = ready.get("network_blocked") is True
+        self.filesystem = str(ready.get("filesystem") or "")
+        _say_unconfined(self.filesystem)
         self.idle_rss = self._rss()
 
     def _read(self, stream: Any) -> None:
@@ -187,6 +205,7 @@ class _Worker:
                     stream.close()
         with contextlib.suppress(OSError):
             os.unlink(self.errlog)
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
 
     def last_words(self) -> bytes:
         """The end of what the worker wrote to its stderr (read before kill() removes it)."""
@@ -268,15 +287,16 @@ class ExtractionSandbox:
             raise ExtractionError("the document reader sent back a page image of the wrong size")
         return Image.frombytes("RGB", (width, height), base64.b64decode(pixels))
 
-    def probe(self) -> dict[str, Any]:
-        """What the worker can see and do (its environment's names, whether it could open a socket)."""
+    def probe(self, tries: dict[str, Any] | None = None) -> dict[str, Any]:
+        """What the worker can see and do (its environment's names, whether it could open a socket, how it is
+        confined, and the outcome of each of `tries`: sandbox_worker.probe)."""
         with self._lock:
-            answer = self._ask({"op": "probe"}, None, Budget(seconds=STARTUP_SECONDS), 0)
+            answer = self._ask({"op": "probe", "tries": tries or {}}, None, Budget(seconds=STARTUP_SECONDS), 0)
         probe = answer.get("probe")
         if not isinstance(probe, dict):
             raise ExtractionError("the document reader did not answer the probe")
         assert self._worker is not None
-        return {**probe, "network_blocked": self._worker.network_blocked}
+        return {**probe, "network_blocked": self._worker.network_blocked, "filesystem": self._worker.filesystem}
 
     def _ask(self, request: dict[str, Any], fd: int | None, budget: Budget, memory: int) -> dict[str, Any]:
         worker = self._worker = self._worker or _Worker()

@@ -21,12 +21,17 @@ from __future__ import annotations
 
 import _socket
 import base64
+import contextlib
 import logging
 import os
+import shutil
 import socket
 import stat
 import sys
+import sysconfig
+import tempfile
 import zipfile
+from collections.abc import Iterator
 from dataclasses import replace
 from io import BytesIO
 from pathlib import Path
@@ -102,8 +107,10 @@ def main(argv: list[str] | None = None) -> None:
     channel = _Channel(args[-1])
     logging.getLogger().setLevel(logging.ERROR)  # pdfminer's warnings about damaged files are not for stderr
     _import_parsers()
+    _STARTED["initial_environ"] = _initial_environ()  # read before the process stops being dumpable
+    filesystem = confine.confine_filesystem(*confinement()) if sys.platform == "linux" else ""
     base = _address_space()
-    channel.send({"status": "ready", "network_blocked": network_blocked})
+    channel.send({"status": "ready", "network_blocked": network_blocked, "filesystem": filesystem})
     while True:
         try:
             request, fd = channel.receive()
@@ -120,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _answer(request: dict[str, Any], fd: int | None, base: int) -> dict[str, Any]:
     if request.get("op") == "probe":
-        return {"status": "ok", "probe": probe()}
+        return {"status": "ok", "probe": probe(request.get("tries"))}
     memory_bytes = int(request.get("memory", 0))
     if request.get("cap_address_space", True):
         _limit_memory(base + memory_bytes if base else 0)
@@ -138,20 +145,82 @@ def _answer(request: dict[str, Any], fd: int | None, base: int) -> dict[str, Any
             os.close(fd)
 
 
-def probe() -> dict[str, Any]:
-    """What a parser running here could reach: the environment's names and whether a socket can be made."""
+_STARTED: dict[str, list[str]] = {}
+SYSTEM_READS = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts",
+                "/etc/mime.types", "/dev/null", "/dev/urandom", "/dev/zero")
+
+
+def confinement() -> tuple[list[str], list[str]]:
+    """(readable, writable) for confine.confine_filesystem: Python's own folders, the site-packages and this
+    package (not the folder holding it: a source checkout holds more), shared libraries and fonts, this
+    process's /proc entry; writable only the private temp folder the parent made for this worker (TMPDIR)."""
+    package = str(Path(__file__).resolve().parents[2])  # desktop_app
+    holder = str(Path(package).parent)
+    readable = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, package,
+                f"/proc/{os.getpid()}", *SYSTEM_READS}
+    readable |= {p for p in sysconfig.get_paths().values() if p}
+    readable |= {p for p in sys.path if p and os.path.isdir(p) and os.path.realpath(p) != holder}
+    unpacked = getattr(sys, "_MEIPASS", None)  # a onefile app's unpacked folder
+    if unpacked:
+        readable.add(str(unpacked))
+    tmp = os.environ.get("TMPDIR", "")
+    writable = [tmp] if Path(tmp).name.startswith(TEMP_PREFIX) and os.path.isdir(tmp) else []
+    tempfile.tempdir = tmp if writable else None
+    return sorted(readable), writable
+
+
+TEMP_PREFIX = "trove-extract-tmp-"
+
+
+def _initial_environ() -> list[str]:
+    try:
+        with open("/proc/self/environ", "rb") as fh:
+            return sorted(item.split(b"=", 1)[0].decode("utf-8", "replace") for item in fh.read().split(b"\0")
+                          if item)
+    except OSError:
+        return []
+
+
+def probe(tries: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a parser running here could reach: the environment's names, whether a socket can be made, and
+    what `tries` asks ({"read": [paths], "write": [paths], "ptrace_parent": bool}): each an outcome, "allowed"
+    or the error ("[Errno 13] Permission denied")."""
     try:
         socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
         network = "a socket could be made"
     except OSError as exc:
         network = f"refused: {exc}"
+    initial = _STARTED.get("initial_environ") or _initial_environ()
+    found: dict[str, Any] = {"environ": sorted(os.environ), "initial_environ": initial, "network": network}
+    tries = tries or {}
+    found["read"] = {p: _outcome(lambda p=p: open(p, "rb").close()) for p in tries.get("read", [])}
+    found["write"] = {p: _outcome(lambda p=p: open(p, "ab").close()) for p in tries.get("write", [])}
+    if tries.get("ptrace_parent"):
+        found["ptrace_parent"] = _outcome(_ptrace_parent)
+    return found
+
+
+def _outcome(attempt: Any) -> str:
     try:
-        with open("/proc/self/environ", "rb") as fh:
-            initial = sorted(item.split(b"=", 1)[0].decode("utf-8", "replace") for item in fh.read().split(b"\0")
-                             if item)
-    except OSError:
-        initial = []
-    return {"environ": sorted(os.environ), "initial_environ": initial, "network": network}
+        attempt()
+    except OSError as exc:
+        return f"[Errno {exc.errno}] {os.strerror(exc.errno or 0)}"
+    return "allowed"
+
+
+def _ptrace_parent() -> None:
+    """PTRACE_ATTACH to the parent (then detach at once if it was let through), raising OSError when refused."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.restype = ctypes.c_long
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    parent = os.getppid()
+    if libc.ptrace(16, parent, None, None) != 0:  # PTRACE_ATTACH
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno))
+    os.waitpid(parent, 0x40000000)  # __WALL; attached: the parent is stopped; let it go
+    libc.ptrace(17, parent, None, None)  # PTRACE_DETACH
 
 
 def _import_parsers() -> None:
@@ -170,7 +239,8 @@ def _serve_one(name: str, fd: int, memory_bytes: int) -> dict[str, Any]:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ExtractionError("not a regular file any more")
         if file_type(path) == "email" and path.suffix.lower() == ".mbox":
-            doc, inner = extract_with_parts(path, None, mailbox_at=Path(f"/dev/fd/{fd}"))
+            with _mailbox_copy(fd) as mailbox_at:
+                doc, inner = extract_with_parts(path, None, mailbox_at=mailbox_at)
         else:
             data = _read_all(fd)
             check_archive(data, memory_bytes)
@@ -189,6 +259,25 @@ def _serve_one(name: str, fd: int, memory_bytes: int) -> dict[str, Any]:
         return {"status": "memory"} if _caused_by(exc, MemoryError) else {"status": "failed", "reason": str(exc)}
     except Exception as exc:  # a bug in a parser: the file fails with the reason, the worker goes on
         return {"status": "failed", "reason": f"could not be read ({type(exc).__name__}: {str(exc)[:200]})"}
+
+
+@contextlib.contextmanager
+def _mailbox_copy(fd: int) -> Iterator[Path]:
+    """A path the mailbox reader can open for the descriptor's file. Under Landlock /dev/fd/N is refused (a
+    reopen is checked against the file's own folder, which the worker may not read), so the bytes are copied
+    into the worker's own temp folder and removed after; unconfined, /dev/fd/N as before."""
+    if tempfile.tempdir is None:
+        yield Path(f"/dev/fd/{fd}")
+        return
+    os.lseek(fd, 0, os.SEEK_SET)
+    handle, name = tempfile.mkstemp(suffix=".mbox")
+    try:
+        with os.fdopen(handle, "wb") as out, os.fdopen(os.dup(fd), "rb") as source:
+            shutil.copyfileobj(source, out, 1 << 20)
+        yield Path(name)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 def _render(fd: int, doc_type: str, number: int) -> dict[str, Any]:

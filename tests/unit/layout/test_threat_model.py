@@ -8,8 +8,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).parents[3]
 DOC = ROOT / "docs" / "team-library.md"
-PREFIXES = {"S": "tests/integration/server", "P": "tests/integration/store", "M": "tests/integration/memory"}
-CITED = re.compile(r"`([SPM])/([A-Za-z0-9_]+\.py)::(test_[A-Za-z0-9_]+)`")
+PREFIXES = {"S": "tests/integration/server", "P": "tests/integration/store", "M": "tests/integration/memory",
+            "R": "tests/reliability"}
+CITED = re.compile(r"`([SPMR])/([A-Za-z0-9_]+\.py)::(test_[A-Za-z0-9_]+)`")
 
 
 def threat_model_rows() -> list[str]:
