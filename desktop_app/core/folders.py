@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +59,14 @@ def has_entries(root: Path) -> bool:
             return any(True for _ in entries)
     except OSError:
         return False
+
+
+def may_be_unmounted(root: Path, library_folders: Iterable[str]) -> bool:
+    """Whether an empty `root` may be a drive that went away rather than a folder whose files were deleted: a
+    library folder itself, or a mount point inside one. An ordinary sub-folder emptied by `rm` (often seconds after
+    it was made, its files moved in) is just empty: its documents go."""
+    folders = {f.rstrip(os.sep) for f in library_folders}
+    return str(root).rstrip(os.sep) in folders or os.path.ismount(root)
 
 
 def normalise(path: str | os.PathLike[str]) -> str:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from desktop_app.core.errors import ExtractionError, KnownError
 from desktop_app.core.events import IndexProgress
-from desktop_app.core.folders import has_entries
-from desktop_app.core.ingest.chunking import CHUNKER_VERSION, ChunkConfig, chunk_spans
+from desktop_app.core.folders import has_entries, may_be_unmounted
+from desktop_app.core.index.upgrades import rechunk_if_stale
+from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.ingest.discover import Found, Skipped, classify, scan
 from desktop_app.core.ingest.extract import title_from_path
 from desktop_app.core.ingest.extracted import Extracted, Extraction
@@ -189,7 +190,7 @@ class Indexer:
         office files, then PDFs, so the whole library is keyword-searchable early; each by size, smallest first."""
         started = time.monotonic()
         report = SyncReport()
-        self._rechunk_if_stale()
+        rechunk_if_stale(self.store)
         plans = []
         for folder_id, root in folders:
             if root.is_symlink():  # e.g. a link to a folder created while watching: never walked into
@@ -209,14 +210,6 @@ class Indexer:
             self.store.mark_scanned(plan.folder_id, time.time())
         report.seconds = time.monotonic() - started
         return report
-
-    def _rechunk_if_stale(self) -> None:
-        """Files chunked by another CHUNKER_VERSION (on a team library: this machine's) look changed once, so
-        this and later syncs cut them again; chunks whose text is unchanged keep their vectors."""
-        key = "chunker" + (f":{self.store.machine_id}" if self.store.machine_id else "")
-        if self.store.get_meta(key) != str(CHUNKER_VERSION):
-            self.store.forget_content_hashes()
-            self.store.set_meta(key, str(CHUNKER_VERSION))
 
     def _index_all(self, todo: list[tuple[FolderPlan, Found]], report: SyncReport, started: float) -> bool:
         """Index the files in order, small quick ones in shared batches. False when the library began closing."""
@@ -239,18 +232,6 @@ class Indexer:
         batches.close()
         return True
 
-    def rebuild_keywords(self, batch: int = 500) -> None:
-        """Refill the keyword index from stored chunk text when the text pipeline changed (resumable; a batch per
-        transaction), with progress; stops between batches when the library closes."""
-        left = self.store.keyword_rebuild_pending()
-        total, started = left, time.monotonic()
-        while left and not self.stopping.is_set():
-            left = self.store.rebuild_keywords(batch)
-            done = total - left
-            rate = done / max(time.monotonic() - started, 1e-6)
-            self.emit(IndexProgress("rebuild", chunks_embedded=done, chunks_total=total, rate=rate,
-                                    eta_seconds=left / rate if rate else None))
-
     def plan(self, folder_id: int, root: Path, report: SyncReport) -> FolderPlan | None:
         """What a reconcile of `root` has to do; None (and `root` in report.offline) when it is not there.
         Entries that cannot be indexed (FIFOs, links out of the library, loops) are recorded with their reason."""
@@ -265,7 +246,7 @@ class Indexer:
                 found[str(entry.path)] = entry
             else:
                 skipped[str(entry.path)] = entry
-        if not found and known and not has_entries(root) and self._may_be_unmounted(root):
+        if not found and known and not has_entries(root) and may_be_unmounted(root, self._roots()):
             report.offline.append(str(root))  # unmounted while we looked: never read it as "all deleted"
             return None
         for path, entry in skipped.items():
@@ -277,12 +258,6 @@ class Indexer:
         todo = [f for p, f in found.items() if not _unchanged(known.get(p), f)]
         report.unchanged += len(found) - len(todo)
         return FolderPlan(folder_id, known, todo, vanished, by_hash, frozenset(d.id for d in by_hash.values()))
-
-    def _may_be_unmounted(self, root: Path) -> bool:
-        """Whether an empty `root` may be a drive that went away rather than a folder whose files were deleted: a
-        library folder itself, or a mount point inside one. An ordinary sub-folder emptied by `rm` (often seconds
-        after it was made, its files moved in) is just empty: its documents go."""
-        return str(root).rstrip(os.sep) in {r.rstrip(os.sep) for r in self._roots()} or os.path.ismount(root)
 
     def _emit_scan(self, queued: int) -> None:
         self.emit(IndexProgress("scan", files_queued=queued))

@@ -19,6 +19,7 @@ from desktop_app.core.folders import FolderMonitor, deepest_folder
 from desktop_app.core.index.embed_worker import EmbedWorker
 from desktop_app.core.index.indexer import Indexer, SyncReport
 from desktop_app.core.index.ocr_worker import OcrRead, OcrWorker
+from desktop_app.core.index.upgrades import rebuild_keywords
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
@@ -54,7 +55,8 @@ class IndexPhases:
     def sync(self, wait: bool = True, *, timeout: float | None = None) -> SyncReport:
         """Bring every active folder's index up to date (see Library.sync)."""
         with self.lock:
-            self.indexer.rebuild_keywords()  # after a text pipeline upgrade; search meanwhile uses what is there
+            # after a text pipeline upgrade; search meanwhile uses what is there
+            rebuild_keywords(self.store, self.indexer.stopping, self._emit)
             active = [row for row in self.monitor.rows()
                       if self.monitor.check(row) == FolderState.ACTIVE and self.claim(row)]
             report = self.indexer.sync_folders([(row.id, Path(row.path)) for row in active])
