@@ -1,7 +1,7 @@
 """Grounded QA, measured: SQuAD 2.0 / XQuAD questions asked through Library.ask over the articles they come from.
 
     .venv/bin/python bench/qa.py [--split dev|heldout|final|xquad] [--model GGUF|bundled|ID ...] [--limit N]
-        [--label TEXT]
+        [--label TEXT] [--long-use N [--skip-generation]]
 
 Splits (bench/data/*/README.md): `dev` (bench/data/qa, 150 answerable + 50 unanswerable: tune on this one only),
 `heldout` (bench/data/qa-heldout, 300 + 100, other paragraphs of the same articles), `final`
@@ -281,13 +281,17 @@ def cached_retriever(lib: Library):
     return retrieve
 
 
-def chat_service(lib: Library, retrieve, runtimes, style: str | None) -> ChatService:
+def chat_service(lib: Library, retrieve, runtimes, style: str | None, memory: bool = False) -> ChatService:
     """A ChatService like the library's own (its embedder for the quote selector, when the service takes one),
-    on the memoised retrieval and the loaded runtime(s): one runtime, or {model path: runtime} for ask(model_path=)."""
+    on the memoised retrieval and the loaded runtime(s): one runtime, or {model path: runtime} for ask(model_path=).
+    `memory`: with the library's conversation memory, as shipped (--long-use); off otherwise, so every question is
+    asked as in a fresh library."""
     accepted = inspect.signature(ChatService).parameters
     kwargs: dict = {"style": style} if style else {}
     if "embedder" in accepted:
         kwargs["embedder"] = lambda: lib.embedder
+    if memory:
+        kwargs["memory"] = lambda: lib.memory
 
     def factory(_settings, path):
         return runtimes[path] if isinstance(runtimes, dict) else runtimes
@@ -519,6 +523,9 @@ def parse_args() -> argparse.Namespace:
                          "are replayed instead of generated (what is shown, and citations, re-derived from the "
                          "same answers in seconds; the prompts are checked to be the same length). Timings are "
                          "not measured. One --model: the one that recorded them")
+    ap.add_argument("--long-use", type=int, default=0, metavar="N",
+                    help="ask the questions (a) on a fresh memory and (b) after N earlier questions in N/10 chats, "
+                         "memory on (bench/qa_long_use.py); writes bench/results/qa_<split>_long_use.json")
     ap.add_argument("--label", default="", help="a note saved with the results (e.g. before/after)")
     ap.add_argument("--out", help="results file (default: bench/results/qa_<split>.json)")
     return ap.parse_args()
@@ -573,7 +580,7 @@ def main() -> int:
     if args.table:
         print_table(pool(args.table) if args.union else compare(args.table))
         return 0
-    args.out = args.out or str(RESULTS / f"qa_{args.split}.json")
+    args.out = args.out or str(RESULTS / f"qa_{args.split}{'_long_use' if args.long_use else ''}.json")
     data = SPLITS[args.split]
     settings = Settings(embedder=args.embedder, n_ctx=args.n_ctx, n_threads=args.threads, context_top_k=args.top_k,
                         max_context_tokens=args.max_context_tokens)
@@ -593,6 +600,11 @@ def main() -> int:
     try:
         if args.plan_only is not None:
             run_plan(args, lib, retrieve, settings, questions)
+            return 0
+        if args.long_use:
+            from qa_long_use import run_long_use
+
+            run_long_use(args, lib, retrieve, settings, questions, data, meta)
             return 0
         results = run_models(args, lib, retrieve, settings, questions, meta)
     finally:
