@@ -7,7 +7,8 @@ paragraph is the relevant document and the other paragraphs of the same article 
 Per language this writes a BEIR-layout folder (corpus.jsonl, queries.jsonl, qrels.tsv):
   - XQuAD: all 240 paragraphs as the corpus; 200 questions drawn with a fixed seed. XQuAD is parallel, so a
     paragraph has the same id in every language and the same 200 question ids are drawn everywhere: Thai
-    questions against the English corpus (the "th-en" task of manifest.json) measure cross-lingual retrieval.
+    questions against the English corpus (the "th-en" task of manifest.json) and English questions against the
+    Thai one ("en-th") measure cross-lingual retrieval.
   - JSQuAD: the paragraphs of whole articles drawn with a fixed seed until there are at least 400, and
     200 of their questions.
 Deterministic: the same inputs give byte-identical files.
@@ -100,6 +101,9 @@ def main() -> None:
     tasks = [{"name": lang, "corpus": lang, "queries": lang} for lang in ("th", "zh", "ja", "ar", "en")]
     tasks.append(
         {"name": "th-en", "corpus": "en", "queries": "th", "note": "Thai questions, English paragraphs: cross-lingual"}
+    )
+    tasks.append(
+        {"name": "en-th", "corpus": "th", "queries": "en", "note": "English questions, Thai paragraphs: cross-lingual"}
     )
     manifest = {"name": "multilingual-qa", "tasks": tasks}
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -5,6 +5,11 @@ manifest.json lists tasks {name, corpus, queries}: `corpus` and `queries` name s
 (corpus.jsonl; queries.jsonl + qrels.tsv). Each corpus is indexed once as its own library (extract → chunk →
 FTS5 → vectors), every task's queries run in keyword, semantic and hybrid mode, and nDCG@10 / Recall@100
 are printed as a table per task and mode and saved to bench/results/retrieval_<dataset>_<embedder>.json.
+
+Per task and mode it also gives the share of questions whose paragraph is among the top CHAT_TOP_K chunks (what
+chat retrieves: the retrieval ceiling before the prompt budget), with a 95% Wilson interval, over all questions
+and over the fixed-seed "tune" and "report" halves (_baselines.halves): choices are made on "tune", "report" is
+quoted.
 """
 
 from __future__ import annotations
@@ -16,12 +21,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from _baselines import halves
 from _common import percentile, save
+from _qa_stats import fmt, proportion
 from retrieval import MODES, embedding_figures, evaluate, load_dataset, print_embedding, run_mode, write_corpus
 
 from desktop_app.core.embed.base import make_embedder
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
+
+CHAT_TOP_K = Settings.context_top_k
 
 
 def index_corpus(root: Path, corpus_name: str, work: Path, settings: Settings, args: argparse.Namespace) -> tuple:
@@ -50,9 +59,13 @@ def run_task(lib: Library, root: Path, task: dict) -> dict:
     """nDCG@10, Recall@100 and latency per mode for one task's queries against its corpus's library."""
     _, queries, qrels = load_dataset(root / task["queries"], "test")
     out = {"queries": len(queries), "corpus": task["corpus"], "modes": {}}
+    split = {"all": sorted(queries), **halves(list(queries))}
     for mode in MODES:
         run, latencies = run_mode(lib, queries, mode)
-        out["modes"][mode] = {**evaluate(run, qrels), "p50_ms": percentile(latencies, 50) * 1000}
+        hits = {q: bool(set(run[q][:CHAT_TOP_K]) & set(qrels[q])) for q in run}
+        out["modes"][mode] = {**evaluate(run, qrels), "p50_ms": percentile(latencies, 50) * 1000,
+                              f"top{CHAT_TOP_K}": {half: proportion([hits[q] for q in ids if q in hits])
+                                                   for half, ids in split.items()}}
     return out
 
 
@@ -64,6 +77,9 @@ def print_table(tasks: dict) -> None:
         ndcg = " ".join(f"{t['modes'][m]['ndcg@10']:>9.4f}" for m in MODES)
         recall = " ".join(f"{t['modes'][m]['recall@100']:>9.4f}" for m in MODES)
         print(f"{name:<8}          {ndcg}          {recall}")
+    print(f"\nparagraph in the top {CHAT_TOP_K} (the chat's retrieval), report half [95% CI]:")
+    for name, t in tasks.items():
+        print(f"{name:<8} " + "   ".join(f"{m} {fmt(t['modes'][m][f'top{CHAT_TOP_K}']['report'])}" for m in MODES))
 
 
 def run_tasks(args: argparse.Namespace) -> None:
