@@ -68,6 +68,10 @@ class Library:
         self.settings, self.settings_problems = ((settings, []) if settings is not None
                                                  else read_settings(self.settings_path))
         target = db or os.environ.get("TROVE_DB") or self.settings.server_url
+        if is_server_url(target):  # a typed URL to a library joined here gets its pinned TLS; a plain-text one refused
+            from desktop_app.core.store.postgres.joining import typed_url
+
+            target = typed_url(self.home, str(target))
         self.db_path = self.home / DB_NAME
         self.store: Store = open_store(target if is_server_url(target) else self.db_path, side_dir=self.home / TEAMS)
         self.bus = EventBus()

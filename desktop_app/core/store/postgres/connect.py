@@ -157,6 +157,11 @@ def _loopback(url: str) -> bool:
         host = urlsplit(url).hostname or ""
     except ValueError:
         return False
+    return is_loopback_host(host)
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether `host` is this computer (a loopback address or name, or a Unix socket's folder)."""
     return host in ("localhost", "::1") or host.startswith("127.") or host.startswith("/")
 
 

@@ -174,3 +174,38 @@ def remember(home: Path, url: str) -> str:
     save_settings(path, settings.with_changes(server_url=url))
     return settings.server_url
 
+
+
+# libpq's modes that may send the password and documents in plain text (`prefer` and `allow` fall back to it)
+WEAK_SSLMODES = ("disable", "allow", "prefer")
+
+
+def typed_url(home: Path, url: str) -> str:
+    """A postgresql:// URL a person typed (--db, $TROVE_DB, settings), made as safe as a joined one.
+
+    When it names a library this desktop joined (a pin in HOME/team/<host>-<port>-<library>/), it gets that
+    library's TLS parameters: sslmode=verify-full against the pinned CA, SCRAM with channel binding, and the
+    password file when the URL has no password -- a typed URL without them would trust any certificate. A weak
+    sslmode (disable, allow, prefer) to a host that is not this computer is refused in one line, pinned or not."""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "", parts.port or 5432
+    except ValueError:
+        return url  # libpq says what is wrong with it, in translate_connect_error's words
+    params = dict(parse_qsl(parts.query))
+    host = params.get("host", host)
+    mode = params.get("sslmode", "")
+    if mode in WEAK_SSLMODES and host and not pgc.is_loopback_host(host):
+        raise pgc.ServerTrustError(
+            f"Refusing sslmode={mode} to {pgc.describe(url)}: it may send the password and documents in plain "
+            "text. Remove it (Trove connects with sslmode=verify-full to a library you joined).")
+    database = params.get("dbname", parts.path.lstrip("/"))
+    folder = home / TEAM_DIR / re.sub(r"[^A-Za-z0-9._-]", "_", f"{host}-{port}-{database}")
+    if not host or not (folder / "ca.crt").is_file():
+        return url
+    pinned = {**pgc.TLS_PARAMS, "sslrootcert": str(folder / "ca.crt")}
+    if parts.password is None and "password" not in params and (folder / "pgpass").is_file():
+        pinned["passfile"] = str(folder / "pgpass")
+    # the pin wins over what was typed for the trust parameters; anything else typed is kept
+    merged = {**params, **pinned}
+    return parts._replace(query=urlencode(merged, quote_via=quote, safe="/")).geturl()
