@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from desktop_app.cli import main
 from desktop_app.core.ingest.chunking import Span
@@ -39,9 +40,14 @@ def test_a_colleagues_escape_sequences_are_shown_not_sent(pg_server, pg_url, tmp
 
 def test_a_library_wide_notice_a_colleague_wrote_is_shown_not_sent(pg_server, pg_url, tmp_path, capsys):
     PostgresStore(pg_url, machine="desk-admin").close()
+    hostile = ("INSERT INTO meta VALUES ('embed_error', %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+               ("model gone \x1b]0;owned\x07\x1b[2J",))
     with psycopg.connect(person_url(pg_server, pg_url, "alice"), autocommit=True) as conn:  # any desktop may
-        conn.execute("INSERT INTO meta VALUES ('embed_error', %s) ON CONFLICT (key) DO UPDATE SET value = "
-                     "EXCLUDED.value", ("model gone \x1b]0;owned\x07\x1b[2J",))
+        with pytest.raises(psycopg.errors.CheckViolation):  # schema 13 refuses it at the server ...
+            conn.execute(*hostile)
+        with psycopg.connect(pg_url, autocommit=True) as admin:  # ... a library not yet upgraded has no CHECK
+            admin.execute("ALTER TABLE meta DROP CONSTRAINT meta_value_plain")
+        conn.execute(*hostile)
     bob = person_url(pg_server, pg_url, "bob")
     capsys.readouterr()
     assert main(["--home", str(tmp_path / "bob"), "--db", bob, "stats"]) == 0

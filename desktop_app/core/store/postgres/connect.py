@@ -217,6 +217,17 @@ def _password(url: str) -> str:
         return ""
 
 
+# what meta's CHECK (migration 013) refuses: C0 controls but tab and newline, DEL, C1; and its length bound
+_NOTICE_CONTROLS = re.compile(r"[\x01-\x08\x0b-\x1f\x7f-\x9f]")
+NOTICE_MAX = 4000
+
+
+def plain_notice(text: str) -> str:
+    """A meta value as the server accepts it: each control character shown as \\xNN, cut to NOTICE_MAX."""
+    plain = _NOTICE_CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return plain if len(plain) <= NOTICE_MAX else plain[:NOTICE_MAX - 1] + "…"
+
+
 def _short(text: str) -> str:
     return text if len(text) <= 160 else text[:157] + "…"
 

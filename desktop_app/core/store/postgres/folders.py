@@ -11,7 +11,7 @@ import psycopg
 
 from desktop_app.core.errors import KnownError
 from desktop_app.core.store.postgres.base import PostgresBase
-from desktop_app.core.store.postgres.connect import scalar
+from desktop_app.core.store.postgres.connect import plain_notice, scalar
 from desktop_app.core.store.postgres.permissions import PEOPLE_GROUP, Share, display_name, share_of
 from desktop_app.core.store.rows import Failure, FolderCounts, FolderRow, FolderState
 
@@ -59,8 +59,8 @@ class FolderSQL(PostgresBase):
             if value is None:
                 conn.execute("DELETE FROM meta WHERE key = %s", (key,))
             else:
-                conn.execute("INSERT INTO meta (key, value) VALUES (%s, %s) "
-                             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (key, value))
+                conn.execute("INSERT INTO meta (key, value) VALUES (%s, %s) "  # plain: meta's CHECK (013)
+                             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (key, plain_notice(value)))
         try:
             self._write(work)
         except psycopg.errors.InsufficientPrivilege:

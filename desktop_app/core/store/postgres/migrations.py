@@ -500,6 +500,21 @@ def m012_memory_forgot_through(conn: psycopg.Connection) -> None:
     conn.execute("ALTER TABLE memory_settings ADD COLUMN forgot_through bigint NOT NULL DEFAULT 0")
 
 
+@migration
+def m013_plain_meta_values(conn: psycopg.Connection) -> None:
+    """Shared notices are data: every desktop, any person's, writes `embed_error` / `ocr_error` into meta, and
+    every colleague's `trove stats` and window show them, so a meta value is at most 4000 characters and holds no
+    control character but tab and newline: no C0 (ESC, so no ANSI sequence), DEL or C1 (CSI is \\x9b). A CHECK
+    constraint (no function, so no search_path to pin); the values a library already has are made plain first
+    (each control becomes ?). Desktops write plain values (connect.plain_notice), so only a hand-made UPDATE fails.
+    The pattern and bound are literals here, not module constants: a released migration never changes."""
+    pattern = r"[\x01-\x08\x0b-\x1f\x7f-\x9f]"
+    conn.execute(sql.SQL("UPDATE meta SET value = left(regexp_replace(value, {p}, '?', 'g'), 4000) "
+                         "WHERE value ~ {p} OR char_length(value) > 4000").format(p=sql.Literal(pattern)))
+    conn.execute(sql.SQL("ALTER TABLE meta ADD CONSTRAINT meta_value_plain "
+                         "CHECK (char_length(value) <= 4000 AND value !~ {p})").format(p=sql.Literal(pattern)))
+
+
 Migration = Callable[[psycopg.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -45,6 +45,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         10: ("pinned_search_paths", "47e8a708c91abad0"),
         11: ("people_not_groups_private_chats", "a57c840b9e667c05"),
         12: ("memory_forgot_through", "d61a5dbe7f36f2c2"),
+        13: ("plain_meta_values", "adc2435966df0c0e"),
     },
 }
 
