@@ -129,7 +129,8 @@ def test_a_desktop_on_another_machine_joins_indexes_and_searches_over_tls(net):
         invite = invited.stdout.strip()
         assert invite.startswith("trove1:")
         refused(trove(net.desk, "--home", str(home), "join", "-", stdin=invite),
-                f"run `trove server start --allow {net.desk_addr}/32`")
+                "closed the connection before signing in")  # at accept, before TLS: only the server's log says why
+        assert f"`trove server start --allow {net.desk_addr}/32`" in (data / "front.log").read_text()
 
         allowed = trove(net.server, "server", "start", "--data", str(data), "--listen", net.server_addr,
                         "--port", "5432", "--allow", f"{net.desk_addr}/32")  # the running server takes it as is
@@ -148,13 +149,14 @@ def test_a_desktop_on_another_machine_joins_indexes_and_searches_over_tls(net):
         assert "sslmode=verify-full" in url and "require_auth=scram-sha-256" in url and "passfile" not in url
         stored = json.loads((home / "settings.json").read_text())["server_url"]  # no password in it
         refused(trove(net.desk, "--home", str(home), "--db", with_params(
-            stored, sslmode="disable", channel_binding="disable"), "search", "lighthouse"), "accepts only TLS")
+            stored, sslmode="disable", channel_binding="disable"), "search", "lighthouse"), "Refusing sslmode=disable")
         impostor = work / "impostor-ca.crt"
         impostor.write_bytes(make_ca("impostor")[0])
         refused(trove(net.desk, "--home", str(home), "--db", with_params(stored, sslrootcert=str(impostor)),
                       "search", "lighthouse"), "CA in your invite did not sign")
         refused(trove(net.outside, "--home", str(home), "search", "lighthouse"),
-                f"does not admit connections from this computer ({net.outside_addr})")
+                "closed the connection before signing in")
+        assert f"refused a connection from {net.outside_addr} (not in --allow)" in (data / "front.log").read_text()
         again = trove(net.desk, "--home", str(work / "desk2"), "join", "-", stdin=invite)
         refused(again, "already used")
     finally:

@@ -110,6 +110,13 @@ def translate_connect_error(exc: BaseException, url: str) -> KnownError:
         return ServerUnavailableError(f"The library server at {where} has no such database.")
     if state == "57P03":
         return ServerUnavailableError(f"The library server at {where} is starting up or shutting down; try again.")
+    if state is None and ("server closed the connection unexpectedly" in text or "reset by peer" in text):
+        # Trove's front closes a caller outside --allow as it accepts it, before TLS: it cannot say why (a reset
+        # when our SSLRequest reached it first, an end of file otherwise)
+        return ServerUnavailableError(
+            f"The library server at {where} closed the connection before signing in: it does not admit this "
+            "computer's address (on the server, `trove server start --allow ADDRESS/32`; its front.log names the "
+            "address it refused), or it is busy with other sign-ins.")
     why = _why(text)
     if why in ("connection refused", "timed out", "no route to host") and not _loopback(url):
         return ServerUnavailableError(

