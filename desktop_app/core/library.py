@@ -55,6 +55,16 @@ __all__ = ["Library", "DB_NAME", "SETTINGS_NAME"]
 T = TypeVar("T")
 
 
+def _typed(home: Path, target: str) -> str:
+    """A server URL as typed (--db, $TROVE_DB, settings) with the TLS of a library joined here (its pinned CA,
+    verify-full); a plain-text sslmode to another computer is refused in one line. Anything else is unchanged."""
+    if not is_server_url(target):
+        return target
+    from desktop_app.core.store.postgres.joining import typed_url
+
+    return typed_url(home, target)
+
+
 class Library:
     """A library of folders, their index, search and (lazily) chat. Safe to call from several threads. `db` chooses
     the engine: None keeps the embedded SQLite file in `home`; a postgresql:// URL puts the index on a server
@@ -67,11 +77,7 @@ class Library:
         # Problems found in settings.json (one line each, naming the field): the CLI prints them, the window too.
         self.settings, self.settings_problems = ((settings, []) if settings is not None
                                                  else read_settings(self.settings_path))
-        target = db or os.environ.get("TROVE_DB") or self.settings.server_url
-        if is_server_url(target):  # a typed URL to a library joined here gets its pinned TLS; a plain-text one refused
-            from desktop_app.core.store.postgres.joining import typed_url
-
-            target = typed_url(self.home, str(target))
+        target = _typed(self.home, db or os.environ.get("TROVE_DB") or self.settings.server_url)
         self.db_path = self.home / DB_NAME
         self.store: Store = open_store(target if is_server_url(target) else self.db_path, side_dir=self.home / TEAMS)
         self.bus = EventBus()
