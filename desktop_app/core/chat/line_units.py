@@ -32,6 +32,7 @@ _LOWER_START = regex.compile(r"[ \t]*[\p{Ll}]")
 _WRAP_END = regex.compile(r"[,،、，\-–—(]$")
 _CLAUSE = regex.compile(r"[,;:،，、；：.!?。！？؟]")
 TITLE_WORDS = 10
+HEADING_WORDS = 6  # a title line quoted with the unit after it (is_heading)
 
 
 class Kind(StrEnum):
@@ -102,6 +103,20 @@ def _title_like(line: str) -> bool:
     """A short line that reads as a title: a few words, no clause punctuation, no end mark."""
     body = line.strip()
     return len(body.split()) <= TITLE_WORDS and not _CLAUSE.search(body)
+
+
+def is_heading(unit: str) -> bool:
+    """A unit that only names what follows it: a Markdown heading, or a one-line title in a cased script (a few
+    words, capitalised, without clause punctuation, an end mark or a column gap). Never a table row, aligned
+    columns or a list item; a line of Thai or Chinese, which has no titles told by case, never reads as one."""
+    body = unit.strip()
+    if "\n" in body or not body:
+        return False
+    kind = line_kind(body)
+    if kind is Kind.LINE:
+        return bool(_HEADING.match(body))
+    return (kind is Kind.PROSE and len(body.split()) <= HEADING_WORDS and _title_like(body) and body[0].isupper()
+            and not _columned(body))
 
 
 def _joins(kind: Kind, previous: str, line: str, width: int, first: bool) -> bool:

@@ -21,6 +21,7 @@ import numpy as np
 
 from desktop_app.core.chat.answer_kind import answer_kind, offers
 from desktop_app.core.chat.context import Passage, place_text, to_passage
+from desktop_app.core.chat.line_units import is_heading
 from desktop_app.core.chat.sentence_split import sentence_spans
 from desktop_app.core.log import get_logger
 from desktop_app.core.text.fields import analyze
@@ -110,9 +111,9 @@ def cut_edges(content: str) -> tuple[bool, bool]:
 
 
 def candidates(passages: Sequence[Passage], limit: int = MAX_CANDIDATES) -> list[Candidate]:
-    """Every unit (sentence, or table row / list item / heading) of every passage with a word in it, passages in
-    the order sent, at most `limit`. A unit at an edge where the passage was cut is not whole and is left out (the
-    chunks themselves reach whole sentences: whole_units.py)."""
+    """Every unit (sentence, table row, list item, or a heading with the unit after it) of every passage with a word
+    in it, passages in the order sent, at most `limit`. A unit at an edge where the passage was cut is not whole and
+    is left out (the chunks themselves reach whole sentences: whole_units.py)."""
     out: list[Candidate] = []
     for rank, p in enumerate(passages):
         spans = sentence_spans(p.content)
@@ -120,6 +121,10 @@ def candidates(passages: Sequence[Passage], limit: int = MAX_CANDIDATES) -> list
         for i, (start, end) in enumerate(spans):
             if (i == 0 and head_cut) or (i == len(spans) - 1 and tail_cut):
                 continue
+            if i + 1 < len(spans) and is_heading(p.content[start:end]):
+                if i + 1 == len(spans) - 1 and tail_cut:
+                    continue  # a heading alone answers nothing, and the unit after it was cut
+                end = spans[i + 1][1]  # a heading is quoted with its line: alone it answers nothing
             if any(ch.isalnum() for ch in p.content[start:end]):
                 out.append(Candidate(p, rank, start, end))
                 if len(out) >= limit:

@@ -102,3 +102,19 @@ def test_the_kind_bonus_chooses_the_sentence_that_offers_the_kind_of_answer_aske
     assert plain is not None and plain.text.startswith("The Zorblax reactor was built at")  # a tie: the first
     typed = EmbedderQuoteSelector(None, None, kind_bonus=0.05).select("When was the Zorblax reactor built?", [passage])
     assert typed is not None and typed.text.endswith("in 1987.") and typed.score == plain.score
+
+
+def test_a_heading_is_quoted_with_the_unit_after_it_never_alone():
+    planets = Passage(1, "The giant planets\nJupiter is the largest planet: more than 1,300 Earths would fit inside "
+                         "it.\nSaturn is famous for its bright rings.", "solar.pdf", page=3)
+    quote = KEYWORDS.select("What do my documents say about the giant planets?", [planets])
+    assert quote is not None and quote.text != "The giant planets"
+    if quote.text.startswith("The giant planets"):
+        assert quote.text.endswith("would fit inside it.")
+    markdown = Passage(2, "## Default chunk size\n\nThe default chunk size is 512 words.", "notes.md")
+    quote = KEYWORDS.select("What is the default chunk size?", [markdown])
+    assert quote is not None and quote.text.endswith("The default chunk size is 512 words.")
+    assert markdown.content[quote.start:quote.end] == quote.text
+    # a list of shortcuts: items are not headings, each stays its own unit
+    quote = KEYWORDS.select("Which key clears the search bar?", [SHORTCUTS])
+    assert quote is not None and quote.text.startswith("Esc") and "Ctrl+N" not in quote.text
