@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,17 @@ def chat_library(make_library, docs_dir):
     lib._chat = ChatService(lib.store, lib._retrieve_for_chat, lambda: lib.settings, runtime_factory=factory)
     lib.recorder = recorder
     return lib
+
+
+@pytest.fixture
+def home(tmp_path, docs_dir, capsys, server):
+    """A CLI home whose chat goes to the test module's `server` (a ScriptedChatServer), with docs_dir indexed."""
+    from desktop_app.cli import main
+
+    home = tmp_path / "home"
+    home.mkdir()
+    settings = {**CHAT_SETTINGS, "chat_backend": "openai", "openai_base_url": server.base_url}
+    (home / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    assert main(["--home", str(home), "index", str(docs_dir)]) == 0
+    capsys.readouterr()
+    return home

@@ -11,7 +11,6 @@ import sys
 import pytest
 
 from desktop_app.cli import main
-from tests.integration.chat.conftest import CHAT_SETTINGS
 from tests.integration.chat.scripted import ScriptedChatServer, last_user
 
 
@@ -19,17 +18,6 @@ from tests.integration.chat.scripted import ScriptedChatServer, last_user
 def server():
     with ScriptedChatServer("Dr. Mira Quell invented it [1].") as s:
         yield s
-
-
-@pytest.fixture
-def home(tmp_path, docs_dir, capsys, server):
-    home = tmp_path / "home"
-    home.mkdir()
-    settings = {**CHAT_SETTINGS, "chat_backend": "openai", "openai_base_url": server.base_url}
-    (home / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    assert main(["--home", str(home), "index", str(docs_dir)]) == 0
-    capsys.readouterr()
-    return home
 
 
 def test_ask_streams_the_answer_then_the_sources(home, docs_dir, capsys, server):

@@ -6,8 +6,6 @@ into memory again (only turns added after it)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from desktop_app.cli import main
@@ -21,17 +19,6 @@ from tests.integration.chat.scripted import ScriptedChatServer
 def server():
     with ScriptedChatServer("I cannot say.") as s:
         yield s
-
-
-@pytest.fixture
-def home(tmp_path, docs_dir, capsys, server):
-    home = tmp_path / "home"
-    home.mkdir()
-    settings = {**CHAT_SETTINGS, "chat_backend": "openai", "openai_base_url": server.base_url}
-    (home / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    assert main(["--home", str(home), "index", str(docs_dir)]) == 0
-    capsys.readouterr()
-    return home
 
 
 def trove(home, capsys, *args) -> tuple[int, str]:
