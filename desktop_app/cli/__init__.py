@@ -68,9 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             library = open_library(args)
             for problem in library.settings_problems:
                 print(f"trove: {problem}", file=sys.stderr)
-            if library.read_only:
-                print(f"trove: {library.read_only}", file=sys.stderr)
-        return int(args.func(args, library))
+        code = int(args.func(args, library))
+        if library is not None and library.read_only:  # after the answer: a refused write says so in its own line
+            print(f"trove: {library.read_only}", file=sys.stderr)
+        return code
     except KnownError as exc:  # the store engines translate the environment's failures where they happen
         print(f"trove: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -159,8 +159,8 @@ class SQLiteBase:
 
 def refuse_write() -> None:
     """Every write to a read-only library ends here, in one line."""
-    raise ReadOnlyDatabaseError("This library is read-only here (its folder or file cannot be written): it can be "
-                                "searched and asked, not indexed or changed.")
+    raise ReadOnlyDatabaseError("This library's database is read-only here (its folder or file cannot be written): "
+                                "it can be searched and asked, not indexed or changed.")
 
 
 @contextlib.contextmanager
