@@ -162,6 +162,6 @@ def test_cli(tmp_path):
     assert "memory is off" in trove(home, "memory", "off").stdout
     assert json.loads(trove(home, "memory", "search", "editor", "--json").stdout) == []
     trove(home, "memory", "on")
-    assert trove(home, "memory", "forget", "editor").stdout.strip() == "forgot 2 facts"
+    assert trove(home, "memory", "forget", "editor").stdout.strip() == "forgot editor → helix"  # and its old value
     assert trove(home, "memory", "forget").returncode == 2
     assert "no facts remembered" in trove(home, "memory", "list").stdout
