@@ -36,6 +36,19 @@ def read_member(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
     return data.read()
 
 
+def rewritten(backup: Path, out: Path, name: str, change) -> Path:
+    """A copy of the backup archive `backup` at `out` with member `name`'s bytes passed through `change`."""
+    with tarfile.open(backup) as tar:
+        entries = [(m, read_member(tar, m)) for m in tar.getmembers()]
+    with tarfile.open(out, "w:gz") as tar:
+        for member, data in entries:
+            if member.name == name:
+                data = change(data)
+                member.size = len(data)
+            tar.addfile(member, io.BytesIO(data))
+    return out
+
+
 def home_state(home: Path) -> dict[str, bytes]:
     """Every file under a home with its bytes (what "changes nothing" compares)."""
     return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()}
@@ -152,29 +165,17 @@ def test_a_bit_flipped_backup_is_refused_with_one_line(backup_file, current_home
 
 def test_a_payload_that_differs_from_its_checksum_is_refused(backup_file, current_home, tmp_path, capsys):
     """A well-formed archive whose database was altered after the manifest was written."""
-    with tarfile.open(backup_file) as tar:
-        entries = [(m, read_member(tar, m)) for m in tar.getmembers()]
-    forged = tmp_path / "forged.tar.gz"
-    with tarfile.open(forged, "w:gz") as tar:
-        for member, data in entries:
-            if member.name == "library.db":
-                data = data[:-1] + bytes([data[-1] ^ 1])
-            tar.addfile(member, io.BytesIO(data))
+    forged = rewritten(backup_file, tmp_path / "forged.tar.gz", "library.db", lambda d: d[:-1] + bytes([d[-1] ^ 1]))
     assert "checksum" in restore_refused(current_home, forged, capsys)
 
 
 def test_a_backup_of_a_newer_schema_is_refused_with_one_line(backup_file, current_home, tmp_path, capsys):
-    with tarfile.open(backup_file) as tar:
-        entries = [(m, read_member(tar, m)) for m in tar.getmembers()]
-    newer = tmp_path / "newer.tar.gz"
-    with tarfile.open(newer, "w:gz") as tar:
-        for member, data in entries:
-            if member.name == MANIFEST:
-                raw = json.loads(data)
-                raw["schema_version"] = SCHEMA_VERSION + 1
-                data = json.dumps(raw).encode()
-                member.size = len(data)
-            tar.addfile(member, io.BytesIO(data))
+    def newer_schema(data: bytes) -> bytes:
+        raw = json.loads(data)
+        raw["schema_version"] = SCHEMA_VERSION + 1
+        return json.dumps(raw).encode()
+
+    newer = rewritten(backup_file, tmp_path / "newer.tar.gz", MANIFEST, newer_schema)
     line = restore_refused(current_home, newer, capsys)
     assert "newer Trove" in line and f"schema {SCHEMA_VERSION + 1}" in line
 
