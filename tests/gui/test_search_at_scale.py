@@ -11,9 +11,11 @@ import random
 
 import pytest
 
+from desktop_app.core.index.upgrades import CHUNKER_VERSION
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.rows import NewChunk, NewDocument
+from desktop_app.core.store.sqlite import keyword_index as ki
 from desktop_app.core.store.sqlite import vector_index as vi
 from desktop_app.ui.heartbeat import Heartbeat
 
@@ -30,12 +32,16 @@ def settings() -> Settings:
 
 @pytest.fixture
 def big(library, tmp_path, monkeypatch):
-    """The library holding DOCUMENTS x CHUNKS_PER_DOCUMENT chunks, its side index built and loaded."""
+    """The library holding DOCUMENTS x CHUNKS_PER_DOCUMENT chunks, both side indexes built and loaded (the keyword
+    one too: left to its 30 s quiet period it would be built in the middle of the test on a slow machine, and the
+    typed query and the test's own would be ranked by different keyword indexes)."""
     monkeypatch.setattr(vi, "REBUILD_QUIET", 0.0)
+    monkeypatch.setattr(ki, "REBUILD_QUIET", 0.0)
     store, rng = library.store, random.Random(7)
     folder = tmp_path / "big"
     folder.mkdir()
     fid = store.add_folder(str(folder)).id
+    store.set_meta("chunker", str(CHUNKER_VERSION))  # as the indexer leaves it: the window's startup sync keeps them
     for d in range(DOCUMENTS):
         texts = [" ".join(rng.choice(WORDS) for _ in range(12)) + f" note{d}x{c}" for c in range(CHUNKS_PER_DOCUMENT)]
         vectors = library.embedder.embed(texts)
@@ -46,10 +52,11 @@ def big(library, tmp_path, monkeypatch):
             NewDocument(folder_id=fid, path=str(path), title=path.stem, type="txt", size=stat.st_size,
                         mtime_ns=stat.st_mtime_ns, digest=f"d{d}"),
             [NewChunk(Span(0, len(t), t), None, vectors=vectors[i : i + 1]) for i, t in enumerate(texts)])
-    assert store.counts().chunks >= vi.MIN_VECTORS
-    library.search("glacier", mode="semantic")  # starts the side index build
-    store.__dict__["_vector_index"].wait(120)
-    assert store.__dict__["_vector_index"]._index is not None, "the side index was not built"
+    assert store.counts().chunks >= max(vi.MIN_VECTORS, ki.MIN_CHUNKS)
+    library.search("glacier", mode="hybrid")  # starts both side index builds
+    for name in ("_vector_index", "_keyword_index"):
+        store.__dict__[name].wait(120)
+        assert store.__dict__[name]._index is not None, f"the {name[1:]} was not built"
     return library
 
 
@@ -84,6 +91,7 @@ def test_typing_on_a_large_library_never_blocks_and_shows_the_last_query(qtbot, 
     results = panel.model.results()
     assert results, "the last query found nothing"
     expected = big.search(final, **panel.search_kwargs())
+    assert big.store.counts().chunks == DOCUMENTS * CHUNKS_PER_DOCUMENT, "the library changed under the test"
     ids = [r.metadata["chunk_id"] for r in results]
     assert ids == [r.metadata["chunk_id"] for r in expected]  # the last query's results, not an older one's
     assert used, "the typed queries were not answered through the side index"
