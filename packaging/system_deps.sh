@@ -15,8 +15,9 @@ BUILD="build-essential cmake"
 QT="libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-randr0 libxcb-shape0
     libxcb-sync1 libxcb-xfixes0 libxcb-shm0 libxcb-xkb1 libxcb-util1 libx11-xcb1 libxkbcommon-x11-0 libegl1 libgl1
     libfontconfig1"
-# Xvfb and xauth: the window on a real X server (packaging/smoke); iproute2: the two-machine test's namespaces
-TESTS="xvfb xauth iproute2"
+# Xvfb and xauth: the window on a real X server (packaging/smoke); iproute2: the two-machine test's namespaces;
+# bindfs (a passthrough FUSE filesystem) and fuse3: the network-drive test mounts a library folder through FUSE
+TESTS="xvfb xauth iproute2 fuse3 bindfs"
 VENV_PACKAGE="$(basename "$PYTHON")-venv"
 
 if [ "${1:-}" = "--list" ]; then
