@@ -3,7 +3,7 @@
 Exit status: 0 success, 1 a known error (message on stderr, no traceback), 2 a usage error.
 One module per command group: library (index, search, stats, folders, remove, gui), chat (ask, chats),
 watch, models, repair, backup (backup, restore), server (a team library's PostgreSQL), join (a desktop joins
-one) and migrate;
+one), migrate and mcp (serve the library to AI apps);
 `common` holds the exit codes and `progress` the progress printer.
 """
 
@@ -21,6 +21,7 @@ from desktop_app.cli.chat import add_chat_commands
 from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
 from desktop_app.cli.join import add_join_commands
 from desktop_app.cli.library import add_library_commands
+from desktop_app.cli.mcp import add_mcp_commands
 from desktop_app.cli.memory import add_memory_commands
 from desktop_app.cli.migrate import add_migrate_commands
 from desktop_app.cli.models import add_model_commands
@@ -31,7 +32,7 @@ from desktop_app.core.errors import KnownError
 
 COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
                   add_repair_commands, add_server_commands, add_join_commands, add_migrate_commands,
-                  add_memory_commands, add_backup_commands)
+                  add_memory_commands, add_backup_commands, add_mcp_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             library = open_library(args)
             for problem in library.settings_problems:
                 print(f"trove: {problem}", file=sys.stderr)
+            if notice := getattr(library.store, "journal_notice", ""):  # on a network drive (sqlite/network_drive.py)
+                print(f"trove: {notice}", file=sys.stderr)
         code = int(args.func(args, library))
         if library is not None and library.read_only:  # after the answer: a refused write says so in its own line
             print(f"trove: {library.read_only}", file=sys.stderr)

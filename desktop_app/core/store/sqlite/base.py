@@ -26,6 +26,7 @@ from desktop_app.core.store.sqlite.connect import (
     writable,
 )
 from desktop_app.core.store.sqlite.migrations import check_readable, migrate
+from desktop_app.core.store.sqlite.network_drive import network_notice
 
 T = TypeVar("T")
 
@@ -47,7 +48,10 @@ class SQLiteBase:
         self._readers_lock = threading.Lock()
         self._closed = False
         self._batch = False  # in a write_batch (only the thread holding _lock sees True)
+        self.journal_notice = ""  # on a network drive: the line saying it uses a rollback journal (the CLI prints it)
         try:
+            if self.path is not None and not self.read_only:
+                self.journal_notice = network_notice(self.path)  # or refuses a drive that cannot lock files
             with self._lock, _translated():
                 if self.read_only:
                     check_readable(self._conn)  # an older schema's upgrade could not be written

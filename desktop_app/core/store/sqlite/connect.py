@@ -1,4 +1,5 @@
-"""Every SQLite connection is made here: sqlite-vec loaded, WAL, foreign keys, a busy timeout.
+"""Every SQLite connection is made here: sqlite-vec loaded, WAL (a rollback journal on a network drive), foreign
+keys, a busy timeout.
 
 The standard library's sqlite3 cannot load extensions on every Python (pyenv and macOS system
 builds lack enable_load_extension), so Trove uses sqlean-py: the same DB-API, a bundled SQLite with
@@ -25,6 +26,7 @@ from desktop_app.core.errors import (
 )
 from desktop_app.core.log import get_logger
 from desktop_app.core.paths import create_private
+from desktop_app.core.store.sqlite.network_drive import journal_mode
 from desktop_app.core.store.sqlite.textcodec import CodecConnection, text_from_db
 
 log = get_logger("db")
@@ -61,9 +63,13 @@ def connect(path: str | Path, *, readonly: bool = False, check_same_thread: bool
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
-        if not readonly and target != ":memory:":
-            conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
+        wanted = journal_mode(target) if not readonly and target != ":memory:" else ""
+        if wanted:  # WAL, or a rollback journal on a network drive (network_drive.py)
+            got = conn.execute(f"PRAGMA journal_mode = {wanted}").fetchone()[0]
+            if got.upper() != wanted:  # leaving WAL needs the only connection: another program has it open
+                log.warning("%s kept journal mode %s (wanted %s): another program has it open", target, got, wanted)
+        # NORMAL is safe with WAL; a rollback journal needs FULL to survive a power cut (sqlite.org/pragma.html)
+        conn.execute(f"PRAGMA synchronous = {'FULL' if wanted == 'DELETE' else 'NORMAL'}")
     except sqlite3.Error as exc:
         raise translate_error(exc, target) from exc
     return conn
