@@ -15,6 +15,7 @@ from desktop_app.core.store.postgres.export import ExportSQL
 from desktop_app.core.store.postgres.folders import FolderSQL
 from desktop_app.core.store.postgres.formats import FormatSQL
 from desktop_app.core.store.postgres.keywords import KeywordSQL
+from desktop_app.core.store.postgres.ledger import LedgerSQL
 from desktop_app.core.store.postgres.ocr import OcrSQL
 from desktop_app.core.store.postgres.permissions import display_name, is_person
 from desktop_app.core.store.postgres.search import SearchSQL
@@ -24,7 +25,8 @@ from desktop_app.core.store.rows import EngineInfo
 log = get_logger("db")
 
 
-class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, ExportSQL, FormatSQL):
+class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, ExportSQL, FormatSQL,
+                    LedgerSQL):
     """A library on a server. `PostgresStore(url)` connects (and migrates); many desktops may open it at once,
     each under its own machine id (`machine=` or desktop_app.core.machine). `side_dir`: where this desktop may
     keep side indexes of the library for search at scale (postgres/side.py); None keeps every search on the server."""

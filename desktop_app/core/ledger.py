@@ -1,0 +1,93 @@
+"""The library ledger (`library.ledger`): every file Trove knows with what became of it, in pages, with counts that
+add up to `trove stats`, and a retry for the ones that failed.
+
+A failed file is normally retried only when it changes (its size or time); `retry` makes it look changed and
+queues it, so a file that failed for a reason since fixed (a password removed, a limit raised) is read again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any, Protocol, cast
+
+from desktop_app.core.index.indexer import SyncReport
+from desktop_app.core.store.ledger import FAILED_SIDE, INDEXED_SIDE, FileState, LedgerQuery, LedgerRow
+
+__all__ = ["LibraryLedger", "LedgerTotals"]
+
+
+class _LedgerStore(Protocol):
+    def ledger_page(self, query: LedgerQuery, offset: int = 0, limit: int = 200) -> list[LedgerRow]: ...
+
+    def ledger_counts(self, query: LedgerQuery) -> dict[FileState, int]: ...
+
+
+class LedgerTotals(dict[FileState, int]):
+    """Rows per state (every state present, 0 when none), with the two sums `trove stats` shows."""
+
+    @property
+    def documents(self) -> int:
+        """Indexed documents, waiting ones included: stats' `documents`."""
+        return sum(self[s] for s in INDEXED_SIDE)
+
+    @property
+    def failed(self) -> int:
+        """Skipped, encrypted and failed: stats' `failed`."""
+        return sum(self[s] for s in FAILED_SIDE)
+
+
+class LibraryLedger:
+    """A Library's ledger: `page` and `counts` read the store (on the caller's thread: the window calls them from
+    its task runner); `retry` queues files to be read again."""
+
+    def __init__(self, library: Any) -> None:
+        self._library = library
+
+    @property
+    def _store(self) -> _LedgerStore:
+        return cast(_LedgerStore, self._library.store)
+
+    def page(self, query: LedgerQuery | None = None, *, offset: int = 0, limit: int = 200) -> list[LedgerRow]:
+        """Rows `offset` to `offset + limit` under `query` (every row, by path, when None)."""
+        return self._store.ledger_page(query or LedgerQuery(), offset, limit)
+
+    def rows(self, query: LedgerQuery | None = None, *, page_size: int = 1000) -> Iterable[LedgerRow]:
+        """Every row under `query`, read a page at a time."""
+        offset = 0
+        while True:
+            rows = self.page(query, offset=offset, limit=page_size)
+            yield from rows
+            if len(rows) < page_size:
+                return
+            offset += page_size
+
+    def counts(self, query: LedgerQuery | None = None) -> LedgerTotals:
+        """Rows per state under the query's folder, type and language."""
+        found = self._store.ledger_counts(query or LedgerQuery())
+        return LedgerTotals({state: found.get(state, 0) for state in FileState})
+
+    def retry(self, paths: Iterable[str | os.PathLike[str]], *, wait: bool = False) -> SyncReport:
+        """Read these files again at the next pass, even though they did not change (a document inside a file
+        retries its file)."""
+        files: list[str] = []
+        for raw in paths:
+            path = file_of(os.fspath(raw))
+            row = self._library.store.document_by_path(path)
+            if row is not None:
+                self._library.store.touch_document(row.id, -1, -1)  # looks changed to the next look at it
+            files.append(path)
+        return self._library.sync_paths(files, wait=wait)
+
+
+def file_of(path: str) -> str:
+    """The file a ledger path is in: itself, or for a document inside a file ("<file>#<part>", and a file name
+    may hold a "#" too) the shortest prefix before a "#" that is there on disk."""
+    if os.path.lexists(path):
+        return path
+    at = path.find("#")
+    while at != -1:
+        if os.path.lexists(path[:at]):
+            return path[:at]
+        at = path.find("#", at + 1)
+    return path

@@ -1,0 +1,20 @@
+"""The library ledger's reads on SQLite: a page of document rows with their states, and rows per state."""
+
+from __future__ import annotations
+
+from desktop_app.core.store.ledger import SQLITE, FileState, LedgerQuery, LedgerRow, counts_sql, page_sql, row_from
+from desktop_app.core.store.sqlite.base import SQLiteBase
+
+
+class LedgerSQL(SQLiteBase):
+    """`ledger_page` and `ledger_counts` (core/store/ledger.py holds the SQL both engines share)."""
+
+    def ledger_page(self, query: LedgerQuery, offset: int = 0, limit: int = 200) -> list[LedgerRow]:
+        """Rows `offset` to `offset + limit` of the ledger under `query`."""
+        sql, args = page_sql(SQLITE, query, offset, limit)
+        return [row_from(tuple(r)) for r in self._read(lambda c: c.execute(sql, args).fetchall())]
+
+    def ledger_counts(self, query: LedgerQuery) -> dict[FileState, int]:
+        """Rows per state under the query's folder, type and language."""
+        sql, args = counts_sql(SQLITE, query)
+        return {FileState(s): int(n) for s, n in self._read(lambda c: c.execute(sql, args).fetchall())}
