@@ -23,6 +23,7 @@ from desktop_app.core.folders import FolderInfo, FolderMonitor
 from desktop_app.core.index.indexer import SyncReport
 from desktop_app.core.index.ocr_worker import OcrRead
 from desktop_app.core.index.phases import IndexPhases
+from desktop_app.core.ledger import LibraryLedger
 from desktop_app.core.library_parts import first_embedder, library_stats, search_params, settings_embedder
 from desktop_app.core.log import get_logger
 from desktop_app.core.pathnames import clean_text
@@ -108,8 +109,7 @@ class Library:
     # ---- folders (FolderMonitor owns their states) ---------------------------------------------
 
     def add_folder(self, path: str | os.PathLike[str], share: Share | None = None) -> FolderInfo:
-        """Add a folder (or re-activate one) to the library. Does not index it: call sync(). `share`: who may see
-        it in a team library (None: the library's default for new folders)."""
+        """Add (or re-activate) a folder; sync() indexes it. `share`: who sees it in a team library (None: default)."""
         return self._folders_changed(self.monitor.add(path, share))
 
     def share_folder(self, path: str | os.PathLike[str], share: Share) -> FolderInfo:
@@ -225,6 +225,7 @@ class Library:
 
     # ---- owned managers, created on first use (search-only use never loads llama.cpp) -----------
     backups = property(LibraryBackups, doc="Back up this library while in use, check a backup, restore one.")
+    ledger = property(LibraryLedger, doc="Every file the library knows, its state and why: pages, counts, retry.")
 
     @property
     def models(self) -> ModelManager:
