@@ -69,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             library = open_library(args)
             for problem in library.settings_problems:
                 print(f"trove: {problem}", file=sys.stderr)
+            if notice := getattr(library.store, "journal_notice", ""):  # on a network drive (sqlite/network_drive.py)
+                print(f"trove: {notice}", file=sys.stderr)
         code = int(args.func(args, library))
         if library is not None and library.read_only:  # after the answer: a refused write says so in its own line
             print(f"trove: {library.read_only}", file=sys.stderr)
