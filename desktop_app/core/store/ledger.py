@@ -16,7 +16,7 @@ from dataclasses import dataclass
 # is neither broken nor skipped), then what was never opened or refused by its kind or size.
 ENCRYPTED_MARKS = ("encrypted", "needs a password", "drm-protected")
 SKIPPED_MARKS = ("not a regular file", "symlink", "path too long", "too large", "binary file",
-                 "unsupported file type")
+                 "unsupported file type", "empty: no text", "empty mailbox")
 
 
 class FileState(enum.StrEnum):
