@@ -19,6 +19,7 @@ from desktop_app import __version__
 from desktop_app.cli.backup import add_backup_commands
 from desktop_app.cli.chat import add_chat_commands
 from desktop_app.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, open_library
+from desktop_app.cli.files import add_files_commands
 from desktop_app.cli.join import add_join_commands
 from desktop_app.cli.library import add_library_commands
 from desktop_app.cli.mcp import add_mcp_commands
@@ -32,7 +33,7 @@ from desktop_app.core.errors import KnownError
 
 COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
                   add_repair_commands, add_server_commands, add_join_commands, add_migrate_commands,
-                  add_memory_commands, add_backup_commands, add_mcp_commands)
+                  add_memory_commands, add_backup_commands, add_mcp_commands, add_files_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
