@@ -1,5 +1,6 @@
-"""Read-only libraries: a library on a read-only mount (a backup disk, a snapshot, a DVD) or in a folder this user
-cannot write is searched, asked and counted, never indexed.
+"""Read-only libraries: a library on a read-only mount (a backup disk, a snapshot, a DVD), in a folder this user
+cannot write, or written by a newer Trove (which may be holding it open) is searched, asked and counted, never
+indexed.
 
 The SQLite engine decides (`SQLiteStore.read_only`, store/sqlite/base.py) and refuses every write with one line.
 Here is what the facade does about it: indexing and watching refuse before they start (`refuse_if_read_only`), and
@@ -21,14 +22,17 @@ CHAT_METHODS = frozenset({"create_chat", "chat_exists", "list_chats", "chat_mess
 
 
 def read_only_notice(store: Any) -> str:
-    """NOTICE when `store` cannot be written, else "" (`Library.read_only`: the CLI and the window show it)."""
-    return NOTICE if getattr(store, "read_only", False) else ""
+    """When `store` cannot be written, the line saying so (NOTICE, or why: a newer Trove's schema), else ""
+    (`Library.read_only`: the CLI and the window show it)."""
+    if not getattr(store, "read_only", False):
+        return ""
+    return getattr(store, "read_only_reason", "") or NOTICE
 
 
 def refuse_if_read_only(store: Any) -> None:
     """Raise the one-line ReadOnlyDatabaseError when `store` cannot be written (before any indexing starts)."""
     if getattr(store, "read_only", False):
-        refuse_write()
+        refuse_write(getattr(store, "read_only_reason", ""))
 
 
 def chat_store(store: Any) -> Any:

@@ -69,7 +69,7 @@ def test_stats_folders_remove_and_exit_codes(tmp_path):
     assert trove(home, "remove", str(docs)).returncode == 1
 
 
-def test_newer_schema_is_refused_untouched(tmp_path):
+def test_newer_schema_opens_read_only_untouched(tmp_path):
     home = tmp_path / "home"
     assert trove(home, "stats").returncode == 0
     from desktop_app.core.store.sqlite.connect import connect
@@ -79,8 +79,11 @@ def test_newer_schema_is_refused_untouched(tmp_path):
     conn.close()
     before = (home / "library.db").read_bytes()
     result = trove(home, "stats")
-    assert result.returncode == 1
-    assert "newer version of Trove" in result.stderr and "Traceback" not in result.stderr
+    assert result.returncode == 0
+    assert result.stderr.startswith("trove: This library was written by a newer Trove (schema 999;")
+    assert "read-only here" in result.stderr and "Traceback" not in result.stderr
+    refused = trove(home, "index", str(tmp_path))
+    assert refused.returncode == 1 and "newer Trove" in refused.stderr
     assert (home / "library.db").read_bytes() == before
 
 

@@ -63,7 +63,9 @@ def test_the_window_layout_library_keeps_its_vectors(tmp_path):
     assert query_db(home / "library.db", "SELECT COUNT(*) FROM chunks WHERE embedded = 1") == [(3,)]
 
 
-def test_a_library_from_a_newer_trove_is_refused_untouched(tmp_path):
+def test_a_library_from_a_newer_trove_opens_read_only_untouched(tmp_path):
+    """Never migrated nor written: it opens read-only and says why (tests/integration/core/test_read_only_newer.py
+    searches one a newer Trove holds open)."""
     home = unpack(OLD_LIBRARIES[-1], tmp_path / "home")
     from desktop_app.core.store.sqlite.connect import connect
 
@@ -71,8 +73,7 @@ def test_a_library_from_a_newer_trove_is_refused_untouched(tmp_path):
     conn.execute("INSERT INTO migrations (id, name, applied_at) VALUES (999, 'from_the_future', 0)")
     conn.close()
     before = (home / "library.db").read_bytes()
-    from desktop_app.core.errors import SchemaTooNewError
-
-    with pytest.raises(SchemaTooNewError, match="newer version of Trove"):
-        Library(home, settings=Settings(embedder="hash"))
+    with Library(home, settings=Settings(embedder="hash")) as lib:
+        assert lib.read_only.startswith("This library was written by a newer Trove (schema 999;")
     assert (home / "library.db").read_bytes() == before
+    assert not (home / "library.db.before-upgrade").exists()

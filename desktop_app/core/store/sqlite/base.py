@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from desktop_app.core.errors import ReadOnlyDatabaseError
+from desktop_app.core.errors import ReadOnlyDatabaseError, SchemaTooNewError
+from desktop_app.core.log import get_logger
 from desktop_app.core.store.sqlite import pending_documents, pending_keywords
 from desktop_app.core.store.sqlite.connect import (
     Connection,
@@ -25,10 +26,11 @@ from desktop_app.core.store.sqlite.connect import (
     translate_error,
     writable,
 )
-from desktop_app.core.store.sqlite.migrations import check_readable, migrate
+from desktop_app.core.store.sqlite.migrations import SCHEMA_VERSION, check_readable, migrate
 from desktop_app.core.store.sqlite.network_drive import network_notice
 
 T = TypeVar("T")
+log = get_logger("db")
 
 
 class SQLiteBase:
@@ -49,24 +51,44 @@ class SQLiteBase:
         self._closed = False
         self._batch = False  # in a write_batch (only the thread holding _lock sees True)
         self.journal_notice = ""  # on a network drive: the line saying it uses a rollback journal (the CLI prints it)
+        self.read_only_reason = ""  # why a writable file is read-only here: a newer Trove's schema (read_only.py)
         try:
             if self.path is not None and not self.read_only:
                 self.journal_notice = network_notice(self.path)  # or refuses a drive that cannot lock files
+            self._open_schema()
+        except BaseException:
+            self._conn.close()  # a refused or failed open leaves no connection (nor -wal/-shm) behind
+            raise
+
+    def _open_schema(self) -> None:
+        """Migrate (or, read-only, check) the schema. A library a newer Trove wrote, and may be holding open, is
+        never migrated nor written: it is read through a read-only connection (its own SQL still reads what this
+        version knows: migrations only add), and `read_only_reason` says why."""
+        try:
             with self._lock, _translated():
                 if self.read_only:
                     check_readable(self._conn)  # an older schema's upgrade could not be written
                 else:
                     migrate(self._conn, self.path)
-        except BaseException:
-            self._conn.close()  # a refused or failed open leaves no connection (nor -wal/-shm) behind
-            raise
+        except SchemaTooNewError as exc:
+            if self.path is None:
+                raise
+            self._conn.close()
+            self._conn = connect(self.path, readonly=True, check_same_thread=False)
+            with _translated():
+                newer = self._conn.execute("SELECT MAX(id) FROM migrations").fetchone()[0]
+            self.read_only = True
+            self.read_only_reason = (f"This library was written by a newer Trove (schema {newer}; this one knows up "
+                                     f"to {SCHEMA_VERSION}): it is read-only here: search and ask work, nothing is "
+                                     "indexed and chats are not saved. Update Trove to change it.")
+            log.info("%s: %s (%s)", self.path, self.read_only_reason, exc)
 
     def _write(self, fn: Callable[[Connection], T], *, idempotent: bool = True, derived: bool = False) -> T:
         """Run `fn` in one write: its own transaction, or inside a `write_batch` its own SAVEPOINT (all-or-nothing
         alone)."""
         del idempotent, derived  # the server's retry and flush choices: a local write is never retried, all flush alike
         if self.read_only:
-            refuse_write()
+            refuse_write(self.read_only_reason)
         with self._lock:
             if not self._batch:
                 with transaction(self._conn) as conn:
@@ -87,7 +109,7 @@ class SQLiteBase:
         commit); a kill before then loses the batch whole, never half a write. Other threads' writes wait for the
         batch (keep it short)."""
         if self.read_only:
-            refuse_write()
+            refuse_write(self.read_only_reason)
         with self._lock:
             if self._batch:  # already in one: the outer batch commits
                 yield
@@ -161,10 +183,11 @@ class SQLiteBase:
             self._conn.close()
 
 
-def refuse_write() -> None:
-    """Every write to a read-only library ends here, in one line."""
-    raise ReadOnlyDatabaseError("This library's database is read-only here (its folder or file cannot be written): "
-                                "it can be searched and asked, not indexed or changed.")
+def refuse_write(reason: str = "") -> None:
+    """Every write to a read-only library ends here, in one line: `reason` (a newer Trove's schema), else the
+    folder or file that cannot be written."""
+    raise ReadOnlyDatabaseError(reason or "This library's database is read-only here (its folder or file cannot be "
+                                "written): it can be searched and asked, not indexed or changed.")
 
 
 @contextlib.contextmanager
