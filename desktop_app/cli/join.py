@@ -63,6 +63,6 @@ def _print_url(home) -> int:
 
 
 def _redact(url: str) -> str:
-    from desktop_app.core.store.postgres.connect import redact
+    from desktop_app.core.redact import redact
 
     return redact(url)

@@ -18,9 +18,9 @@ def add_migrate_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_migrate(args, library) -> int:
+    from desktop_app.core.redact import redact
     from desktop_app.core.store import is_server_url, open_store
     from desktop_app.core.store.copy import copy_library
-    from desktop_app.core.store.postgres.connect import redact
 
     if not is_server_url(args.to):
         print("trove: --to takes a postgresql:// URL", file=sys.stderr)

@@ -162,6 +162,6 @@ def cmd_backup(args, _library) -> int:
 
 
 def _redacted(url: str) -> str:
-    from desktop_app.core.store.postgres.connect import redact
+    from desktop_app.core.redact import redact
 
     return redact(url)

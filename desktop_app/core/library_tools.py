@@ -50,7 +50,7 @@ def join_invite(home: str | os.PathLike[str] | None, text: str) -> Joined:
 
 def redact_url(url: str) -> str:
     """`url` with any password in it replaced (what may be shown and logged)."""
-    from desktop_app.core.store.postgres.connect import redact
+    from desktop_app.core.redact import redact
 
     return redact(url)
 

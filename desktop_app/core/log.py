@@ -34,7 +34,7 @@ def redact_text(text: str) -> str:
     """`text` with every URL's password and every `password=` value replaced by ***."""
     if not _SECRET_HINT.search(text):
         return text  # the usual line: nothing that could hold a credential
-    from desktop_app.core.store.postgres.connect import redact
+    from desktop_app.core.redact import redact
 
     return redact(_URL.sub(lambda m: redact(m.group(0)), text))
 

@@ -17,8 +17,9 @@ import psycopg
 import pytest
 
 from desktop_app.cli import main
+from desktop_app.core.redact import redact
 from desktop_app.core.store.postgres import joining, roles
-from desktop_app.core.store.postgres.connect import ServerAuthError, ServerTrustError, redact
+from desktop_app.core.store.postgres.connect import ServerAuthError, ServerTrustError
 from desktop_app.core.store.postgres.invite import Invite, InviteError, decode, encode
 from desktop_app.core.store.postgres.server import TroveServer
 from desktop_app.core.store.postgres.tls import make_ca

@@ -8,8 +8,9 @@ import time
 
 import pytest
 
+from desktop_app.core.redact import redact
 from desktop_app.core.store.postgres import joining
-from desktop_app.core.store.postgres.connect import redact, translate_connect_error
+from desktop_app.core.store.postgres.connect import translate_connect_error
 from desktop_app.core.store.postgres.front import Front
 from desktop_app.core.store.postgres.hba import HBA, AllowError, parse_allow
 from desktop_app.core.store.postgres.invite import PREFIX, Invite, InviteError, decode, encode

@@ -13,10 +13,11 @@ import pytest
 
 from desktop_app.core.errors import KnownError, SchemaTooNewError, ServerUnavailableError
 from desktop_app.core.library import Library
+from desktop_app.core.redact import redact
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.core.store.postgres import connect as pgc
-from desktop_app.core.store.postgres.connect import MissingExtensionError, ServerAuthError, redact
+from desktop_app.core.store.postgres.connect import MissingExtensionError, ServerAuthError
 from desktop_app.core.store.postgres.probe import check_server
 from tests.support.pg_server import assert_server_consistent, server_documents
 

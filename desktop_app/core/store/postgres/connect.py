@@ -41,25 +41,6 @@ class ServerTrustError(KnownError):
     way of asking for the password), or it does not admit this desktop: retrying will not help."""
 
 
-# `password=…` in a URL's query string or in key/value conninfo (quoted or not)
-_PASSWORD_PARAM = re.compile(r"(?i)(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)")
-
-
-def redact(url: str) -> str:
-    """The connection string with any password replaced by ***, safe to log and show: the URL's user:password,
-    `?password=` in its query, and `password=` in key/value conninfo."""
-    url = _PASSWORD_PARAM.sub(r"\1***", url)
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "postgresql://…"
-    if parts.password is None or "@" not in parts.netloc:
-        return url
-    userinfo, _, hostport = parts.netloc.rpartition("@")
-    user = userinfo.split(":", 1)[0]
-    return parts._replace(netloc=f"{user}:***@{hostport}").geturl()
-
-
 def describe(url: str) -> str:
     """`user@host:port/db` for messages (no password, no query string)."""
     try:
