@@ -9,11 +9,7 @@ from pathlib import Path
 
 from desktop_app.cli.common import EXIT_OK
 from desktop_app.core.pathnames import display_path
-from desktop_app.core.store.ledger import FileState, LedgerQuery, LedgerRow, LedgerSort
-
-STATE_WORDS = {FileState.INDEXED: "indexed", FileState.WAITING_OCR: "waiting for OCR",
-               FileState.WAITING_SEMANTIC: "waiting for vectors", FileState.SKIPPED: "skipped",
-               FileState.ENCRYPTED: "encrypted", FileState.FAILED: "failed"}
+from desktop_app.core.store.ledger_rows import STATE_NAMES, FileState, LedgerQuery, LedgerRow, LedgerSort
 
 
 def add_files_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -47,11 +43,11 @@ def cmd_files(args, library) -> int:
                          ensure_ascii=False))
         return EXIT_OK
     print(f"documents: {counts.documents}  failed: {counts.failed}  ("
-          + ", ".join(f"{STATE_WORDS[s]} {n}" for s, n in counts.items() if n) + ")")
+          + ", ".join(f"{STATE_NAMES[s]} {n}" for s, n in counts.items() if n) + ")")
     for r in rows:
         where = display_path(r.path) + (f"  [{display_path(r.part_label)}]" if r.part_label else "")
         reason = f": {display_path(r.reason)}" if r.reason else ""  # one line, whatever the reason holds
-        print(f"  {STATE_WORDS[r.state]:<19} {r.type or '-':<8} {where}{reason}")
+        print(f"  {STATE_NAMES[r.state]:<19} {r.type or '-':<8} {where}{reason}")
     return EXIT_OK
 
 

@@ -12,29 +12,15 @@ from collections.abc import Iterable
 from typing import Any, Protocol, cast
 
 from desktop_app.core.index.indexer import SyncReport
-from desktop_app.core.store.ledger import FAILED_SIDE, INDEXED_SIDE, FileState, LedgerQuery, LedgerRow
+from desktop_app.core.store.ledger_rows import FileState, LedgerQuery, LedgerRow, LedgerTotals, file_of
 
-__all__ = ["LibraryLedger", "LedgerTotals"]
+__all__ = ["LibraryLedger"]
 
 
 class _LedgerStore(Protocol):
     def ledger_page(self, query: LedgerQuery, offset: int = 0, limit: int = 200) -> list[LedgerRow]: ...
 
     def ledger_counts(self, query: LedgerQuery) -> dict[FileState, int]: ...
-
-
-class LedgerTotals(dict[FileState, int]):
-    """Rows per state (every state present, 0 when none), with the two sums `trove stats` shows."""
-
-    @property
-    def documents(self) -> int:
-        """Indexed documents, waiting ones included: stats' `documents`."""
-        return sum(self[s] for s in INDEXED_SIDE)
-
-    @property
-    def failed(self) -> int:
-        """Skipped, encrypted and failed: stats' `failed`."""
-        return sum(self[s] for s in FAILED_SIDE)
 
 
 class LibraryLedger:
@@ -79,15 +65,3 @@ class LibraryLedger:
             files.append(path)
         return self._library.sync_paths(files, wait=wait)
 
-
-def file_of(path: str) -> str:
-    """The file a ledger path is in: itself, or for a document inside a file ("<file>#<part>", and a file name
-    may hold a "#" too) the shortest prefix before a "#" that is there on disk."""
-    if os.path.lexists(path):
-        return path
-    at = path.find("#")
-    while at != -1:
-        if os.path.lexists(path[:at]):
-            return path[:at]
-        at = path.find("#", at + 1)
-    return path

@@ -2,78 +2,22 @@
 
 A row's state is derived, never stored: a failed row is `encrypted`, `skipped` or `failed` by its recorded reason;
 an indexed row waits for the OCR phase while any of its pages is pending, for the semantic phase while any of its
-chunks has no vector, and is `indexed` otherwise. Both engines build their SQL from `ledger_sql` with their own
-spelling (`Dialect`), so the two cannot classify a reason differently. Counts add up to `trove stats`: the
-indexed-side states sum to its `documents`, the failure-side states to its `failed`.
+chunks has no vector, and is `indexed` otherwise. Both engines build their SQL from `page_sql` and `counts_sql`
+with their own spelling (`Dialect`), so the two cannot classify a reason differently. Counts add up to `trove stats`:
+the indexed-side states sum to its `documents`, the failure-side states to its `failed`.
 """
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
+
+from desktop_app.core.store.ledger_rows import FileState, LedgerQuery, LedgerRow, LedgerSort
 
 # What a failure reason says, lower-cased, in the order it is asked: a password or DRM first (an encrypted file
 # is neither broken nor skipped), then what was never opened or refused by its kind or size.
 ENCRYPTED_MARKS = ("encrypted", "needs a password", "drm-protected")
 SKIPPED_MARKS = ("not a regular file", "symlink", "path too long", "too large", "binary file",
                  "unsupported file type", "empty: no text", "empty mailbox")
-
-
-class FileState(enum.StrEnum):
-    """What became of one file (or one document inside a file)."""
-
-    INDEXED = "indexed"
-    WAITING_OCR = "waiting_ocr"
-    WAITING_SEMANTIC = "waiting_semantic"
-    SKIPPED = "skipped"
-    ENCRYPTED = "encrypted"
-    FAILED = "failed"
-
-
-INDEXED_SIDE = (FileState.INDEXED, FileState.WAITING_OCR, FileState.WAITING_SEMANTIC)  # stats' "documents"
-FAILED_SIDE = (FileState.SKIPPED, FileState.ENCRYPTED, FileState.FAILED)  # stats' "failed"
-
-
-class LedgerSort(enum.StrEnum):
-    """The columns the ledger sorts by (each maps to one SQL expression, never to text from outside)."""
-
-    PATH = "path"
-    STATE = "state"
-    TYPE = "type"
-    SIZE = "size"
-    MODIFIED = "modified"
-    REASON = "reason"
-
-
-@dataclass(frozen=True)
-class LedgerQuery:
-    """Which rows, in which order. `folder`: a path; rows at or below it. Empty filters keep everything."""
-
-    folder: str = ""
-    states: tuple[FileState, ...] = ()
-    type: str = ""
-    lang: str = ""
-    sort: LedgerSort = LedgerSort.PATH
-    descending: bool = False
-
-
-@dataclass(frozen=True)
-class LedgerRow:
-    """One document as the ledger shows it. `reason` is empty unless it failed; `lang` is its chunks' main
-    language ("" when it has none); `part_label` names a document inside a file ("" for a file)."""
-
-    doc_id: int
-    path: str
-    folder: str
-    state: FileState
-    reason: str
-    type: str
-    lang: str
-    size: int
-    mtime_ns: int
-    pages: int | None
-    chunks: int
-    part_label: str
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ its counts add up to the kept counts `trove stats` reads."""
 
 from __future__ import annotations
 
-from desktop_app.core.store.ledger import FAILED_SIDE, INDEXED_SIDE, FileState, LedgerQuery, LedgerSort
+from desktop_app.core.store.ledger_rows import FAILED_SIDE, INDEXED_SIDE, FileState, LedgerQuery, LedgerSort
 from desktop_app.core.store.rows import OcrPageRef
 from tests.integration.store.test_store_protocol import chunks, doc, embed_all
 

@@ -4,7 +4,8 @@ Rows are what this person may see (row-level security), the same rows the kept c
 
 from __future__ import annotations
 
-from desktop_app.core.store.ledger import POSTGRES, FileState, LedgerQuery, LedgerRow, counts_sql, page_sql, row_from
+from desktop_app.core.store.ledger import POSTGRES, counts_sql, page_sql, row_from
+from desktop_app.core.store.ledger_rows import FileState, LedgerQuery, LedgerRow
 from desktop_app.core.store.postgres.base import PostgresBase
 
 

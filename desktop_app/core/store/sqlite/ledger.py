@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from desktop_app.core.store.ledger import SQLITE, FileState, LedgerQuery, LedgerRow, counts_sql, page_sql, row_from
+from desktop_app.core.store.ledger import SQLITE, counts_sql, page_sql, row_from
+from desktop_app.core.store.ledger_rows import FileState, LedgerQuery, LedgerRow
 from desktop_app.core.store.sqlite.base import SQLiteBase
 
 
