@@ -161,6 +161,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         action(chat, "&Memory…", self.on_memory_triggered)
         view = self.menuBar().addMenu("&View")
         action(view, "&Notices", self.on_notices_clicked)
+        action(view, "Library &files…", self.on_ledger_triggered, "Ctrl+Shift+L")
         help_menu = self.menuBar().addMenu("&Help")
         action(help_menu, "&Keyboard shortcuts", self.on_shortcuts_triggered, "F1")
         action(help_menu, "&About Trove", self.on_about_triggered)
@@ -330,6 +331,11 @@ class MainWindow(FolderDropTarget, QMainWindow):
         from desktop_app.ui.memory_panel import open_memory_panel
 
         open_memory_panel(self)
+
+    def on_ledger_triggered(self) -> None:
+        from desktop_app.ui.ledger_panel import open_ledger_panel
+
+        open_ledger_panel(self)
 
     def on_models_triggered(self) -> None:
         from desktop_app.ui.models_dialog import open_models_dialog
