@@ -8,6 +8,7 @@ and the Library is safe to call from several.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -88,6 +89,14 @@ class TroveServer(MCPServer):
         return path
 
 
+def _tool(server: MCPServer, annotations: ToolAnnotations = READ_ONLY) -> Any:
+    """Register a function as a tool, its docstring on one line as the description an assistant reads."""
+    def register(fn: Any) -> Any:
+        server.add_tool(fn, description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()), annotations=annotations)
+        return fn
+    return register
+
+
 def _known(call: Any) -> Any:
     """Run a tool's body; a known problem (not indexed, bad argument, database locked) goes back as its message."""
     try:
@@ -122,7 +131,7 @@ def build_server(library: Library, *, allow_writes: bool = False) -> TroveServer
 
 
 def _add_read_tools(server: MCPServer, library: Library) -> None:
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server)
     def search(query: Query, mode: Mode = "hybrid", k: Count = 10, folders: Paths = None, types: Types = None,
                languages: Languages = None) -> dict[str, Any]:
         """Search the person's documents. Each result has the file `path`, the `page` (or `place`: slide, sheet,
@@ -131,14 +140,14 @@ def _add_read_tools(server: MCPServer, library: Library) -> None:
         return _known(lambda: tools.search(library, query, mode=mode, k=k, folders=folders, types=types,
                                            languages=languages))
 
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server)
     def read_passage(passage_id: Annotated[int, Field(description="A passage_id from search or ask.")],
                      around: Annotated[int, Field(description="Also this many passages either side (0-3).",
                                                   ge=0, le=3)] = 0) -> dict[str, Any]:
         """Read one passage in full (at most 8000 characters), optionally with its neighbours in the document."""
         return _known(lambda: tools.read_passage(library, passage_id, around=around))
 
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server)
     def read_document(path: Annotated[str, Field(description="The document's path, as search gives it.")],
                       start: Annotated[int, Field(description="The passage to start from (0 first; use the "
                                                               "previous call's next_start).", ge=0)] = 0
@@ -147,7 +156,7 @@ def _add_read_tools(server: MCPServer, library: Library) -> None:
         (null at the end). Only what Trove indexed is readable: other files are refused."""
         return _known(lambda: tools.read_document(library, path, start=start))
 
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server)
     def ask(question: Annotated[str, Field(description="A question the person's documents may answer.",
                                            min_length=1, max_length=2000)],
             k: Annotated[int | None, Field(description="How many passages to consider (default: the library's "
@@ -157,26 +166,26 @@ def _add_read_tools(server: MCPServer, library: Library) -> None:
         `refused: true` with the `closest_passages` when no passage answers. Never invents: prefer it for facts."""
         return _known(lambda: tools.ask(library, question, k=k, scope=scope))
 
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server)
     def list_folders() -> dict[str, Any]:
         """The folders in this library with their state (active, paused, offline…) and counts."""
         return _known(lambda: tools.list_folders(library))
 
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server)
     def library_status() -> dict[str, Any]:
         """How much is indexed and what is still being indexed (passages waiting for vectors, OCR pages)."""
         return _known(lambda: tools.library_status(library))
 
 
 def _add_memory_tool(server: MCPServer, library: Library) -> None:
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server)
     def search_memory(query: Query, k: Count = 10) -> dict[str, Any]:
         """Search what the person told Trove to remember (facts) and excerpts of their past Trove chats."""
         return _known(lambda: tools.search_memory(library, query, k=k))
 
 
 def _add_write_tools(server: MCPServer, library: Library) -> None:
-    @server.tool(annotations=WRITES)
+    @_tool(server, WRITES)
     def add_folder(path: Annotated[str, Field(description="An absolute folder path on this computer.")]
                    ) -> dict[str, Any]:
         """Add a folder to the library; Trove indexes it in the background (library_status shows progress)."""
@@ -186,7 +195,7 @@ def _add_write_tools(server: MCPServer, library: Library) -> None:
             return {"added": inert(info.path), "state": str(info.state)}
         return _known(work)
 
-    @server.tool(annotations=WRITES)
+    @_tool(server, WRITES)
     def remember(key: Annotated[str, Field(description="What the fact is about, e.g. 'preferred airline'.")],
                  value: Annotated[str, Field(description="The fact itself.")]) -> dict[str, Any]:
         """Remember a fact the person stated (memory must be on)."""
