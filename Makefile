@@ -13,7 +13,7 @@ LLAMA_SPEC ?= llama-cpp-python==0.3.36
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: system-deps setup run test lint bench package package-test clean
+.PHONY: system-deps setup run test lint bench package package-test package-upgrade-test clean
 
 # The Debian/Ubuntu packages run and test need: silent when installed, installed where this user may (root, or sudo
 # without a password), else one line naming the apt-get command and a stop before anything else runs.
@@ -59,6 +59,12 @@ package: setup
 package-test: package
 	bash packaging/smoke_test.sh
 	bash packaging/linux/deb_test.sh
+
+# The .deb upgrade path (install PREVIOUS, index, upgrade to this build, search): PREVIOUS is the previous release's
+# .deb or its git ref (built in a worktree; as long as `make package`). Not part of package-test until a release
+# exists to upgrade from.
+package-upgrade-test: package
+	bash packaging/linux/deb_upgrade_test.sh "$(PREVIOUS)"
 
 clean:
 	rm -rf build dist .pytest_cache
