@@ -31,6 +31,7 @@ from desktop_app.core.errors import (
 )
 from desktop_app.core.log import get_logger
 from desktop_app.core.machine import machine_id as local_machine_id
+from desktop_app.core.redact import redact
 from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.leases import LeaseKeeper
 from desktop_app.core.store.postgres.migrations import migrate
@@ -51,7 +52,7 @@ class PostgresBase:
                  side_dir: Path | None = None) -> None:
         self.url = url
         self.side_dir = side_dir  # where this desktop keeps its side indexes of the library (None: none)
-        self.location = pgc.redact(url)
+        self.location = redact(url)
         self._machine = machine if machine is not None else local_machine_id()
         first = self._connect_once()
         try:

@@ -42,6 +42,7 @@ from pgvector.psycopg import register_vector
 import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.log import get_logger
+from desktop_app.core.redact import redact
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.textcodec import register_text_codec
 from desktop_app.core.store.sqlite import keyword_index as ki
@@ -83,11 +84,11 @@ def forget(root: Path, url: str) -> bool:
         return False
     if not user:
         return False
-    where = side_path(root, pgc.redact(url), unquote(user))
+    where = side_path(root, redact(url), unquote(user))
     if not where.exists():
         return False
     shutil.rmtree(where, ignore_errors=True)
-    log.warning("the server refused %s: this desktop's copy of what it could read is deleted", pgc.redact(url))
+    log.warning("the server refused %s: this desktop's copy of what it could read is deleted", redact(url))
     return True
 
 
