@@ -24,7 +24,7 @@ import shutil
 import tarfile
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any
@@ -124,11 +124,15 @@ class LibraryBackups:
     def backup(self, path: str | os.PathLike[str] | None = None) -> BackupReport:
         """Write a consistent, compressed backup of an embedded library (`path`: a file, or a folder for a dated
         name; None: the current folder)."""
+        target = Path(path if path is not None else ".")
         backup_to = getattr(self._library.store, "backup_to", None)
-        if backup_to is None:
-            raise KnownError("This is a team library: its server's administrator backs it up (`trove server "
-                             "backup`).")
-        return write_backup(self._library.home, Path(path if path is not None else "."), backup_to)
+        if backup_to is None:  # a team library: what this person may read, as an embedded library (team_backup.py)
+            from desktop_app.core.team_backup import copy_visible, local_settings
+
+            store = self._library.store
+            return write_backup(self._library.home, target, lambda dest: copy_visible(store, dest),
+                                rewrite={"settings.json": local_settings})
+        return write_backup(self._library.home, target, backup_to)
 
     @staticmethod
     def default_name() -> str:
@@ -155,8 +159,10 @@ def default_backup_name(now: float | None = None) -> str:
 # ---- writing ------------------------------------------------------------------------------------------------
 
 
-def write_backup(home: Path, target: Path, copy_db: Any) -> BackupReport:
-    """Write a backup of the library in `home` to `target`; `copy_db(path)` writes the consistent database copy.
+def write_backup(home: Path, target: Path, copy_db: Any,
+                 rewrite: dict[str, Callable[[bytes], bytes]] | None = None) -> BackupReport:
+    """Write a backup of the library in `home` to `target`; `copy_db(path)` writes the consistent database copy;
+    `rewrite` changes a home file on its way in (a team library's settings lose the server's address).
 
     The file appears whole or not at all (written as `<target>.partial`, then renamed)."""
     target = Path(target).expanduser().absolute()
@@ -167,17 +173,24 @@ def write_backup(home: Path, target: Path, copy_db: Any) -> BackupReport:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     db_copy = target.with_name(f".{target.name}.db-partial")
+    rewritten = {name: target.with_name(f".{target.name}.{name}-partial") for name in (rewrite or {})}
     try:
         copy_db(db_copy)
         facts = copy_facts(db_copy)
-        payload = [(DB_NAME, db_copy)] + [(n, home / n) for n in HOME_FILES if (home / n).is_file()]
+        payload = [(DB_NAME, db_copy)]
+        for name in HOME_FILES:
+            if (home / name).is_file() and name in rewritten:
+                rewritten[name].write_bytes((rewrite or {})[name]((home / name).read_bytes()))
+                payload.append((name, rewritten[name]))
+            elif (home / name).is_file():
+                payload.append((name, home / name))
         manifest = _manifest(facts, payload)
         _write_archive(partial, manifest, payload)
         os.replace(partial, target)
     except OSError as exc:
         raise KnownError(f"Cannot write the backup {target}: {exc.strerror or exc}") from exc
     finally:
-        for leftover in (db_copy, partial):
+        for leftover in (db_copy, partial, *rewritten.values()):
             with contextlib.suppress(FileNotFoundError):
                 leftover.unlink()
     log.info("backed up %s to %s (%d bytes)", home, target, target.stat().st_size)

@@ -52,7 +52,7 @@ def copy_library(source: Store, target: Store, *, progress: Callable[[int, int],
     while page := source.stored_documents(after, batch):
         for stored in page:
             if stored.doc.folder_id in folders:
-                _copy_document(stored, folders[stored.doc.folder_id], target, report)
+                copy_document(stored, folders[stored.doc.folder_id], target, report)
         after = page[-1].id
         if progress:
             progress(report.copied + report.skipped, total_docs)
@@ -76,7 +76,9 @@ def _copy_folders(source: Store, target: Store) -> dict[int, int]:
     return mapping
 
 
-def _copy_document(stored: StoredDocument, folder_id: int, target: Store, report: CopyReport) -> None:
+def copy_document(stored: StoredDocument, folder_id: int, target: Store, report: CopyReport) -> None:
+    """One file (with the documents inside it, its chunks, vectors and OCR pages) into `target`'s folder
+    `folder_id`, unless the same content is there already (also core/team_backup.py)."""
     documents = 1 + len(stored.parts)  # a file and the documents inside it
     there = target.document_by_path(stored.doc.path)
     if there is not None and there.content_hash == stored.doc.digest and there.status == stored.status:

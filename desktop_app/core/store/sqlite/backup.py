@@ -41,6 +41,18 @@ def copy_database(source: Connection, dest: Path) -> None:
         target.close()
 
 
+def self_contained(db_path: Path) -> None:
+    """Turn a closed library file made for a backup (a team library's copy) into one file with no -wal: the
+    rollback journal mode folds the -wal in and removes it and the -shm."""
+    conn = sqlite3.connect(str(db_path))
+    try:
+        conn.execute("PRAGMA journal_mode = DELETE")
+    except sqlite3.Error as exc:
+        raise translate_error(exc, str(db_path)) from exc
+    finally:
+        conn.close()
+
+
 def copy_facts(db_path: Path) -> CopyFacts:
     """Schema version, embedding model and row counts of a database copy (opened read-only)."""
     conn = connect(db_path, readonly=True)
