@@ -4,13 +4,16 @@ made here (bindfs, a passthrough FUSE filesystem: `packaging/system_deps.sh` ins
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import sqlean
 
 from desktop_app.cli import main
 from desktop_app.core.errors import KnownError
@@ -20,18 +23,27 @@ from desktop_app.core.store.sqlite.network_drive import network_mount
 TEXT = "The ferry to the island leaves at dawn, when the harbour master rings the brass bell.\n"
 
 
-@pytest.fixture
-def fuse_drive(tmp_path):
-    """A folder of the test's disk seen through a real FUSE mount: what sshfs or rclone look like to the kernel."""
+@contextlib.contextmanager
+def fuse_mount(tmp_path: Path, *options: str) -> Iterator[Path]:
+    """A folder of the test's disk (tmp_path/backing) seen through a real FUSE mount (tmp_path/drive)."""
     assert shutil.which("bindfs") and Path("/dev/fuse").exists(), \
         "the network-drive tests mount FUSE: apt-get install fuse3 bindfs (packaging/system_deps.sh), /dev/fuse"
     backing, point = tmp_path / "backing", tmp_path / "drive"
     backing.mkdir()
     point.mkdir()
-    done = subprocess.run(["bindfs", str(backing), str(point)], capture_output=True, text=True)
+    done = subprocess.run(["bindfs", *options, str(backing), str(point)], capture_output=True, text=True)
     assert done.returncode == 0, f"tests run as root (CI): bindfs failed: {done.stderr.strip()}"
-    yield point
-    subprocess.run(["fusermount3", "-u", "-z", str(point)], check=True)
+    try:
+        yield point
+    finally:
+        subprocess.run(["fusermount3", "-u", "-z", str(point)], check=True)
+
+
+@pytest.fixture
+def fuse_drive(tmp_path):
+    """What sshfs or rclone look like to the kernel: a FUSE mount."""
+    with fuse_mount(tmp_path) as point:
+        yield point
 
 
 def journal(db: Path) -> str:
@@ -111,3 +123,24 @@ def test_a_drive_that_cannot_lock_files_is_refused_in_one_line(fuse_drive, monke
     assert len(lines) == 1 and "network drive that cannot lock files (fuse at" in lines[0]
     assert not [p for p in home.iterdir() if p.name.startswith(".trove-lock-probe")]  # the probe cleans up
     assert not list(home.glob("library.db-*"))  # refused before any write: no journal, no -wal
+
+
+def test_on_a_fuse_drive_without_shared_mappings_wal_fails_and_the_library_works(tmp_path, capsys):
+    """Measured: FUSE mounted with direct_io (as network filesystems often are) cannot map WAL's -shm, so a WAL
+    database there fails on its first write (SQLITE_IOERR, "disk I/O error"); the library, on a rollback journal,
+    indexes and searches."""
+    with fuse_mount(tmp_path, "-o", "direct_io") as drive:
+        raw = sqlean.connect(str(drive / "wal.db"))
+        try:
+            with pytest.raises(sqlean.OperationalError, match="disk I/O error"):
+                raw.execute("PRAGMA journal_mode = WAL")
+                raw.execute("CREATE TABLE t (a)")
+        finally:
+            raw.close()
+        docs = tmp_path / "docs"
+        docs.mkdir()
+        (docs / "ferry.txt").write_text(TEXT * 3)
+        assert main(["--home", str(drive / "home"), "index", str(docs)]) == 0
+        assert main(["--home", str(drive / "home"), "search", "harbour bell", "--mode", "keyword"]) == 0
+        captured = capsys.readouterr()
+        assert "ferry.txt" in captured.out and "uses a rollback journal" in captured.err
