@@ -44,7 +44,8 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_share)
 
     p = sub.add_parser("search", help="search the library")
-    p.add_argument("query")
+    p.add_argument("query", help='words, "a phrase", -word, -"phrase", OR, type:pdf, folder:NAME, lang:th, tag:NAME, '
+                                 "file:NAME, after:2024-03, before:2024-05-01, date:2024, last month / this year")
     p.add_argument("-k", type=result_count, default=10, help=f"how many results (1 to {MAX_K}, default 10)")
     p.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
     p.add_argument("--documents", action="store_true", help="one result per document")

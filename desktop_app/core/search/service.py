@@ -6,6 +6,7 @@ shapes are the same whichever engine holds the library.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,8 @@ from desktop_app.core.errors import UnavailableError
 from desktop_app.core.folders import normalise
 from desktop_app.core.log import get_logger
 from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
+from desktop_app.core.search.query_language import parse_query
+from desktop_app.core.search.query_search import checked_search, query_filters
 from desktop_app.core.search.rerank import SEARCH_MIX, Reranker, load_reranker
 from desktop_app.core.search.rerank import rerank as rerank_results
 from desktop_app.core.store.base import Store
@@ -166,24 +169,32 @@ class SearchService:
         self.params = params
         self.reranker = reranker  # loads the reranking model on first use (a search without rerank never does)
         self.embedder_broken = False  # set while the semantic phase reports an error: hybrid falls back to keywords
+        self.today: Callable[[], dt.date] = dt.date.today  # what `last month` is relative to (tests set a day)
 
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
                langs: Iterable[str] | None = None, paths: Iterable[str] | None = None,
                rerank: bool = False) -> list[RetrievalResult]:
-        """Search what is indexed now (never waits for the writer). Results are chunks, best first.
+        """Search what is indexed now (never waits for the writer). Results are chunks, best first. `query` is in
+        the query language (core/search/query_language.py): its filters narrow the menu's.
 
         `rerank`: the best max(top_k, RERANK_DEPTH) results reordered by the reranker, the first top_k kept
         (UnavailableError when no reranking model loads here)."""
-        filters = self.filters(folders, types, langs, paths)
+        if mode not in MODES:
+            raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+        parsed = parse_query(query, today=self.today())
+        filters = query_filters(parsed, self.filters(folders, types, langs, paths))
         embedder: Embedder | None = None if self.embedder_broken else self.embedder
         if mode == "hybrid" and not self.store.has_vectors():
             embedder = None  # nothing embedded yet: don't load the model for an empty dense side
         reranker = self._reranker() if rerank else None
         depth = max(top_k, RERANK_DEPTH) if reranker else top_k
-        results = search_store(self.store, query, embedder=embedder, mode=mode, top_k=depth, params=self.params,
-                               filters=filters, group_by_document=group_by_document)
-        return rerank_results(reranker, query, results, top_k, mix=SEARCH_MIX) if reranker else results
+
+        def plain(text: str, k: int, group: bool, narrowed: Filters | None) -> list[RetrievalResult]:
+            return search_store(self.store, text, embedder=embedder, mode=mode, top_k=k, params=self.params,
+                                filters=narrowed, group_by_document=group)
+        results = checked_search(parsed, depth, group_by_document, filters, plain)
+        return rerank_results(reranker, parsed.free_text, results, top_k, mix=SEARCH_MIX) if reranker else results
 
     def _reranker(self) -> Reranker:
         reranker = self.reranker()

@@ -173,6 +173,10 @@ class DocumentStore(Protocol):
         """New stat data for a file whose content did not change."""
         ...
 
+    def set_document_facts(self, doc_id: int, date: str | None, tags: Sequence[str]) -> None:
+        """A document's own date (an ISO day; None: its modified time counts) and its tags (case-folded)."""
+        ...
+
     def move_documents(self, moves: Sequence[DocumentMove]) -> int:
         """Move documents to their new folder and path (with the stat data given) keeping chunks and vectors; a
         document already at a target path is replaced. One transaction. Returns how many moved."""

@@ -263,9 +263,20 @@ class Filters:
     types: tuple[str, ...] = ()
     langs: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()  # absolute: a document matches its own path, its file's, or a folder path above it
+    # The query language's (core/search/query_language.py): every group holds texts one of which the document's
+    # path contains, case-folded (`file:NAME`, `folder:NAME` as /NAME/); its date within [date_from, date_to)
+    # (ISO days, "" open); one of the tags.
+    path_has: tuple[tuple[str, ...], ...] = ()
+    date_from: str = ""
+    date_to: str = ""
+    tags: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.folder_ids or self.types or self.langs or self.paths)
+        return bool(self.folder_ids or self.types or self.langs or self.paths or self.by_document())
+
+    def by_document(self) -> bool:
+        """Whether it asks about documents' paths, dates or tags: what side indexes do not hold (they ask SQL)."""
+        return bool(self.paths or self.path_has or self.date_from or self.date_to or self.tags)
 
 
 @dataclass(frozen=True)

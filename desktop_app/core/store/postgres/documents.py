@@ -110,6 +110,11 @@ class DocumentSQL(PostgresBase):
         self._write(lambda c: c.execute("UPDATE documents SET size = %s, mtime_ns = %s WHERE id = %s",
                                         (size, mtime_ns, doc_id)))
 
+    def set_document_facts(self, doc_id: int, date: str | None, tags: Sequence[str]) -> None:
+        """A document's own date (an ISO day; None: its modified time counts) and its tags (case-folded)."""
+        self._write(lambda c: c.execute("UPDATE documents SET doc_date = %s::date, tags = %s WHERE id = %s",
+                                        (date, list(tags) or None, doc_id)))
+
     def move_documents(self, moves: Sequence[DocumentMove]) -> int:
         """Move files keeping chunks and vectors, their parts with them (a document already at a target is
         replaced). One transaction."""

@@ -118,7 +118,32 @@ def filter_sql(filters: Filters | None) -> tuple[str, dict[str, Any]]:
         clauses.append("(d.path = ANY(%(paths)s) OR d.container = ANY(%(paths)s) OR d.path LIKE ANY(%(below)s))")
         args["paths"] = list(filters.paths)
         args["below"] = [_like_prefix(p.rstrip(os.sep) + os.sep) for p in filters.paths]
+    _query_language_sql(filters, clauses, args)
     return " AND " + " AND ".join(clauses), args
+
+
+# A document's date: its own, else its file's modified day (UTC).
+_DOC_DATE = "COALESCE(d.doc_date, (to_timestamp(d.mtime_ns / 1e9) AT TIME ZONE 'UTC')::date)"
+# The document's path below its library folder: a tag is also a folder name there.
+_BELOW_FOLDER = "lower(substr(d.path, length((SELECT f.path FROM folders f WHERE f.id = d.folder_id)) + 1))"
+
+
+def _query_language_sql(filters: Filters, clauses: list[str], args: dict[str, Any]) -> None:
+    """The clauses of the query language's filters: path texts, the date range and tags."""
+    for i, group in enumerate(filters.path_has):
+        clauses.append(f"EXISTS (SELECT 1 FROM unnest(%(has{i})s::text[]) h WHERE strpos(lower(d.path), h) > 0)")
+        args[f"has{i}"] = list(group)
+    if filters.date_from:
+        clauses.append(f"{_DOC_DATE} >= %(date_from)s::date")
+        args["date_from"] = filters.date_from
+    if filters.date_to:
+        clauses.append(f"{_DOC_DATE} < %(date_to)s::date")
+        args["date_to"] = filters.date_to
+    if filters.tags:
+        clauses.append(f"(d.tags && %(tags)s::text[] OR EXISTS (SELECT 1 FROM unnest(%(tag_dirs)s::text[]) t "
+                       f"WHERE strpos({_BELOW_FOLDER}, t) > 0))")
+        args["tags"] = list(filters.tags)
+        args["tag_dirs"] = [f"{os.sep}{t}{os.sep}" for t in filters.tags]
 
 
 # ---- the engine's keyword side ---------------------------------------------------------------------------------
@@ -155,7 +180,7 @@ class KeywordSQL(PostgresBase):
                                                                      prepare=True)]
 
         def work(conn: psycopg.Connection) -> list[tuple[int, float]]:
-            if title_weight == tp.FTS5_WEIGHTS["title"] and not (filters and filters.paths) and \
+            if title_weight == tp.FTS5_WEIGHTS["title"] and not (filters and filters.by_document()) and \
                     (index := side.keyword_side(self, conn)) is not None:  # BM25 over this desktop's copy
                 found = side.checked(conn, lambda n: index.search(full, n, filters), int(limit))
                 if found is not None:

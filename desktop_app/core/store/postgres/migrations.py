@@ -515,6 +515,16 @@ def m013_plain_meta_values(conn: psycopg.Connection) -> None:
                          "CHECK (char_length(value) <= 4000 AND value !~ {p})").format(p=sql.Literal(pattern)))
 
 
+@migration
+def m014_document_dates_and_tags(conn: psycopg.Connection) -> None:
+    """A document's own date (from its metadata or first lines; NULL: its modified time counts) and its tags
+    (case-folded, from front matter, #tags and office keywords), written at index time for the query language's
+    after:/before:/date:/tag: filters. Columns of documents, so row-level security and the GRANTs cover them."""
+    conn.execute("ALTER TABLE documents ADD COLUMN doc_date date, ADD COLUMN tags text[]")
+    conn.execute("CREATE INDEX documents_doc_date ON documents (doc_date) WHERE doc_date IS NOT NULL")
+    conn.execute("CREATE INDEX documents_tags ON documents USING gin (tags) WHERE tags IS NOT NULL")
+
+
 Migration = Callable[[psycopg.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

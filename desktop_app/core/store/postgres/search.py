@@ -69,7 +69,7 @@ class SearchSQL(PostgresBase):
         limit = int(limit)
         extra, args = filter_sql(filters)
         query = np.asarray(vector, dtype=np.float32)
-        if filters and filters.paths:
+        if filters and filters.by_document():
             exact = self._read(lambda c: _exact(c, extra, args, query, limit))
             if exact is not None:
                 return exact
@@ -93,7 +93,8 @@ class SearchSQL(PostgresBase):
         a filter's are the nearest of the rows it allows (postgres/side.py)."""
         allowed = None
         if filters:
-            allowed = index.mask(filters, lambda: [int(r[0]) for r in conn.execute(SCOPE_SQL + extra, args)])
+            remembered = None if filters.by_document() else filters  # paths, dates, tags change without vectors
+            allowed = index.mask(remembered, lambda: [int(r[0]) for r in conn.execute(SCOPE_SQL + extra, args)])
         return side.checked(conn, lambda n: vi.ann_candidates(index, query, n, allowed), limit)
 
     def _nearest_windows(self, extra: str, args: dict[str, Any],

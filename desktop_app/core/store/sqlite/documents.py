@@ -98,6 +98,12 @@ class DocumentSQL(SQLiteBase):
         self._write(lambda c: c.execute("UPDATE documents SET size = ?, mtime_ns = ? WHERE id = ?",
                                         (size, mtime_ns, doc_id)))
 
+    def set_document_facts(self, doc_id: int, date: str | None, tags: Sequence[str]) -> None:
+        """A document's own date (an ISO day; None: its modified time counts) and its tags (case-folded)."""
+        packed = "|" + "|".join(tags) + "|" if tags else None  # '|a|b|': a tag matches as instr(tags, '|a|')
+        self._write(lambda c: c.execute("UPDATE documents SET doc_date = ?, tags = ? WHERE id = ?",
+                                        (date, packed, doc_id)))
+
     def move_documents(self, moves: Sequence[DocumentMove]) -> int:
         """Move files keeping chunks and vectors, their parts with them (a document already at a target is
         replaced). One transaction."""

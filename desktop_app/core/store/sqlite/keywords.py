@@ -42,7 +42,33 @@ def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
         for path in filters.paths:
             prefix = path.rstrip(os.sep) + os.sep
             args.extend((path, path, prefix, prefix))
+    _query_language_sql(filters, clauses, args)
     return " AND " + " AND ".join(clauses), args
+
+
+# A document's date: its own, else its file's modified day (UTC).
+_DOC_DATE = "COALESCE(d.doc_date, date(d.mtime_ns / 1000000000, 'unixepoch'))"
+# The document's path below its library folder: a tag is also a folder name there.
+_BELOW_FOLDER = "lower(substr(d.path, length((SELECT f.path FROM folders f WHERE f.id = d.folder_id)) + 1))"
+
+
+def _query_language_sql(filters: Filters, clauses: list[str], args: list[object]) -> None:
+    """The clauses of the query language's filters: path texts, the date range and tags (lower() folds ASCII
+    only in SQLite: a path's other capitals must be typed as they are)."""
+    for group in filters.path_has:
+        clauses.append("(" + " OR ".join("instr(lower(d.path), ?) > 0" for _ in group) + ")")
+        args.extend(group)
+    if filters.date_from:
+        clauses.append(f"{_DOC_DATE} >= ?")
+        args.append(filters.date_from)
+    if filters.date_to:
+        clauses.append(f"{_DOC_DATE} < ?")
+        args.append(filters.date_to)
+    if filters.tags:
+        clauses.append("(" + " OR ".join(f"instr(d.tags, ?) > 0 OR instr({_BELOW_FOLDER}, ?) > 0"
+                                         for _ in filters.tags) + ")")
+        for tag in filters.tags:
+            args.extend((f"|{tag}|", f"{os.sep}{tag}{os.sep}"))
 
 
 class KeywordSQL(SQLiteBase):
@@ -72,8 +98,8 @@ class KeywordSQL(SQLiteBase):
 
     def _keyword_side(self, conn: Connection, title_weight: float, filters: Filters | None) -> Keywords | None:
         """The keyword side index (keyword_index.py) when it can answer: it is current, the title weight is the
-        one it was built with, and no path filter is asked (those need the documents table)."""
-        if self.path is None or title_weight != tp.FTS5_WEIGHTS["title"] or (filters and filters.paths):
+        one it was built with, and no path, date or tag filter is asked (those need the documents table)."""
+        if self.path is None or title_weight != tp.FTS5_WEIGHTS["title"] or (filters and filters.by_document()):
             return None
         path = self.path
         return of_store(self, "_keyword_index", lambda: KeywordIndex(path)).usable(conn)

@@ -374,6 +374,18 @@ def m011_document_counts(conn: Connection) -> None:
     """)
 
 
+@migration
+def m012_document_dates_and_tags(conn: Connection) -> None:
+    """A document's own date (an ISO day from its metadata or first lines; NULL: its modified time counts) and its
+    tags as '|tag|tag|' (case-folded, from front matter, #tags and office keywords), written at index time for the
+    query language's after:/before:/date:/tag: filters. Tags from folder names are read from paths at query time."""
+    run_script(conn, """
+    ALTER TABLE documents ADD COLUMN doc_date TEXT;
+    ALTER TABLE documents ADD COLUMN tags TEXT;
+    CREATE INDEX documents_doc_date ON documents(doc_date) WHERE doc_date IS NOT NULL;
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

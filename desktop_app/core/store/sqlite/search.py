@@ -39,7 +39,7 @@ class SearchSQL(SQLiteBase):
         query = np.asarray(vector, dtype=np.float32)
 
         def work(conn: Connection) -> list[tuple[int, float]]:
-            if filters and filters.paths:
+            if filters and filters.by_document():
                 scoped = _scoped_chunks(conn, filters)
                 if scoped is not None:
                     return _exact(conn, query, scoped)[: int(limit)]
@@ -70,7 +70,7 @@ class SearchSQL(SQLiteBase):
             return None
         if not filters:
             return ann_candidates(index, query, limit)
-        remembered = None if filters.paths else filters  # a path filter's chunks can move without their vectors
+        remembered = None if filters.by_document() else filters  # paths, dates, tags change without the vectors
         return ann_candidates(index, query, limit, index.mask(remembered, lambda: _filtered_chunks(conn, filters)))
 
     def document_chunks(self, path: str) -> list[tuple[int | None, str]]:

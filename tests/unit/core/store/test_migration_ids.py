@@ -31,6 +31,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         9: ("memory", "c13831c49d349555"),
         10: ("keyword_generation", "1887085a7036600a"),
         11: ("document_counts", "a7a32ab2ac786bd4"),
+        12: ("document_dates_and_tags", "48ca098df0fa7e76"),
     },
     "postgres": {
         1: ("core", "e1fbda7121343237"),
@@ -46,6 +47,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         11: ("people_not_groups_private_chats", "a57c840b9e667c05"),
         12: ("memory_forgot_through", "d61a5dbe7f36f2c2"),
         13: ("plain_meta_values", "adc2435966df0c0e"),
+        14: ("document_dates_and_tags", "dc1d73ad2b0359f0"),
     },
 }
 
