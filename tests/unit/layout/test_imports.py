@@ -113,6 +113,7 @@ UI_VALUE_TYPES = {
     "desktop_app.core.settings",  # Settings
     "desktop_app.core.folders",  # FolderInfo
     "desktop_app.core.store.rows",  # Share (parse_share), FolderState
+    "desktop_app.core.viewer_rows",  # PassageText, PdfPage, Box: what library.viewer returns
     "desktop_app.core.store.ledger_rows",  # LedgerQuery, LedgerRow, FileState: what library.ledger takes and returns
     "desktop_app.core.memory.rows",  # MemoryHit
     "desktop_app.core.log",  # get_logger and the redacting formatter (the log is the core's, the handlers the UI's)

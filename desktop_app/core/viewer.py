@@ -1,0 +1,46 @@
+"""The built-in viewer's reads (`library.viewer`): a passage in its document's text with the passage and a quote
+located, and a PDF page rendered with their character boxes. The window calls these on its task runner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from desktop_app.core.text.language import RIGHT_TO_LEFT
+from desktop_app.core.viewer_pdf import render_pdf_page
+from desktop_app.core.viewer_rows import PassageText, PdfPage
+from desktop_app.core.viewer_text import assemble, find_text
+
+__all__ = ["LibraryViewer"]
+
+REACH = 150  # chunks either side of the passage: the text shown around it (a 200 MB log is never read whole)
+
+
+class LibraryViewer:
+    """A Library's viewer reads (made on each use, like `backups`)."""
+
+    def __init__(self, library: Any) -> None:
+        self._library = library
+
+    def passage(self, chunk_id: int, quote: str = "", *, reach: int = REACH) -> PassageText | None:
+        """Chunk `chunk_id` in the text around it (None when it is gone: the file changed since it was found);
+        `quote` (a stretch of it, as a chat answer quoted it) located too."""
+        store = self._library.store
+        row = store.chunk_rows([chunk_id]).get(chunk_id)
+        around = store.chunks_around(chunk_id, reach)
+        if row is None or not around:
+            return None
+        focus = next((i for i, c in enumerate(around) if (c[1], c[3]) == (row.start, row.text)), 0)
+        text, start, end = assemble(around, focus)
+        q_start = q_end = -1
+        if quote.strip():
+            inside = find_text(text[start:end], quote)
+            found = (start + inside[0], start + inside[1]) if inside else find_text(text, quote, near=start)
+            if found is not None:
+                q_start, q_end = found
+        return PassageText(row.container or row.path, row.title, row.type, text, start, end, row.page, q_start,
+                           q_end, row.lang in RIGHT_TO_LEFT, row.text)
+
+    def pdf_page(self, path: str, page: int, *, scale: float = 1.5, passage: str = "", quote: str = "") -> PdfPage:
+        """Page `page` (from 1) of a PDF rendered at `scale` pixels per point, with the passage's and the quote's
+        character boxes."""
+        return render_pdf_page(path, page, scale, passage, quote)

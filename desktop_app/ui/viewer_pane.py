@@ -1,0 +1,219 @@
+"""The viewer pane: a search result or a chat citation opened at its passage, highlighted.
+
+PDFs show as rendered pages (library.viewer.pdf_page on the task runner: PDFium never runs on the UI thread) with
+the passage's characters lightly and the quote's strongly highlighted, from PDFium's own character boxes; next /
+previous page and zoom re-render one page. Every other type shows its extracted text (the chunks around the
+passage, rebuilt by their spans) with the passage selected and the quote highlighted, scrolled into view; a right-
+to-left paragraph lays out right to left (Qt's bidi, per paragraph). "Open in system viewer" is one key away
+(Ctrl+Shift+O, or Shift+Enter on a search result).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPixmap, QShortcut, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QStackedWidget,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.pathnames import display_path
+from desktop_app.core.viewer_rows import Box, PassageText, PdfPage
+from desktop_app.ui import open_file
+from desktop_app.ui.tasks import TaskRunner
+
+PASSAGE_COLOR = QColor(255, 214, 0, 70)  # the passage: a light wash
+QUOTE_COLOR = QColor(255, 150, 0, 150)  # the quote inside it: stronger
+ZOOM_STEP, MIN_SCALE, MAX_SCALE = 1.25, 0.5, 6.0
+
+
+class ViewerPane(QWidget):
+    """One document at a time, opened at a passage.
+
+    Signals:
+        passage_shown(object): a text document is shown with its passage selected (PassageText).
+        page_shown(object): a PDF page is shown (PdfPage, with the boxes painted on it).
+        failed(str): the passage or page could not be shown (why).
+    """
+
+    passage_shown = Signal(object)
+    page_shown = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, library: Any, tasks: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("viewerPane")
+        self.library, self.tasks = library, tasks
+        self.passage: PassageText | None = None
+        self.pdf: PdfPage | None = None
+        self.quote = ""
+        self.scale = 1.5
+        self._generation = 0
+        self._build()
+
+    def _build(self) -> None:
+        self.title = QLabel("", self)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.prev_button, self.next_button = QPushButton("◀", self), QPushButton("▶", self)
+        self.zoom_out_button, self.zoom_in_button = QPushButton("−", self), QPushButton("+", self)
+        self.page_label = QLabel("", self)
+        self.system_button = QPushButton("Open in system viewer", self)
+        self.prev_button.clicked.connect(lambda: self.show_page(self.pdf.page - 1 if self.pdf else 1))
+        self.next_button.clicked.connect(lambda: self.show_page(self.pdf.page + 1 if self.pdf else 1))
+        self.zoom_in_button.clicked.connect(lambda: self.zoom(ZOOM_STEP))
+        self.zoom_out_button.clicked.connect(lambda: self.zoom(1 / ZOOM_STEP))
+        self.system_button.clicked.connect(self.open_in_system_viewer)
+        # only while the viewer has the focus: Page Down must still scroll the results list and the chat
+        for keys, slot in ((QKeySequence("Ctrl+Shift+O"), self.open_in_system_viewer),
+                           (QKeySequence(QKeySequence.StandardKey.MoveToNextPage), self.next_button.click),
+                           (QKeySequence(QKeySequence.StandardKey.MoveToPreviousPage), self.prev_button.click),
+                           (QKeySequence(QKeySequence.StandardKey.ZoomIn), lambda: self.zoom(ZOOM_STEP)),
+                           (QKeySequence(QKeySequence.StandardKey.ZoomOut), lambda: self.zoom(1 / ZOOM_STEP))):
+            QShortcut(keys, self, slot, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        bar = QHBoxLayout()
+        bar.addWidget(self.title, 1)
+        for w in (self.prev_button, self.page_label, self.next_button, self.zoom_out_button, self.zoom_in_button,
+                  self.system_button):
+            bar.addWidget(w)
+        self.text = QPlainTextEdit(self)
+        self.text.setObjectName("viewerText")
+        self.text.setReadOnly(True)
+        self.page_image = QLabel(self)
+        self.page_image.setObjectName("viewerPage")
+        self.page_image.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidget(self.page_image)
+        self.scroll.setWidgetResizable(True)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.text)
+        self.stack.addWidget(self.scroll)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(self.stack, 1)
+        self._pdf_controls(False)
+
+    def _pdf_controls(self, on: bool) -> None:
+        for w in (self.prev_button, self.next_button, self.zoom_out_button, self.zoom_in_button, self.page_label):
+            w.setVisible(on)
+
+    # ---- opening -------------------------------------------------------------------------------
+
+    def show_chunk(self, chunk_id: int, quote: str = "") -> None:
+        """Open the document of chunk `chunk_id` at it (`quote`: a stretch of it to highlight more strongly)."""
+        self._generation += 1
+        generation, viewer = self._generation, self.library.viewer
+        self.quote = quote
+        self.tasks.run(lambda: viewer.passage(chunk_id, quote),
+                       lambda found: self.on_passage(generation, found),
+                       lambda exc: self.on_failed(generation, exc))
+
+    def on_passage(self, generation: int, passage: PassageText | None) -> None:
+        if generation != self._generation:
+            return  # another passage was asked for since
+        if passage is None:
+            self.failed.emit("This passage is no longer in the library (its file changed).")
+            return
+        self.passage = passage
+        self.title.setText(display_path(passage.title or passage.path))
+        if passage.type == "pdf" and passage.page is not None:
+            self.show_page(passage.page)
+            return
+        self.pdf = None
+        self._pdf_controls(False)
+        self._show_text(passage)
+        self.passage_shown.emit(passage)
+
+    def _show_text(self, p: PassageText) -> None:
+        self.stack.setCurrentWidget(self.text)
+        self.text.setPlainText(p.text)
+        cursor = QTextCursor(self.text.document())
+        cursor.setPosition(p.start)
+        cursor.setPosition(p.end, QTextCursor.MoveMode.KeepAnchor)
+        marks = [_mark(cursor, PASSAGE_COLOR)]
+        if p.quote_start >= 0:
+            quoted = QTextCursor(self.text.document())
+            quoted.setPosition(p.quote_start)
+            quoted.setPosition(p.quote_end, QTextCursor.MoveMode.KeepAnchor)
+            marks.append(_mark(quoted, QUOTE_COLOR))
+        self.text.setExtraSelections(marks)
+        self.text.setTextCursor(cursor)  # selected: copy works, and the view scrolls to it
+        self.text.centerCursor()
+
+    # ---- PDF pages -----------------------------------------------------------------------------
+
+    def show_page(self, page: int) -> None:
+        """Render page `page` of the current PDF on a worker (the passage's and quote's boxes found on it)."""
+        p = self.passage
+        if p is None:
+            return
+        self._generation += 1
+        generation, viewer, scale, quote = self._generation, self.library.viewer, self.scale, self.quote
+        self.tasks.run(lambda: viewer.pdf_page(p.path, page, scale=scale, passage=p.chunk_text, quote=quote),
+                       lambda rendered: self.on_page(generation, rendered),
+                       lambda exc: self.on_failed(generation, exc))
+
+    def on_page(self, generation: int, page: PdfPage) -> None:
+        if generation != self._generation:
+            return
+        self.pdf = page
+        self._pdf_controls(True)
+        self.page_label.setText(f"{page.page} / {page.pages}")
+        self.prev_button.setEnabled(page.page > 1)
+        self.next_button.setEnabled(page.page < page.pages)
+        self.page_image.setPixmap(QPixmap.fromImage(painted(page)))
+        self.stack.setCurrentWidget(self.scroll)
+        first = (page.quote_boxes or page.passage_boxes or (None,))[0]
+        if first is not None:
+            self.scroll.ensureVisible(int(first.left), int(first.top), 40, 120)
+        self.page_shown.emit(page)
+
+    def zoom(self, factor: float) -> None:
+        if self.pdf is not None:
+            self.scale = min(max(self.scale * factor, MIN_SCALE), MAX_SCALE)
+            self.show_page(self.pdf.page)
+
+    def on_failed(self, generation: int, exc: BaseException) -> None:
+        if generation == self._generation:
+            self.failed.emit(str(exc) or type(exc).__name__)
+
+    def open_in_system_viewer(self) -> bool:
+        """Hand the current document to the desktop's viewer (at its page, for a PDF)."""
+        if self.passage is None:
+            return False
+        return open_file.open_path(self.passage.path, self.pdf.page if self.pdf else self.passage.page)
+
+
+def painted(page: PdfPage) -> QImage:
+    """The page's pixels with the passage's boxes washed in and the quote's boxes stronger on top."""
+    image = QImage(page.pixels, page.width, page.height, page.stride, QImage.Format.Format_ARGB32).copy()
+    painter = QPainter(image)
+    try:
+        for boxes, color in ((page.passage_boxes, PASSAGE_COLOR), (page.quote_boxes, QUOTE_COLOR)):
+            for box in boxes:
+                painter.fillRect(rect_of(box), color)
+    finally:
+        painter.end()
+    return image
+
+
+def rect_of(box: Box) -> QRectF:
+    return QRectF(box.left, box.top, box.right - box.left, box.bottom - box.top)
+
+
+def _mark(cursor: QTextCursor, color: QColor) -> QTextEdit.ExtraSelection:
+    selection = QTextEdit.ExtraSelection()
+    selection.cursor = cursor  # type: ignore[misc]  -- PySide's ExtraSelection fields are plain attributes
+    fmt = QTextCharFormat()
+    fmt.setBackground(color)
+    selection.format = fmt  # type: ignore[misc]
+    return selection
