@@ -34,6 +34,7 @@ from desktop_app.core.settings import Settings, read_settings, save_settings
 from desktop_app.core.store import Store, is_server_url, open_store
 from desktop_app.core.store.rows import FolderState, Share
 from desktop_app.core.types import RetrievalResult
+from desktop_app.core.viewer import LibraryViewer
 from desktop_app.core.watch.live import LiveSync
 
 if TYPE_CHECKING:  # created on first use: search-only use never loads llama.cpp or watchdog's threads
@@ -226,6 +227,7 @@ class Library:
     # ---- owned managers, created on first use (search-only use never loads llama.cpp) -----------
     backups = property(LibraryBackups, doc="Back up this library while in use, check a backup, restore one.")
     ledger = property(LibraryLedger, doc="Every file the library knows, its state and why: pages, counts, retry.")
+    viewer = property(LibraryViewer, doc="A passage in its document's text; a PDF page with its boxes highlighted.")
 
     @property
     def models(self) -> ModelManager:
@@ -281,8 +283,7 @@ class Library:
         return self.chat.summarize(str(Path(path).expanduser().resolve()), [text for _page, text in chunks], **kwargs)
 
     def start_watching(self, **options: Any) -> LibraryWatcher:
-        """Keep every folder in sync with the disk in the background (created on first use; `options` go to it:
-        observer factory, poll and check intervals). Returns the watcher. A read-only library refuses."""
+        """Keep every folder in sync with the disk (`options`: the watcher's observer, intervals); read-only refuses."""
         refuse_if_read_only(self.store)
         return self._live.start(**options)
 
