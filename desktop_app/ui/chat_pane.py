@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -67,6 +68,7 @@ class ChatPane(QWidget):
         self.chat = library.chat  # created here, on the UI thread, so two workers never race to make it
         self.tasks = tasks
         self.conversation = Conversation()
+        self.viewer: Callable[[int, str], object] | None = None  # opens (chunk id, quote) in the window's viewer
         self.scope: tuple[str, ...] = ()
         header = self._build_header()
         body = self._build_body()
@@ -323,11 +325,15 @@ class ChatPane(QWidget):
     # ---- citations -----------------------------------------------------------------------------
 
     def on_citation_clicked(self, answer: int, n: int) -> None:
-        """Show that answer's passages and select passage n."""
+        """Show that answer's passages and select passage n; open it (and its quote) in the viewer pane."""
         sources = self.conversation.sources(answer)
         if sources is not None:
             self.sources.set_passages(*sources)
             self.sources.select(n)
+            passage, quote = next((p for p in sources[0] if p.n == n), None), sources[2]
+            if self.viewer is not None and passage is not None and passage.chunk_id is not None \
+                    and passage.kind == "document":  # a remembered fact has no document to open
+                self.viewer(passage.chunk_id, quote.text if quote is not None and quote.n == n else "")
 
     def on_generation_toggled(self, answer: int) -> None:
         """Show or hide a hidden model answer under its quote."""

@@ -28,6 +28,7 @@ from desktop_app.ui.search_panel import SearchPanel
 from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.status_bar import StatusBar
 from desktop_app.ui.tasks import TaskRunner
+from desktop_app.ui.viewer_dock import attach_viewer
 
 log = get_logger("ui")
 
@@ -117,6 +118,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.folders_panel.action_failed.connect(self.on_action_failed)
         self.folders_panel.ask_about_requested.connect(self.chat_pane.set_scope)
         self.result_chat_actions = ResultChatActions(self.search_panel, self.chat_pane)
+        attach_viewer(self)  # results and citations open at their passage in the viewer pane
         self.empty_state.add_folder_clicked.connect(self.folders_panel.on_add_clicked)
         self.empty_state.sample_clicked.connect(self.open_sample)
         self.status.notices_clicked.connect(self.on_notices_clicked)

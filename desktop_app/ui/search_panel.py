@@ -73,6 +73,7 @@ class SearchPanel(QWidget):
         self.search_fn = search_fn  # Library.search; tests wrap it to add delays
         self.memory_search = memory_search or library_memory_search(search_fn)  # None: documents only
         self.tasks = tasks
+        self.viewer: Callable[[RetrievalResult], bool] | None = None  # the window's viewer pane, when it has one
         self.top_k = top_k
         self._seq = 0
         self.stale_dropped = 0
@@ -263,8 +264,9 @@ class SearchPanel(QWidget):
         self.tasks.run(job, lambda results: self.on_rerank_done(seq, text, results),
                        lambda exc: self.on_rerank_error(seq, exc), lane="rerank")
 
-    def open_current(self) -> bool:
-        """Open the selected result (or the first one) through the open_file seam."""
+    def open_current(self, system: bool = False) -> bool:
+        """Open the selected result (or the first one) in the viewer pane at its passage, or (`system`, or no
+        viewer) through the open_file seam."""
         index = self.view.currentIndex()
         if not index.isValid():
             if self.model.rowCount() == 0:
@@ -275,6 +277,9 @@ class SearchPanel(QWidget):
             return False  # a fact or a past chat's excerpt: no file to open
         page = result.metadata.get("page")
         machine = result.metadata.get("machine", "")
+        if not system and self.viewer is not None and self.viewer(result):
+            self.result_opened.emit(result.source, page)
+            return True
         if not open_file.open_path(result.source, page, machine=machine) and machine:
             return False  # on another desktop's disk: open_path said so
         self.result_opened.emit(result.source, page)
@@ -366,14 +371,14 @@ class SearchPanel(QWidget):
                 if self._debounce.isActive():
                     self.search_now()  # Enter before the debounce fired: search, don't open a stale result
                     return True
-                self.open_current()
+                self.open_current(system=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
                 return True
             if key == Qt.Key.Key_Escape and self.query.text():
                 self.query.clear()
                 return True
         elif watched is self.view:
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                self.open_current()
+                self.open_current(system=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
                 return True
             if key == Qt.Key.Key_Up and self.view.currentIndex().row() <= 0:
                 self.query.setFocus(Qt.FocusReason.OtherFocusReason)

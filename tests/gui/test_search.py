@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from desktop_app.ui.results_model import SnippetHtmlRole
 from desktop_app.ui.safe_document import SafeTextDocument, image_fragments
 from desktop_app.ui.search_panel import DEBOUNCE_MS
+from desktop_app.ui.viewer_dock import viewer_of
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync, search
 
 
@@ -76,7 +77,10 @@ def test_enter_opens_the_selected_pdf_at_its_page(qtbot, indexed, opened):
     panel.query.setFocus()
     qtbot.keyClick(panel.query, Qt.Key.Key_Down)
     assert panel.view.hasFocus() and panel.view.currentIndex().row() == 0
-    qtbot.keyClick(panel.view, Qt.Key.Key_Return)
+    with qtbot.waitSignal(viewer_of(indexed).page_shown, timeout=20_000) as shown:  # Enter: the viewer pane
+        qtbot.keyClick(panel.view, Qt.Key.Key_Return)
+    assert shown.args[0].path.endswith("solar-system.pdf") and shown.args[0].page == 2 and opened.calls == []
+    qtbot.keyClick(panel.view, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)  # Shift+Enter: the system's
     assert len(opened.calls) == 1
     path, page = opened.calls[0]
     assert path.endswith("solar-system.pdf") and page == 2
@@ -90,7 +94,7 @@ def test_arrow_keys_move_between_box_and_results_and_esc_clears(qtbot, indexed, 
     qtbot.keyClick(panel.query, Qt.Key.Key_Down)
     qtbot.keyClick(panel.view, Qt.Key.Key_Down)
     assert panel.view.currentIndex().row() == 1
-    qtbot.keyClick(panel.view, Qt.Key.Key_Enter)
+    qtbot.keyClick(panel.view, Qt.Key.Key_Enter, Qt.KeyboardModifier.ShiftModifier)
     assert opened.calls[-1][0] == results[1].source
     qtbot.keyClick(panel.view, Qt.Key.Key_Up)
     qtbot.keyClick(panel.view, Qt.Key.Key_Up)
@@ -106,8 +110,9 @@ def test_double_click_opens_a_result(qtbot, indexed, opened):
     rect = panel.view.visualRect(panel.model.index(0))
     # QTest's double-click is only a "DblClick" event; item views also want the press/release before it
     qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    qtbot.mouseDClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert opened.calls and opened.calls[-1] == (panel.model.result(0).source, None)
+    with qtbot.waitSignal(viewer_of(indexed).passage_shown, timeout=20_000) as shown:  # the viewer pane
+        qtbot.mouseDClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert shown.args[0].chunk_text == panel.model.result(0).content and opened.calls == []
 
 
 @pytest.mark.parametrize("key", [Qt.Key.Key_F, Qt.Key.Key_K])
