@@ -7,7 +7,8 @@ network one in disguise (sshfs, rclone, s3fs) or not share a mapping at all. Suc
 journal (journal_mode=DELETE), which needs only POSIX byte-range locks, and the person is told once per command
 why searching may now wait while indexing writes. Where even a lock cannot be taken (measured by taking one, not
 guessed from the mount's options), every write would fail midway, so the library refuses to open for writing
-with one line instead.
+with one line instead. A mount whose locks stay on this computer (NFS nolock, SMB nobrl) passes that probe, so
+the notice names the option and warns against opening the library from two computers at once.
 
 The mount holding a path is read from /proc/self/mountinfo (Linux). Elsewhere nothing is known and WAL stays.
 """
@@ -39,11 +40,22 @@ class Mount:
     point: str
     fstype: str
     source: str
+    options: tuple[str, ...] = ()  # the filesystem's own (super) options
 
     @property
     def network(self) -> bool:
         """Whether WAL is unsafe here: a network or FUSE filesystem (`fuse.sshfs` is FUSE with a subtype)."""
         return self.fstype in NETWORK_TYPES or self.fstype.startswith(("fuse.", "fuseblk."))
+
+    @property
+    def local_locks(self) -> str:
+        """The option by which this network mount keeps file locks on this computer only ("" if none): NFS with
+        nolock or local_lock=posix|all, SMB with nobrl. Another computer's Trove then never sees this one's lock."""
+        if self.fstype.startswith("nfs"):
+            return next((o for o in self.options if o in ("nolock", "local_lock=posix", "local_lock=all")), "")
+        if self.fstype in ("cifs", "smb3"):
+            return "nobrl" if "nobrl" in self.options else ""
+        return ""
 
 
 def unescape(field: str) -> str:
@@ -70,7 +82,8 @@ def parse_mountinfo(text: str) -> list[Mount]:
         dash = fields.index("-", 6)
         if len(fields) < dash + 3:
             continue
-        mounts.append(Mount(point=unescape(fields[4]), fstype=fields[dash + 1], source=unescape(fields[dash + 2])))
+        options = tuple(fields[dash + 3].split(",")) if len(fields) > dash + 3 else ()
+        mounts.append(Mount(unescape(fields[4]), fields[dash + 1], unescape(fields[dash + 2]), options))
     return mounts
 
 
@@ -119,8 +132,12 @@ def network_notice(path: str | Path) -> str:
     if not can_lock(Path(path).parent):
         raise KnownError(f"The library is on a network drive that cannot lock files ({where}): writing to it would "
                          "damage it; move the library folder to a local disk (or mount the drive with locking).")
-    return (f"This library is on a network drive ({where}): it uses a rollback journal instead of WAL, "
-            "so a search waits while indexing writes.")
+    notice = (f"This library is on a network drive ({where}): it uses a rollback journal instead of WAL, "
+              "so a search waits while indexing writes.")
+    if mount.local_locks:  # measured nowhere but named by the mount: its locks never reach another computer
+        notice += (f" Its locks stay on this computer ({mount.local_locks}): never open it from two computers at "
+                   "once.")
+    return notice
 
 
 def can_lock(folder: Path) -> bool:

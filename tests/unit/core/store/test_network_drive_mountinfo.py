@@ -28,6 +28,7 @@ def test_fields_are_read_after_the_optional_ones_and_escapes_are_undone():
         ("/mnt/share", "cifs"), ("/mnt/box", "fuse.sshfs"), ("/tmp/fz/mnt", "fuse")]
     assert mounts[2].source == "fileserver:/export/home"
     assert parse_mountinfo("not a mountinfo line\n") == []
+    assert mounts[4].options[:2] == ("rw", "vers=3.1.1")
 
 
 def test_the_longest_mount_point_above_a_path_holds_it():
@@ -56,3 +57,32 @@ def test_this_machines_own_mountinfo_parses_and_holds_the_root():
     mounts = parse_mountinfo(text)
     assert len(mounts) == len(text.splitlines())
     assert mount_of("/", mounts) is not None
+
+
+def test_mounts_whose_locks_stay_on_this_computer_name_their_option():
+    lines = MOUNTINFO + (
+        "80 25 0:71 / /srv/nolock rw,relatime - nfs nas:/vol rw,vers=3,nolock,proto=tcp,addr=10.0.0.2\n"
+        "81 25 0:72 / /srv/local rw,relatime - nfs4 nas:/v rw,vers=4.1,local_lock=posix,addr=10.0.0.2\n"
+        "82 25 0:73 / /srv/smb rw,relatime - cifs //nas/s rw,vers=3.0,nobrl,uid=1000\n")
+    locks = {m.point: m.local_locks for m in parse_mountinfo(lines)}
+    assert locks["/srv/nolock"] == "nolock" and locks["/srv/local"] == "local_lock=posix"
+    assert locks["/srv/smb"] == "nobrl"
+    assert locks["/home"] == "" and locks["/mnt/share"] == "" and locks["/tmp/fz/mnt"] == ""  # local_lock=none
+
+
+def test_the_notice_on_an_nfs_home_mounted_nolock_warns_against_two_computers(tmp_path, monkeypatch):
+    """The kernel's mountinfo stands in for an NFS mount at tmp_path (this machine can mount FUSE but not NFS; the
+    FUSE mount is tests/integration/store/test_network_drive.py); the lock probe is real, in tmp_path."""
+    from desktop_app.core.store.sqlite import network_drive
+
+    home = tmp_path / "home"
+    home.mkdir()
+    fake = tmp_path / "mountinfo"
+    fake.write_text(MOUNTINFO + f"90 25 0:80 / {home.resolve()} rw,relatime - nfs nas:/h rw,vers=3,nolock,addr=10.0.0.2"
+                    "\n")
+    monkeypatch.setattr(network_drive, "MOUNTINFO", fake)
+    assert network_drive.journal_mode(home / "library.db") == "DELETE"
+    notice = network_drive.network_notice(home / "library.db")
+    assert notice.startswith(f"This library is on a network drive (nfs at {home.resolve()}): it uses a rollback")
+    assert notice.endswith("Its locks stay on this computer (nolock): never open it from two computers at once.")
+    assert network_drive.journal_mode(tmp_path / "elsewhere.db") == "WAL"  # not under the mount: the root's overlay
