@@ -72,6 +72,8 @@ class MainWindow(FolderDropTarget, QMainWindow):
 
         self.restore_layout()
         self.refresh_now()
+        if notice := getattr(library.store, "journal_notice", ""):  # on a network drive (sqlite/network_drive.py)
+            self.status.set_network_drive(notice)
         if library.read_only:  # searched and asked, never indexed nor watched
             self.status.set_read_only(library.read_only)
         else:  # Live sync; its first step is the startup rescan that catches what changed while Trove was closed.

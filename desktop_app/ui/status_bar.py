@@ -34,10 +34,14 @@ class StatusBar(QStatusBar):
         self.read_only = QLabel("Read-only library")
         self.read_only.setObjectName("statusReadOnly")
         self.read_only.setVisible(False)
+        self.network_drive = QLabel("Network drive")  # a library on NFS/SMB/FUSE: a rollback journal, not WAL
+        self.network_drive.setObjectName("statusNetworkDrive")
+        self.network_drive.setVisible(False)
         self.notices_button = QToolButton(autoRaise=True)
         self.notices_button.clicked.connect(self.notices_clicked.emit)
         self.addWidget(self.message, 1)
         self.addPermanentWidget(self.read_only)
+        self.addPermanentWidget(self.network_drive)
         self.addPermanentWidget(self.keyword)
         self.addPermanentWidget(self.semantic)
         self.addPermanentWidget(self.notices_button)
@@ -52,6 +56,12 @@ class StatusBar(QStatusBar):
         """Say, for as long as the window is open, that this library is searched and asked but never indexed."""
         self.read_only.setToolTip(line)
         self.read_only.setVisible(True)
+        self.showMessage(line, 15000)
+
+    def set_network_drive(self, line: str) -> None:
+        """Say, for as long as the window is open, that this library is on a network drive (and what that costs)."""
+        self.network_drive.setToolTip(line)
+        self.network_drive.setVisible(True)
         self.showMessage(line, 15000)
 
     def set_unread(self, count: int) -> None:

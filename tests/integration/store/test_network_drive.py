@@ -4,12 +4,9 @@ made here (bindfs, a passthrough FUSE filesystem: `packaging/system_deps.sh` ins
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,24 +16,9 @@ from desktop_app.cli import main
 from desktop_app.core.errors import KnownError
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.store.sqlite.network_drive import network_mount
+from tests.support.fuse_drive import fuse_mount
 
 TEXT = "The ferry to the island leaves at dawn, when the harbour master rings the brass bell.\n"
-
-
-@contextlib.contextmanager
-def fuse_mount(tmp_path: Path, *options: str) -> Iterator[Path]:
-    """A folder of the test's disk (tmp_path/backing) seen through a real FUSE mount (tmp_path/drive)."""
-    assert shutil.which("bindfs") and Path("/dev/fuse").exists(), \
-        "the network-drive tests mount FUSE: apt-get install fuse3 bindfs (packaging/system_deps.sh), /dev/fuse"
-    backing, point = tmp_path / "backing", tmp_path / "drive"
-    backing.mkdir()
-    point.mkdir()
-    done = subprocess.run(["bindfs", *options, str(backing), str(point)], capture_output=True, text=True)
-    assert done.returncode == 0, f"tests run as root (CI): bindfs failed: {done.stderr.strip()}"
-    try:
-        yield point
-    finally:
-        subprocess.run(["fusermount3", "-u", "-z", str(point)], check=True)
 
 
 @pytest.fixture
