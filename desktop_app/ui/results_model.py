@@ -19,6 +19,7 @@ SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2
 LocationRole = Qt.ItemDataRole.UserRole + 3
 
 Index = QModelIndex | QPersistentModelIndex
+VERBATIM_TYPES = ("code", "csv")  # their `#`, `*` and `<…>` are the content, not markup: snippets keep them
 
 
 def page_text(meta: dict[str, Any]) -> str:
@@ -53,7 +54,8 @@ class ResultsModel(QAbstractListModel):
     def set_results(self, results: Sequence[RetrievalResult]) -> None:
         self.beginResetModel()
         self._results = list(results)
-        self._snippets = [snippet_html(r.content, r.metadata.get("highlights") or ()) for r in self._results]
+        self._snippets = [snippet_html(r.content, r.metadata.get("highlights") or (),
+                                       markup=r.metadata.get("type") not in VERBATIM_TYPES) for r in self._results]
         self.endResetModel()
 
     def clear(self) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor
 
 from desktop_app.core.chat.citations import Citation
 from desktop_app.core.chat.context import Passage
+from desktop_app.ui.results_model import SnippetHtmlRole
 from desktop_app.ui.viewer_dock import viewer_of
 from desktop_app.ui.viewer_pane import QUOTE_COLOR
 from tests.gui.gui_helpers import search
@@ -128,6 +129,8 @@ def test_a_text_result_opens_with_its_span_selected_and_the_system_viewer_is_one
     panel = window.search_panel
     results = search(qtbot, window, "quinces walled garden")
     assert results and results[0].source.endswith("harbour.md")
+    snippet = panel.model.data(panel.model.index(0), SnippetHtmlRole)
+    assert "Harbour notes" in snippet and "#" not in snippet  # the Markdown heading reads as text
     panel.query.setFocus()
     qtbot.keyClick(panel.query, Qt.Key.Key_Down)
     with qtbot.waitSignal(viewer_of(window).passage_shown, timeout=20_000) as shown:
