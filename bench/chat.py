@@ -31,7 +31,6 @@ from _common import save
 from qa import DATA, build_library, contains_any, load_questions
 
 from desktop_app.core.chat.attribution import sentences
-from desktop_app.core.chat.budget import Turn
 from desktop_app.core.chat.compaction import extractive_summary, model_summary
 from desktop_app.core.chat.model_files import resolve_model_path
 from desktop_app.core.chat.prompt import DEFAULT_STYLE
@@ -39,6 +38,7 @@ from desktop_app.core.chat.runtime import LlamaCppRuntime, physical_cores
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
+from desktop_app.core.types import Turn
 
 
 def default_threads() -> tuple[int, int]:

@@ -41,3 +41,15 @@ class RetrievalResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with the seed's four keys."""
         return {"content": self.content, "score": self.score, "source": self.source, "metadata": dict(self.metadata)}
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier exchange, as it is replayed in later prompts (without its passages); chat plans prompts with it,
+    memory saves and recalls it."""
+
+    question: str
+    answer: str
+
+
+MEMORY_SOURCE = "memory"  # the source of a fact passage (evidence the person stated); its place names the fact

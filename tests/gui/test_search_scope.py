@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from desktop_app.core.chat.budget import Turn
+from desktop_app.core.types import Turn
 from desktop_app.ui.results_model import location_text
 from desktop_app.ui.type_icons import result_icon, type_icon
 from tests.gui.gui_helpers import add_and_sync, search

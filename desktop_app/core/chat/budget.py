@@ -29,7 +29,7 @@ from desktop_app.core.chat.prompt import (
 )
 from desktop_app.core.chat.script_cost import cost_scale
 from desktop_app.core.errors import KnownError
-from desktop_app.core.types import RetrievalResult
+from desktop_app.core.types import RetrievalResult, Turn
 
 GROUNDED_SYSTEM_PROMPT = DEFAULT_STYLE.system
 CONTEXT_HEADER = LEGACY_HEADER
@@ -40,7 +40,6 @@ __all__ = [
     "PLAIN_SYSTEM_PROMPT",
     "BudgetConfig",
     "PromptPlan",
-    "Turn",
     "plan_prompt",
     "retrieval_query",
     "user_message",
@@ -48,14 +47,6 @@ __all__ = [
 ]
 MIN_QUESTION_TOKENS = 16
 ANCHORED = "anchored"  # metadata key: the chunk the quote comes from, already focused on the quote (planning.py)
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One earlier exchange, as it is replayed in later prompts (without its passages)."""
-
-    question: str
-    answer: str
 
 
 @dataclass(frozen=True)

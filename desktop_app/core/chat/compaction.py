@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from desktop_app.core.chat.attribution import sentences
-from desktop_app.core.chat.budget import Turn
 from desktop_app.core.chat.context import CountTokens, truncate_to_tokens
 from desktop_app.core.chat.focus import key_words
 from desktop_app.core.chat.runtime import ChatRuntime
+from desktop_app.core.types import Turn
 
 ANSWER_WORDS = 40  # the first sentence of an answer, at most this many words
 MODEL_SUMMARY_MIN_BYTES = 1_000_000_000  # about a 1.5B-parameter model at 4 bits; SmolLM2-135M is ~100 MB

@@ -11,12 +11,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from desktop_app.core.types import RetrievalResult
+from desktop_app.core.types import MEMORY_SOURCE, RetrievalResult
 
 CountTokens = Callable[[str], int]
 Message = dict[str, Any]
 
-MEMORY_SOURCE = "memory"  # the source of a fact passage (evidence the person stated); its place names the fact
 # A passage cut shorter than this many tokens says too little to be worth its header.
 MIN_PASSAGE_TOKENS = 24
 TRUNCATION_MARK = " …"

@@ -27,8 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from desktop_app.core.chat.answer import ChatAnswer
-from desktop_app.core.chat.budget import Turn
-from desktop_app.core.chat.context import MEMORY_SOURCE, CountTokens, Passage, truncate_to_tokens
+from desktop_app.core.chat.context import CountTokens, Passage, truncate_to_tokens
 from desktop_app.core.chat.runtime import ChatRuntime
 from desktop_app.core.chat.sessions import ChatStore
 from desktop_app.core.log import get_logger
@@ -40,7 +39,7 @@ from desktop_app.core.memory.rows import MemoryHit
 from desktop_app.core.memory.service import FACT_TOKENS, MemoryService, memory_results
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite.memory import fact_title
-from desktop_app.core.types import RetrievalResult
+from desktop_app.core.types import MEMORY_SOURCE, RetrievalResult, Turn
 
 log = get_logger("chat")
 

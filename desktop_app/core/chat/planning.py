@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from desktop_app.core.chat.budget import ANCHORED, BudgetConfig, PromptPlan, Turn, plan_prompt
+from desktop_app.core.chat.budget import ANCHORED, BudgetConfig, PromptPlan, plan_prompt
 from desktop_app.core.chat.compaction import compact
 from desktop_app.core.chat.context import CountTokens
 from desktop_app.core.chat.focus import focus
@@ -20,7 +20,7 @@ from desktop_app.core.chat.sessions import ChatStore
 from desktop_app.core.errors import BugError
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
-from desktop_app.core.types import RetrievalResult
+from desktop_app.core.types import RetrievalResult, Turn
 
 log = get_logger("chat")
 

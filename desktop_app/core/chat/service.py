@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from desktop_app.core.chat.answer import ChatAnswer, ChatToken
 from desktop_app.core.chat.assemble import Outcome, shown_answer
-from desktop_app.core.chat.budget import PromptPlan, Turn, retrieval_query
+from desktop_app.core.chat.budget import PromptPlan, retrieval_query
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.memory_step import ChatMemory, GetMemory, acknowledged
 from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_model_path
@@ -36,7 +36,7 @@ from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
-from desktop_app.core.types import RetrievalResult
+from desktop_app.core.types import RetrievalResult, Turn
 
 log = get_logger("chat")
 

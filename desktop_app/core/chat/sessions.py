@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.core.chat.budget import Turn
 from desktop_app.core.chat.citations import Citation
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.errors import KnownError
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import MessageRow
+from desktop_app.core.types import Turn
 
 TITLE_CHARS = 60
 SUMMARY_ROLE = "summary"  # a message row holding {"covers": turns, "text": summary} of compacted turns

@@ -11,9 +11,9 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from desktop_app.core.chat.budget import Turn
 from desktop_app.core.memory.breadcrumbs import MAX_CRUMBS, breadcrumbs
 from desktop_app.core.memory.rows import NewMemoryChunk
+from desktop_app.core.types import Turn
 
 RAW_MAX_CHARS = 4000
 # Chunks stop growing at about this size. bench/memory.py on LoCoMo's tuning conversations 0-4 (hash embedder):

@@ -24,8 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from desktop_app.core.chat.budget import Turn
-from desktop_app.core.chat.context import MEMORY_SOURCE
 from desktop_app.core.embed.base import MAX_WINDOWS, Embedder, embed_passages, embed_query
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
@@ -51,7 +49,7 @@ from desktop_app.core.memory.recall import (
 )
 from desktop_app.core.memory.rows import Fact, FactSource, Forgotten, MemoryHit, NewFact, Recall
 from desktop_app.core.memory.search import Documents, MemorySearch
-from desktop_app.core.types import RetrievalResult
+from desktop_app.core.types import MEMORY_SOURCE, RetrievalResult, Turn
 
 log = get_logger("chat")
 

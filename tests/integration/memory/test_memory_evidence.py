@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.core.chat.budget import Turn
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.chat.sessions import ChatStore
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
+from desktop_app.core.types import Turn
 from tests.integration.chat.scripted import ScriptedRuntime
 
 SETTINGS = {"embedder": "minilm", "n_ctx": 2048, "n_threads": 1, "context_min_score": 0.02, "context_top_k": 3,

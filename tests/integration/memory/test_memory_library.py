@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from desktop_app.core.chat.budget import Turn
 from desktop_app.core.chat.sessions import ChatStore
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
+from desktop_app.core.types import Turn
 
 DAY = 86400.0
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from desktop_app.core.chat.budget import Turn
 from desktop_app.core.memory.service import MemoryService
 from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.core.store.postgres.memory_schema import MEMORY_TABLES
 from desktop_app.core.store.rows import MessageRow
+from desktop_app.core.types import Turn
 from tests.integration.store.people import connect, person_url
 
 

@@ -6,17 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.budget import (
-    CONTEXT_HEADER,
-    BudgetConfig,
-    Turn,
-    plan_prompt,
-    retrieval_query,
-    window_start,
-)
+from desktop_app.core.chat.budget import CONTEXT_HEADER, BudgetConfig, plan_prompt, retrieval_query, window_start
 from desktop_app.core.chat.prompt import LEGACY_SYSTEM
 from desktop_app.core.errors import KnownError
-from desktop_app.core.types import RetrievalResult
+from desktop_app.core.types import RetrievalResult, Turn
 
 
 def legacy_plan(*args, **kwargs):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.budget import BudgetConfig, Turn, plan_prompt
+from desktop_app.core.chat.budget import BudgetConfig, plan_prompt
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.prompt import (
     DEFAULT_STYLE,
@@ -16,7 +16,7 @@ from desktop_app.core.chat.prompt import (
     short_label,
     strip_echoed_label,
 )
-from desktop_app.core.types import RetrievalResult
+from desktop_app.core.types import RetrievalResult, Turn
 
 
 def words(text: str) -> int:

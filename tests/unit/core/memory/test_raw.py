@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.budget import Turn
 from desktop_app.core.memory.raw import RAW_MAX_CHARS, TurnText, chat_turns, content_hash, pack_turns
+from desktop_app.core.types import Turn
 
 
 def test_chunks_stay_within_the_limit_and_keep_every_turn():

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.core.chat.budget import Turn
 from desktop_app.core.memory.recall import Recaller
 from desktop_app.core.memory.search import coverage
 from desktop_app.core.memory.service import MemoryService, memory_results
-from desktop_app.core.types import RetrievalResult
+from desktop_app.core.types import RetrievalResult, Turn
 
 FILLER = [Turn(f"tell me about topic {i}", f"Topic {i} is about gardening tip number {i}.") for i in range(1, 21)]
 
