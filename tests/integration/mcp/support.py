@@ -22,17 +22,20 @@ def trove_command(home: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "desktop_app", "--home", str(home), *args]
 
 
-def stdio_params(home: Path, *args: str) -> StdioServerParameters:
-    """What a desktop client is configured with: the command that starts `trove mcp` on stdio."""
+def stdio_params(home: Path, *args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+    """What a desktop client is configured with: the command that starts `trove mcp` on stdio (the SDK passes the
+    server only a few variables of ours, so `env` adds any other: TROVE_DB, TROVE_MACHINE_ID)."""
     command = trove_command(home, "mcp", *args)
-    return StdioServerParameters(command=command[0], args=command[1:], env=SERVER_ENV, cwd=str(ROOT))
+    return StdioServerParameters(command=command[0], args=command[1:], env={**SERVER_ENV, **(env or {})},
+                                 cwd=str(ROOT))
 
 
-def over_stdio(home: Path, session: Callable[[Client], Awaitable[Any]], *args: str) -> Any:
+def over_stdio(home: Path, session: Callable[[Client], Awaitable[Any]], *args: str,
+               env: dict[str, str] | None = None) -> Any:
     """Start `trove mcp` for `home`, run `session(client)` against it, stop it; returns what the session returned."""
     async def run() -> Any:
         with anyio.fail_after(START_TIMEOUT):
-            async with Client(stdio_params(home, *args), read_timeout_seconds=START_TIMEOUT) as client:
+            async with Client(stdio_params(home, *args, env=env), read_timeout_seconds=START_TIMEOUT) as client:
                 return await session(client)
     return anyio.run(run)
 
