@@ -20,6 +20,7 @@ from desktop_app.core.folders import has_entries, may_be_unmounted
 from desktop_app.core.index.upgrades import rechunk_if_stale
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.ingest.discover import Found, Skipped, classify, scan
+from desktop_app.core.ingest.doc_facts import document_facts
 from desktop_app.core.ingest.extract import title_from_path
 from desktop_app.core.ingest.extracted import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import cost_class, file_type
@@ -363,10 +364,14 @@ class Indexer:
             # file streams them.
             counted: Counted[NewChunk] | list[NewChunk] = (list(chunks) if isinstance(doc, Extracted)
                                                            else Counted(chunks))
-            self.store.write_document(NewDocument(folder_id=job.folder_id, path=str(item.path), title=doc.title,
-                                                  type=doc.type, size=item.size, mtime_ns=item.mtime_ns,
-                                                  digest=job.digest, pages=pages, metadata=meta),
-                                      counted, ocr_pages, parts)
+            doc_id = self.store.write_document(NewDocument(folder_id=job.folder_id, path=str(item.path),
+                                                           title=doc.title, type=doc.type, size=item.size,
+                                                           mtime_ns=item.mtime_ns, digest=job.digest, pages=pages,
+                                                           metadata=meta), counted, ocr_pages, parts)
+            if isinstance(doc, Extracted):  # a streamed big text file keeps its modified time as its date
+                facts = document_facts(item.path, doc.type, doc.text, doc.metadata)
+                if facts.date or facts.tags:
+                    self.store.set_document_facts(doc_id, facts.date, facts.tags)
         except (ExtractionError, OSError) as exc:  # a file that went wrong half-way: nothing of it was kept
             self._fail(job, str(exc), report)
             return

@@ -106,7 +106,7 @@ class ParsedQuery:
 
     text: str
     chips: tuple[Chip, ...] = ()
-    free_text: str = ""  # the words and phrases, for ranking (BM25 and the embedder)
+    free_text: str = ""  # the words and phrases, for ranking (BM25 and the embedder); a final space: none typed
     required: tuple[tuple[str, ...], ...] = ()  # every group must match: one of its phrases (or words)
     excluded: tuple[str, ...] = ()  # no result holds any of these words or phrases
     types: tuple[str, ...] = ()
@@ -297,8 +297,12 @@ def _assemble(text: str, chips: tuple[Chip, ...], today: dt.date) -> ParsedQuery
             excluded.append(chip.value)
         elif chip.kind in (ChipKind.WORD, ChipKind.PHRASE, ChipKind.PLAIN):
             words.append(chip.value if chip.kind != ChipKind.PLAIN else chip.text)
+    free_text = " ".join(words)
+    last = chips[-1] if chips else None
+    if free_text and not (last and last.kind in (ChipKind.WORD, ChipKind.PLAIN) and last.end == len(text)):
+        free_text += " "  # the last word is not being typed: searched whole, not as a prefix (text/query.py)
     return ParsedQuery(
-        text=text, chips=chips, free_text=" ".join(words), required=_required(chips), excluded=tuple(excluded),
+        text=text, chips=chips, free_text=free_text, required=_required(chips), excluded=tuple(excluded),
         types=tuple(values["type"]), folders=tuple(values["folder"]), langs=tuple(values["lang"]),
         tags=tuple(values["tag"]), files=tuple(values["file"]), dates=dates)
 

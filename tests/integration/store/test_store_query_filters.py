@@ -112,3 +112,11 @@ def test_checks_read_deeper_until_k_results_pass(store, folder):
     assert len(results) == 10 and all("crane" not in r.content for r in results)
     one_each = service(store).search("harbour -crane", 30, "keyword", group_by_document=True)
     assert len(one_each) == 20
+
+
+def test_a_rewrite_clears_the_date_and_tags(store, folder, library):
+    path = os.path.join(folder.path, "notes", "launch.md")
+    store.write_document(doc(folder.id, path, digest="q2b", mtime=ns("2024-04-02")), chunks("launch notes again"))
+    assert store.keyword_candidates("launch", 10, filters=Filters(tags=("work",))) == []
+    hits = store.keyword_candidates("launch", 10, filters=Filters(date_from="2024-04-02", date_to="2024-04-03"))
+    assert names(store, hits, folder) == ["notes/launch.md"]

@@ -186,7 +186,8 @@ def _upsert(conn: psycopg.Connection, doc: NewDocument, doc_id: int | None, *, c
         conn.execute("UPDATE documents SET folder_id=%(folder)s, path=%(path)s, title=%(title)s, type=%(type)s, "
                      "size=%(size)s, mtime_ns=%(mtime)s, content_hash=%(hash)s, pages=%(pages)s, chunk_count=0, "
                      "indexed_at=%(now)s, metadata=%(meta)s, container=%(container)s, part=%(part)s, "
-                     "part_label=%(part_label)s, status=%(status)s, error=%(error)s WHERE id=%(id)s",
+                     "part_label=%(part_label)s, status=%(status)s, error=%(error)s, doc_date=NULL, tags=NULL "
+                     "WHERE id=%(id)s",  # the date and tags of the new content are set after (set_document_facts)
                      {**values, "id": doc_id})
         return doc_id
     return int(scalar(conn.execute(

@@ -171,7 +171,8 @@ def _upsert(conn: Connection, doc: NewDocument, reuse: dict[str, list[bytes]], *
         reuse.update(_old_vectors(conn, old.id))
         conn.execute("DELETE FROM chunks WHERE document_id = ?", (old.id,))
         conn.execute(f"UPDATE documents SET {_SET_DOC}, pages=?, chunk_count=?, indexed_at=?, metadata=?, "
-                     "container=?, part=?, part_label=?, status='indexed', error=NULL WHERE id=?", (*values, old.id))
+                     "container=?, part=?, part_label=?, status='indexed', error=NULL, doc_date=NULL, tags=NULL "
+                     "WHERE id=?", (*values, old.id))  # the new content's date and tags: set_document_facts
         return old.id
     return int(conn.execute(
         f"INSERT INTO documents ({_DOC_COLUMNS}, pages, chunk_count, indexed_at, metadata, container, part, "

@@ -28,7 +28,7 @@ def test_each_part_of_the_syntax_is_read():
     assert q.langs == ("th",) and q.files == ("report",)
     assert q.required == (("exact phrase",),) and q.excluded == ("draft", "old copy")
     assert q.dates == DateRange(dt.date(2024, 3, 1), dt.date(2024, 5, 1))
-    assert q.free_text == "invoice exact phrase"
+    assert q.free_text == "invoice exact phrase "  # the last word is not being typed: no prefix match
     assert [c.kind for c in q.chips] == [ChipKind.FILTER, ChipKind.WORD, ChipKind.PHRASE, ChipKind.EXCLUDE,
                                          ChipKind.EXCLUDE, ChipKind.DATE, ChipKind.DATE, ChipKind.FILTER,
                                          ChipKind.FILTER, ChipKind.FILTER, ChipKind.FILTER]
@@ -66,13 +66,13 @@ def test_unknown_and_malformed_parts_are_words_and_say_why():
                                        '""']
     assert all(c.note and c.note in c.label for c in plain)
     assert not q.has_filters and not q.dates
-    assert q.free_text == 'after:banana foo:bar date:2024-13 type:nothing lang:1 tag: "" budget'
+    assert q.free_text == 'after:banana foo:bar date:2024-13 type:nothing lang:1 tag: "" budget'  # typing it
 
 
 def test_every_script_passes_through_untouched():
     for text in ("ภาษาไทยง่าย", "中文搜索", "البحث", "Ελληνικά", "日本語のテキスト"):
         q = parse_query(f'{text} "{text}" -{text} tag:{text}', today=TODAY)
-        assert q.free_text == f"{text} {text}"
+        assert q.free_text == f"{text} {text} "
         assert q.required == ((text,),) and q.excluded == (text,) and q.tags == (text,)
 
 
@@ -80,6 +80,7 @@ def test_or_makes_phrases_alternatives_and_words_stay_ranked():
     q = parse_query('"solar panel" OR "wind turbine" cost OR price', today=TODAY)
     assert q.required == (("solar panel", "wind turbine"),)
     assert q.free_text == "solar panel wind turbine cost price"
+    assert parse_query("cost ", today=TODAY).free_text == "cost "  # a final space: the word is whole
     assert q.accepts("The wind turbine cost") and not q.accepts("solar power panel costs")
 
 
