@@ -30,6 +30,7 @@ from desktop_app.core.errors import KnownError
 from desktop_app.core.library_tools import join_invite, probe_server, redact_url
 from desktop_app.core.settings import Settings
 from desktop_app.ui.safe_document import make_plain
+from desktop_app.ui.settings_ai_apps import AiAppsDialog
 
 CHUNKING_FIELDS = ("chunk_size", "chunk_overlap")
 # The semantic model: what each choice is for (core/embed/auto.py chooses for "auto").
@@ -79,6 +80,9 @@ class SettingsDialog(QDialog):
             box = QGroupBox(title)
             box.setLayout(form)
             layout.addWidget(box)
+        self.ai_apps_button = QPushButton("AI apps…")  # Claude, Cursor, VS Code: the MCP snippet and token
+        self.ai_apps_button.clicked.connect(lambda: AiAppsDialog(self.home, self).exec())
+        layout.addWidget(self.ai_apps_button)
         layout.addWidget(buttons)
 
     def _engine_form(self, s: Settings) -> QFormLayout:
