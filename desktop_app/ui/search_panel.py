@@ -31,6 +31,7 @@ from desktop_app.core.memory.rows import MemoryHit
 from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
+from desktop_app.ui.query_chips import QueryChips
 from desktop_app.ui.result_delegate import ResultDelegate
 from desktop_app.ui.results_model import ResultsModel
 from desktop_app.ui.safe_document import make_plain
@@ -88,6 +89,7 @@ class SearchPanel(QWidget):
         """The query box, the scope, mode and filter pickers, and the rerank toggle."""
         self.query = QLineEdit(placeholderText="Search your library  (Ctrl+K)", clearButtonEnabled=True)
         self.query.setObjectName("searchBox")
+        self.chips = QueryChips()  # the query's parsed parts under the box, each removable
         self.scope = QComboBox(toolTip="Search documents, memory (facts and past chats), or both")
         self.scope.setObjectName("searchScope")
         for label, value in SCOPES:
@@ -144,6 +146,7 @@ class SearchPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
+        layout.addWidget(self.chips)
         layout.addLayout(filters)
         layout.addWidget(self.summary)
         layout.addWidget(self.results_stack, 1)
@@ -152,6 +155,8 @@ class SearchPanel(QWidget):
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self.on_debounce_timeout)
         self.query.textChanged.connect(self.on_text_changed)
+        self.query.textChanged.connect(self.chips.show_query)
+        self.chips.query_edited.connect(self.query.setText)  # the box changes, so the search runs again
         for box in (self.scope, self.mode, self.folder_filter, self.type_filter, self.lang_filter):
             box.currentIndexChanged.connect(self.on_filters_changed)
         self.rerank.toggled.connect(self.on_rerank_toggled)

@@ -124,6 +124,7 @@ UI_VALUE_TYPES = {
     "desktop_app.core.chat.catalog",  # CatalogEntry, CATALOG, recommend, format_bytes
     "desktop_app.core.chat.download",  # DownloadProgress, DownloadCancelled
     "desktop_app.core.ingest.filetypes",  # FormatRegistry: each format's badge and display name
+    "desktop_app.core.search.query_language",  # parse_query, Chip, without_chip: the query's parts as chips (pure)
 }
 
 
