@@ -58,7 +58,7 @@ class AiAppsDialog(QDialog):
         self.copy_button.clicked.connect(self.on_copy_clicked)
         intro = QLabel("Your AI app starts Trove's MCP server itself (trove mcp) and can then search this library, "
                        "read passages and get quoted answers with their file and page. It sees only what its "
-                       "tool calls return; nothing is changed in the library.", wordWrap=True)
+                       "tool calls return, and cannot change your folders or documents.", wordWrap=True)
         self.http_state = QLabel(wordWrap=True)
         self.token = QLineEdit(readOnly=True, placeholderText="hidden")
         self.token.setEchoMode(QLineEdit.EchoMode.Password)
