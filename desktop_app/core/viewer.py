@@ -40,7 +40,8 @@ class LibraryViewer:
         return PassageText(row.container or row.path, row.title, row.type, text, start, end, row.page, q_start,
                            q_end, row.lang in RIGHT_TO_LEFT, row.text)
 
-    def pdf_page(self, path: str, page: int, *, scale: float = 1.5, passage: str = "", quote: str = "") -> PdfPage:
-        """Page `page` (from 1) of a PDF rendered at `scale` pixels per point, with the passage's and the quote's
-        character boxes."""
-        return render_pdf_page(path, page, scale, passage, quote)
+    def pdf_page(self, path: str, page: int, *, scale: float = 1.5, passage: str = "", quote: str = "",
+                 fit_width: float = 0.0) -> PdfPage:
+        """Page `page` (from 1) of a PDF rendered at `scale` pixels per point (or `fit_width` pixels wide), with the
+        passage's and the quote's character boxes."""
+        return render_pdf_page(path, page, scale, passage, quote, fit_width)

@@ -15,9 +15,11 @@ from desktop_app.core.viewer_text import find_text
 LINE_SLACK = 0.5  # boxes whose vertical middles are within half a line height are on one line
 
 
-def render_pdf_page(path: str, page: int, scale: float = 1.5, passage: str = "", quote: str = "") -> PdfPage:
-    """Page `page` (from 1; clamped to the file's pages) at `scale` pixels per point, with the passage's and the
-    quote's boxes (the quote is looked for inside the passage first, then anywhere on the page)."""
+def render_pdf_page(path: str, page: int, scale: float = 1.5, passage: str = "", quote: str = "",
+                    fit_width: float = 0.0) -> PdfPage:
+    """Page `page` (from 1; clamped to the file's pages) at `scale` pixels per point (`fit_width` > 0: the scale
+    that makes the page that many pixels wide), with the passage's and the quote's boxes (the quote is looked for
+    inside the passage first, then anywhere on the page)."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
 
@@ -32,6 +34,8 @@ def render_pdf_page(path: str, page: int, scale: float = 1.5, passage: str = "",
             pdf_page = document[index]
             try:
                 height_pt = pdf_page.get_height()
+                if fit_width > 0:
+                    scale = fit_width / max(pdf_page.get_width(), 1.0)
                 bitmap = pdf_page.render(scale=scale, fill_color=(255, 255, 255, 255),
                                          force_bitmap_format=pdfium_c.FPDFBitmap_BGRA)  # what QImage ARGB32 reads
                 pixels = bytes(bitmap.buffer)

@@ -30,6 +30,7 @@ def viewer_of(window: Any) -> ViewerPane:
         dock.setObjectName("viewerDock")
         dock.setWidget(ViewerPane(window.library, window.tasks, dock))
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        window.resizeDocks([dock], [max(window.width() * 2 // 5, 420)], Qt.Orientation.Horizontal)
         window.viewer_dock = dock
     dock.show()
     dock.raise_()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPixmap, QShortcut, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -56,8 +56,12 @@ class ViewerPane(QWidget):
         self.passage: PassageText | None = None
         self.pdf: PdfPage | None = None
         self.quote = ""
-        self.scale = 1.5
+        self.scale = 0.0  # pixels per point; 0 until a page is shown: the first one fits the pane's width
+        self.fitting = True  # the page follows the pane's width until the person zooms
         self._generation = 0
+        self._waiting = False  # a passage or page is on its way (a re-fit waits for it, never replaces it)
+        self._refit = QTimer(self, singleShot=True, interval=150)  # a drag of the splitter is one re-render
+        self._refit.timeout.connect(self.on_refit_timeout)
         self._build()
 
     def _build(self) -> None:
@@ -111,6 +115,7 @@ class ViewerPane(QWidget):
     def show_chunk(self, chunk_id: int, quote: str = "") -> None:
         """Open the document of chunk `chunk_id` at it (`quote`: a stretch of it to highlight more strongly)."""
         self._generation += 1
+        self._waiting = True
         generation, viewer = self._generation, self.library.viewer
         self.quote = quote
         self.tasks.run(lambda: viewer.passage(chunk_id, quote),
@@ -120,9 +125,12 @@ class ViewerPane(QWidget):
     def on_passage(self, generation: int, passage: PassageText | None) -> None:
         if generation != self._generation:
             return  # another passage was asked for since
+        self._waiting = False
         if passage is None:
             self.failed.emit("This passage is no longer in the library (its file changed).")
             return
+        if self.passage is None or self.passage.path != passage.path:
+            self.scale, self.fitting = 0.0, True  # another document: fit its page to the pane again
         self.passage = passage
         self.title.setText(display_path(passage.title or passage.path))
         if passage.type == "pdf" and passage.page is not None:
@@ -136,6 +144,11 @@ class ViewerPane(QWidget):
     def _show_text(self, p: PassageText) -> None:
         self.stack.setCurrentWidget(self.text)
         self.text.setPlainText(p.text)
+        # a plain-text view lays every paragraph out by its own first strong letter (Qt's bidi) but aligns them all
+        # alike: a right-to-left passage's document is aligned to the right
+        option = self.text.document().defaultTextOption()
+        option.setAlignment(Qt.AlignmentFlag.AlignRight if p.rtl else Qt.AlignmentFlag.AlignLeft)
+        self.text.document().setDefaultTextOption(option)
         cursor = QTextCursor(self.text.document())
         cursor.setPosition(p.start)
         cursor.setPosition(p.end, QTextCursor.MoveMode.KeepAnchor)
@@ -157,33 +170,55 @@ class ViewerPane(QWidget):
         if p is None:
             return
         self._generation += 1
+        self._waiting = True
         generation, viewer, scale, quote = self._generation, self.library.viewer, self.scale, self.quote
-        self.tasks.run(lambda: viewer.pdf_page(p.path, page, scale=scale, passage=p.chunk_text, quote=quote),
+        # the stack, not the scroll area: a page not shown yet has no laid-out viewport; less a scroll bar
+        fit = 0.0 if scale else max(self.stack.width() - 24, 200) * self.devicePixelRatioF()
+        self.tasks.run(lambda: viewer.pdf_page(p.path, page, scale=scale, passage=p.chunk_text, quote=quote,
+                                               fit_width=fit),
                        lambda rendered: self.on_page(generation, rendered),
                        lambda exc: self.on_failed(generation, exc))
 
     def on_page(self, generation: int, page: PdfPage) -> None:
         if generation != self._generation:
             return
-        self.pdf = page
+        self._waiting = False
+        self.pdf, self.scale = page, page.scale
         self._pdf_controls(True)
         self.page_label.setText(f"{page.page} / {page.pages}")
         self.prev_button.setEnabled(page.page > 1)
         self.next_button.setEnabled(page.page < page.pages)
-        self.page_image.setPixmap(QPixmap.fromImage(painted(page)))
+        pixmap = QPixmap.fromImage(painted(page))
+        pixmap.setDevicePixelRatio(self.devicePixelRatioF())  # rendered for the screen's pixels: sharp at 200 %
+        self.page_image.setPixmap(pixmap)
         self.stack.setCurrentWidget(self.scroll)
         first = (page.quote_boxes or page.passage_boxes or (None,))[0]
         if first is not None:
-            self.scroll.ensureVisible(int(first.left), int(first.top), 40, 120)
+            ratio = self.devicePixelRatioF()
+            self.scroll.ensureVisible(int(first.left / ratio), int(first.top / ratio), 40, 120)
         self.page_shown.emit(page)
 
     def zoom(self, factor: float) -> None:
-        if self.pdf is not None:
-            self.scale = min(max(self.scale * factor, MIN_SCALE), MAX_SCALE)
+        if self.pdf is not None and self.scale:
+            self.scale, self.fitting = min(max(self.scale * factor, MIN_SCALE), MAX_SCALE), False
+            self.show_page(self.pdf.page)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.fitting and self.pdf is not None:
+            self._refit.start()
+
+    def on_refit_timeout(self) -> None:
+        wanted = max(self.stack.width() - 24, 200) * self.devicePixelRatioF()
+        if self._waiting:
+            self._refit.start()  # after what is on its way
+        elif self.fitting and self.pdf is not None and abs(wanted - self.pdf.width) > 24:
+            self.scale = 0.0
             self.show_page(self.pdf.page)
 
     def on_failed(self, generation: int, exc: BaseException) -> None:
         if generation == self._generation:
+            self._waiting = False
             self.failed.emit(str(exc) or type(exc).__name__)
 
     def open_in_system_viewer(self) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelectionModel, Qt
 
 from desktop_app.core.ledger import LibraryLedger
 from desktop_app.core.store.ledger_rows import FileState
@@ -42,6 +42,13 @@ def page_threads(monkeypatch):
     return seen
 
 
+def select(panel, row: int) -> None:
+    """Select one row (by the selection model: QTableView.selectRow reads the keyboard's modifiers, and an earlier
+    test's Ctrl+Shift key click can leave them held on the offscreen platform)."""
+    flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+    panel.table.selectionModel().select(panel.model.index(row, 0), flags)
+
+
 def menu_action(window, text: str):
     view = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
     return next(a for a in view.actions() if a.text() == text)
@@ -50,6 +57,7 @@ def menu_action(window, text: str):
 def test_the_ledger_pages_counts_filters_and_sorts(qtbot, ledger_library, make_window, page_threads, opened):
     window = make_window()
     window.show()
+    qtbot.waitUntil(lambda: window.folder_count >= 0 and not window._sync_running, timeout=10_000)  # roots known
     menu_action(window, "Library &files…").trigger()
     panel = window.ledger_panel
     qtbot.waitUntil(lambda: panel.counts_label.text().startswith(f"{GOOD} documents"), timeout=20_000)
@@ -76,7 +84,7 @@ def test_the_ledger_pages_counts_filters_and_sorts(qtbot, ledger_library, make_w
     assert [model.row(i).path.rsplit("/", 1)[1] for i in range(3)] == [
         "program.md", f"note{GOOD - 1:03}.txt", f"note{GOOD - 2:03}.txt"]
 
-    panel.table.selectRow(0)
+    select(panel, 0)
     panel.on_open_clicked()
     panel.on_show_clicked()
     assert opened.calls == [(model.row(0).path, None), (str(ledger_library), None)]
@@ -85,13 +93,14 @@ def test_the_ledger_pages_counts_filters_and_sorts(qtbot, ledger_library, make_w
 def test_retry_reads_a_fixed_file_again(qtbot, ledger_library, make_window):
     window = make_window()
     window.show()
+    qtbot.waitUntil(lambda: window.folder_count >= 0 and not window._sync_running, timeout=10_000)  # roots known
     menu_action(window, "Library &files…").trigger()
     panel = window.ledger_panel
     panel.state_box.setCurrentIndex(panel.state_box.findData(str(FileState.SKIPPED)))
     model = panel.model
     qtbot.waitUntil(lambda: model.rowCount() == 2 and not model.is_loading(), timeout=20_000)
     empty = next(i for i in range(model.rowCount()) if model.row(i).path.endswith("empty.md"))
-    panel.table.selectRow(empty)
+    select(panel, empty)
     assert panel.retry_button.isEnabled()
     (ledger_library / "empty.md").write_text("# Now it has words about lanterns\n", encoding="utf-8")
     with qtbot.waitSignal(panel.retried, timeout=30_000):

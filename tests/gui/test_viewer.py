@@ -142,9 +142,11 @@ def test_a_text_result_opens_with_its_span_selected_and_the_system_viewer_is_one
     assert "Quinces ripen" in selected and "Harbour notes" in viewer.text.toPlainText()
     assert opened.calls == []
     qtbot.keyClick(panel.view, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyRelease(panel.view, Qt.Key.Key_Shift)  # the platform's modifier state, not held into later tests
     assert opened.calls == [(results[0].source, None)]
     viewer.text.setFocus()
     qtbot.keyClick(viewer.text, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyRelease(viewer.text, Qt.Key.Key_Control)
     assert opened.calls[-1] == (str((docs / "harbour.md").resolve()), None) and len(opened.calls) == 2
 
 
@@ -158,3 +160,6 @@ def test_an_arabic_document_shows_right_to_left(qtbot, viewer_window):
     assert ARABIC.split(".")[0] in viewer.text.toPlainText()
     block = viewer.text.document().findBlock(shown.args[0].start)
     assert block.textDirection() == Qt.LayoutDirection.RightToLeft
+    assert viewer.text.document().defaultTextOption().alignment() & Qt.AlignmentFlag.AlignRight
+    line = block.layout().lineAt(0)
+    assert line.x() + line.naturalTextWidth() > viewer.text.viewport().width() * 0.8  # laid out from the right
