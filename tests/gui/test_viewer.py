@@ -5,6 +5,8 @@ one key away."""
 
 from __future__ import annotations
 
+import threading
+
 import pypdfium2 as pdfium
 import pytest
 from PySide6.QtCore import Qt
@@ -44,6 +46,21 @@ def viewer_window(qtbot, make_window, library, tmp_path):
     return window, docs
 
 
+@pytest.fixture
+def render_threads(monkeypatch):
+    """The threads PDF pages were rendered on."""
+    import desktop_app.core.viewer as viewer_module
+
+    seen: list[threading.Thread] = []
+    real = viewer_module.render_pdf_page
+
+    def recorded(*args, **kwargs):
+        seen.append(threading.current_thread())
+        return real(*args, **kwargs)
+    monkeypatch.setattr(viewer_module, "render_pdf_page", recorded)
+    return seen
+
+
 def pdf_chunk(library, pdf: str) -> tuple[int, str]:
     hit = next(r for r in library.search("lighthouse keeper lamp room", top_k=10) if r.source == pdf)
     assert hit.metadata["page"] == 4
@@ -76,7 +93,7 @@ def covered(box, rects, slack: float = 0.5) -> bool:
                and box[3] <= r.bottom + slack for r in rects)
 
 
-def test_a_citation_opens_the_pdf_at_its_page_with_the_quote_highlighted(qtbot, viewer_window):
+def test_a_citation_opens_the_pdf_at_its_page_with_the_quote_highlighted(qtbot, viewer_window, render_threads):
     window, docs = viewer_window
     pdf = str((docs / "keeper.pdf").resolve())
     chunk_id, content = pdf_chunk(window.library, pdf)
@@ -121,6 +138,7 @@ def test_a_citation_opens_the_pdf_at_its_page_with_the_quote_highlighted(qtbot, 
     with qtbot.waitSignal(viewer.page_shown, timeout=20_000) as shown:
         viewer.zoom_in_button.click()
     assert shown.args[0].page == 5 and shown.args[0].width > page.width
+    assert len(render_threads) >= 4 and threading.main_thread() not in render_threads  # PDFium never on the UI thread
 
 
 def test_a_text_result_opens_with_its_span_selected_and_the_system_viewer_is_one_key_away(
