@@ -206,6 +206,11 @@ def cmd_stats(args, library) -> int:
           f"(with vectors: {stats['chunks_embedded']})  database: {stats['database_bytes'] / 1e6:.1f} MB")
     if stats["languages"]:
         print("languages: " + ", ".join(f"{LANGUAGE_NAMES.get(code, code)} {n}" for code, n in stats["languages"]))
+    if stats["dates"]["documents"]:
+        dates = stats["dates"]
+        print(f"dated documents: {dates['documents']} ({dates['from']} to {dates['to']}; others by modified day)")
+    if stats["tags"]:
+        print("tags: " + ", ".join(f"{display_path(tag)} {n}" for tag, n in stats["tags"]))
     if stats["keyword_rebuild_pending"]:
         print(f"keyword index: {stats['keyword_rebuild_pending']} chunks left to rebuild (trove index finishes it)")
     for f in stats["folders"]:

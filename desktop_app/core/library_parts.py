@@ -60,6 +60,8 @@ def library_stats(home: Path, store: Store, folders: list[FolderInfo]) -> dict[s
                 "error": store.get_meta("ocr_error")},
         "languages": [[lang, n] for lang, n in store.languages()],
         "formats": [[kind, n] for kind, n in store.formats()],
+        "dates": dict(zip(("documents", "from", "to"), store.document_dates(), strict=True)),  # own dates only
+        "tags": [[tag, n] for tag, n in store.tag_counts()],
         "memory_items": memory_items(store),
         "keyword_rebuild_pending": store.keyword_rebuild_pending(),
         "database_bytes": engine.size_bytes,

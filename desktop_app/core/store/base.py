@@ -206,6 +206,14 @@ class DocumentStore(Protocol):
         """Each document type among the indexed documents with its count, most first (then by name)."""
         ...
 
+    def document_dates(self) -> tuple[int, str, str]:
+        """How many documents have a date of their own, the earliest and the latest (ISO days; "" when none)."""
+        ...
+
+    def tag_counts(self, limit: int = 20) -> list[tuple[str, int]]:
+        """The most used stored tags with their document counts, most first (then by name)."""
+        ...
+
     def forget_content_hashes(self) -> None:
         """Make every file look changed, so the next sync re-extracts and re-chunks it (reindex)."""
         ...

@@ -38,3 +38,6 @@ def test_trove_search_with_the_query_language(tmp_path):
     assert search("after:banana lighthouse") == ["acme.txt", "launch.md", "notes.txt"]  # words, not a filter
     printed = trove(home, "search", "lighthouse type:md")
     assert printed.returncode == 0 and "launch.md" in printed.stdout and "acme.txt" not in printed.stdout
+    stats = trove(home, "stats")
+    assert "dated documents: 2 (2023-11-02 to 2024-03-14; others by modified day)" in stats.stdout
+    assert "tags: launch 1" in stats.stdout

@@ -120,3 +120,10 @@ def test_a_rewrite_clears_the_date_and_tags(store, folder, library):
     assert store.keyword_candidates("launch", 10, filters=Filters(tags=("work",))) == []
     hits = store.keyword_candidates("launch", 10, filters=Filters(date_from="2024-04-02", date_to="2024-04-03"))
     assert names(store, hits, folder) == ["notes/launch.md"]
+
+
+def test_stats_count_own_dates_and_tags(store, folder, library):
+    assert store.document_dates() == (2, "2023-01-05", "2024-03-10")  # modified days are not counted
+    assert store.tag_counts() == [("billing", 1), ("launch", 1), ("work", 1), ("ภาษี", 1)]
+    store.set_document_facts(library["notes/old.md"], "2023-01-05", ("work",))
+    assert store.tag_counts(limit=1) == [("work", 2)]
