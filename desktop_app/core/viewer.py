@@ -38,7 +38,7 @@ class LibraryViewer:
             if found is not None:
                 q_start, q_end = found
         return PassageText(row.container or row.path, row.title, row.type, text, start, end, row.page, q_start,
-                           q_end, row.lang in RIGHT_TO_LEFT, row.text)
+                           q_end, row.lang in RIGHT_TO_LEFT, row.text, pdf=row.type == "pdf" and not row.container)
 
     def pdf_page(self, path: str, page: int, *, scale: float = 1.5, passage: str = "", quote: str = "",
                  fit_width: float = 0.0) -> PdfPage:

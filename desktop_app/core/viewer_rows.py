@@ -24,6 +24,7 @@ class PassageText:
     quote_end: int = -1
     rtl: bool = False
     chunk_text: str = ""  # the passage itself (what a PDF page is searched for)
+    pdf: bool = False  # `path` is a PDF file of its own (an attachment inside a mailbox shows as text)
 
 
 @dataclass(frozen=True)

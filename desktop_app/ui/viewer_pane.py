@@ -63,6 +63,7 @@ class ViewerPane(QWidget):
         self._refit = QTimer(self, singleShot=True, interval=150)  # a drag of the splitter is one re-render
         self._refit.timeout.connect(self.on_refit_timeout)
         self._build()
+        self.failed.connect(self.on_failed_shown)
 
     def _build(self) -> None:
         self.title = QLabel("", self)
@@ -133,7 +134,7 @@ class ViewerPane(QWidget):
             self.scale, self.fitting = 0.0, True  # another document: fit its page to the pane again
         self.passage = passage
         self.title.setText(display_path(passage.title or passage.path))
-        if passage.type == "pdf" and passage.page is not None:
+        if passage.pdf and passage.page is not None:
             self.show_page(passage.page)
             return
         self.pdf = None
@@ -220,6 +221,9 @@ class ViewerPane(QWidget):
         if generation == self._generation:
             self._waiting = False
             self.failed.emit(str(exc) or type(exc).__name__)
+
+    def on_failed_shown(self, message: str) -> None:
+        self.title.setText(message)  # the pane says why it shows nothing new (one line, plain text)
 
     def open_in_system_viewer(self) -> bool:
         """Hand the current document to the desktop's viewer (at its page, for a PDF)."""

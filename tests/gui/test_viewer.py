@@ -168,6 +168,14 @@ def test_a_text_result_opens_with_its_span_selected_and_the_system_viewer_is_one
     assert opened.calls[-1] == (str((docs / "harbour.md").resolve()), None) and len(opened.calls) == 2
 
 
+def test_a_passage_that_is_gone_says_so(qtbot, viewer_window):
+    window, _docs = viewer_window
+    viewer = viewer_of(window)
+    with qtbot.waitSignal(viewer.failed, timeout=20_000) as failed:
+        viewer.show_chunk(999_999)
+    assert "no longer in the library" in failed.args[0] and viewer.title.text() == failed.args[0]
+
+
 def test_an_arabic_document_shows_right_to_left(qtbot, viewer_window):
     window, docs = viewer_window
     hit = next(r for r in window.library.search("المخطوطات النادرة", top_k=5) if r.source.endswith("arabic.txt"))
