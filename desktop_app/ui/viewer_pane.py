@@ -33,7 +33,7 @@ from desktop_app.ui.tasks import TaskRunner
 
 PASSAGE_COLOR = QColor(255, 214, 0, 70)  # the passage: a light wash
 QUOTE_COLOR = QColor(255, 150, 0, 150)  # the quote inside it: stronger
-ZOOM_STEP, MIN_SCALE, MAX_SCALE = 1.25, 0.5, 6.0
+ZOOM_STEP, MIN_SCALE, MAX_SCALE = 1.25, 0.5, 4.0  # 4 px a point: a A4 page is 32 MB of pixels
 
 
 class ViewerPane(QWidget):
@@ -175,12 +175,13 @@ class ViewerPane(QWidget):
         generation, viewer, scale, quote = self._generation, self.library.viewer, self.scale, self.quote
         # the stack, not the scroll area: a page not shown yet has no laid-out viewport; less a scroll bar
         fit = 0.0 if scale else max(self.stack.width() - 24, 200) * self.devicePixelRatioF()
-        self.tasks.run(lambda: viewer.pdf_page(p.path, page, scale=scale, passage=p.chunk_text, quote=quote,
-                                               fit_width=fit),
-                       lambda rendered: self.on_page(generation, rendered),
+        def render() -> tuple[PdfPage, QImage]:
+            rendered = viewer.pdf_page(p.path, page, scale=scale, passage=p.chunk_text, quote=quote, fit_width=fit)
+            return rendered, painted(rendered)  # a QImage may be painted off the UI thread (a QPixmap may not)
+        self.tasks.run(render, lambda done: self.on_page(generation, *done),
                        lambda exc: self.on_failed(generation, exc))
 
-    def on_page(self, generation: int, page: PdfPage) -> None:
+    def on_page(self, generation: int, page: PdfPage, image: QImage) -> None:
         if generation != self._generation:
             return
         self._waiting = False
@@ -189,7 +190,7 @@ class ViewerPane(QWidget):
         self.page_label.setText(f"{page.page} / {page.pages}")
         self.prev_button.setEnabled(page.page > 1)
         self.next_button.setEnabled(page.page < page.pages)
-        pixmap = QPixmap.fromImage(painted(page))
+        pixmap = QPixmap.fromImage(image)
         pixmap.setDevicePixelRatio(self.devicePixelRatioF())  # rendered for the screen's pixels: sharp at 200 %
         self.page_image.setPixmap(pixmap)
         self.stack.setCurrentWidget(self.scroll)
