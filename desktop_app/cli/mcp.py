@@ -45,13 +45,16 @@ def cmd_mcp(args, library) -> int:
         print(http.rotate_token(library.home) if args.rotate_token else http.read_token(library.home))
         return EXIT_OK
     server = build_server(library, allow_writes=args.allow_writes)
-    log_to_file(library.home, verbose=args.verbose)
+    log = log_to_file(library.home, verbose=args.verbose)
     if not args.http:
         server.run("stdio")
         return EXIT_OK
     try:
         http.serve_http(server, http.read_token(library.home), args.port)
-    except (OSError, SystemExit) as exc:  # uvicorn exits when the port is taken
-        print(f"trove: cannot serve on {http.HOST}:{args.port} ({exc or 'see logs/mcp.log'})", file=sys.stderr)
+    except OSError as exc:
+        print(f"trove: cannot serve on {http.HOST}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except SystemExit:  # uvicorn exits when it cannot start; it logged why
+        print(f"trove: cannot serve on {http.HOST}:{args.port} (see {log})", file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
+import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -130,6 +131,10 @@ def serve_http(server: TroveServer, token: str, port: int) -> None:
     import anyio
     import uvicorn
 
+    if port:  # a port in use is said in one line (uvicorn would log it and exit with a bare status)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind((HOST, port))
     config = uvicorn.Config(http_app(server, token), host=HOST, port=port, log_config=None, access_log=False,
                             lifespan="on")
     web = uvicorn.Server(config)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import socket
 import stat
 import subprocess
 import urllib.error
@@ -100,3 +101,14 @@ def test_the_sdk_client_lists_the_tools_and_searches_over_streamable_http(served
     names, found = anyio.run(run)
     assert {"search", "ask", "read_passage", "read_document"} <= names
     assert found["results"][0]["path"] == str(docs / "korrin.pdf") and found["results"][0]["page"] == 2
+
+
+def test_a_port_in_use_is_one_line_and_a_failure(library_home):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = subprocess.run(trove_command(library_home, "mcp", "--http", "--port", str(port)), capture_output=True,
+                             text=True, timeout=120, cwd=ROOT, env=SERVER_ENV | {"PATH": "/usr/bin:/bin"}, check=False)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.strip().splitlines()[-1] == f"trove: cannot serve on 127.0.0.1:{port}: Address already in use"
