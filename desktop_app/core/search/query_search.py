@@ -62,8 +62,8 @@ def checked_search(parsed: ParsedQuery, top_k: int, group_by_document: bool, fil
                    plain: Plain) -> list[RetrievalResult]:
     """`plain(text, k, group, filters)` searched for the parsed query's free text; with phrases or exclusions, ever
     deeper (up to MAX_DEPTH) until `top_k` passages pass the checks or the candidates run out."""
-    if not parsed.free_text.strip() or top_k <= 0:
-        return []
+    if top_k <= 0 or not (parsed.free_text.strip() or filters):
+        return []  # a query of filters only lists what they allow (`plain` of no words)
     if not parsed.checks_text:
         return plain(parsed.free_text, top_k, group_by_document, filters)
     depth = max(4 * top_k, 50)

@@ -191,6 +191,8 @@ class SearchService:
         depth = max(top_k, RERANK_DEPTH) if reranker else top_k
 
         def plain(text: str, k: int, group: bool, narrowed: Filters | None) -> list[RetrievalResult]:
+            if not text.strip() and narrowed:  # filters only: their documents, newest first
+                return hydrate(self.store, self.store.listed_documents(narrowed, k), k, build_query(""), group)
             return search_store(self.store, text, embedder=embedder, mode=mode, top_k=k, params=self.params,
                                 filters=narrowed, group_by_document=group)
         results = checked_search(parsed, depth, group_by_document, filters, plain)

@@ -206,6 +206,10 @@ class DocumentStore(Protocol):
         """Each document type among the indexed documents with its count, most first (then by name)."""
         ...
 
+    def listed_documents(self, filters: Filters, limit: int) -> list[tuple[int, float]]:
+        """The first chunk of each document a filter allows, newest document date first; score 1.0."""
+        ...
+
     def document_dates(self) -> tuple[int, str, str]:
         """How many documents have a date of their own, the earliest and the latest (ISO days; "" when none)."""
         ...

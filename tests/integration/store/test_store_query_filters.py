@@ -127,3 +127,15 @@ def test_stats_count_own_dates_and_tags(store, folder, library):
     assert store.tag_counts() == [("billing", 1), ("launch", 1), ("work", 1), ("ภาษี", 1)]
     store.set_document_facts(library["notes/old.md"], "2023-01-05", ("work",))
     assert store.tag_counts(limit=1) == [("work", 2)]
+
+
+def test_a_query_of_filters_only_lists_their_documents_newest_first(store, folder, library):
+    def listed(query):
+        return [os.path.relpath(r.source, folder.path).replace(os.sep, "/")
+                for r in service(store).search(query, 10, "hybrid")]
+    assert listed("tag:notes") == ["notes/launch.md", "notes/old.md"]  # 2024-04-02 (modified), 2023-01-05 (own)
+    assert listed("file:.txt after:2024-03-12") == ["Invoices/acme-2024-05.txt", "ภาษา/ใบแจ้งหนี้.txt"]
+    assert listed("folder:invoices -wind") == ["Invoices/acme-2024-03.txt"]
+    assert listed("-wind") == [] and listed("") == []  # no words and no filter: nothing to list
+    (chunk_id, score), = store.listed_documents(Filters(tags=("launch",)), 10)
+    assert score == 1.0 and store.chunk_rows([chunk_id])[chunk_id].document_id == library["notes/launch.md"]

@@ -193,6 +193,15 @@ class KeywordSQL(PostgresBase):
             return hits
         return self._read(work)
 
+    def listed_documents(self, filters: Filters, limit: int) -> list[tuple[int, float]]:
+        """The first chunk of each document a filter allows (and this person may read), newest document date first
+        (a query of filters only, such as `tag:launch last month`); score 1.0."""
+        extra, args = filter_sql(filters)
+        rows = self._read(lambda c: c.execute(
+            f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.ordinal = 0{extra} "
+            f"ORDER BY {_DOC_DATE} DESC, d.path LIMIT %(n)s", {**args, "n": int(limit)}).fetchall())
+        return [(int(r[0]), 1.0) for r in rows]
+
     def _without_common(self, query: tp.Query) -> tp.Query:
         """The query less its terms in more than COMMON_SHARE of chunks (all of them if that is every term)."""
         shares = self._term_shares()

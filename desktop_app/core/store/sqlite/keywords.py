@@ -104,6 +104,15 @@ class KeywordSQL(SQLiteBase):
         path = self.path
         return of_store(self, "_keyword_index", lambda: KeywordIndex(path)).usable(conn)
 
+    def listed_documents(self, filters: Filters, limit: int) -> list[tuple[int, float]]:
+        """The first chunk of each document a filter allows, newest document date first (a query of filters
+        only, such as `tag:launch last month`); score 1.0."""
+        extra, args = filter_sql(filters)
+        rows = self._read(lambda c: c.execute(
+            f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.ordinal = 0{extra} "
+            f"ORDER BY {_DOC_DATE} DESC, d.path LIMIT ?", [*args, int(limit)]).fetchall())
+        return [(int(r[0]), 1.0) for r in rows]
+
     def keyword_rebuild_pending(self) -> int:
         """Chunks whose keyword rows were made by another text pipeline version (0 when the index is current)."""
         def work(conn: Connection) -> int:
