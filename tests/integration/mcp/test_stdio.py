@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 
+import anyio
+
 from tests.integration.mcp.conftest import DOCS
-from tests.integration.mcp.support import ROOT, SERVER_ENV, over_stdio, structured, trove_command
+from tests.integration.mcp.support import ROOT, SERVER_ENV, START_TIMEOUT, over_stdio, structured, trove_command
 
 READ_TOOLS = {"search", "read_passage", "read_document", "ask", "list_folders", "library_status", "search_memory"}
 
@@ -123,3 +126,28 @@ def test_stdout_carries_only_protocol_messages_and_logs_go_to_a_file(library_hom
     assert [m.get("id") for m in messages] == [1, 2] and all(m["jsonrpc"] == "2.0" for m in messages)
     assert {t["name"] for t in messages[1]["result"]["tools"]} == READ_TOOLS
     assert (library_home / "logs" / "mcp.log").is_file()
+
+
+def test_with_writes_turned_on_the_assistant_can_remember_a_fact_and_add_a_folder(library_home, tmp_path):
+    home = tmp_path / "home"
+    shutil.copytree(library_home, home)  # its own copy: the other tests' library stays as it was
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "ferry.txt").write_text("The Quillan ferry carries bicycles for free on Sundays.", encoding="utf-8")
+
+    async def session(client):
+        remembered = structured(await client.call_tool("remember", {"key": "favourite ferry",
+                                                                    "value": "the noon boat to Harrowgate"}))
+        recalled = structured(await client.call_tool("search_memory", {"query": "favourite ferry"}))
+        added = structured(await client.call_tool("add_folder", {"path": str(extra)}))
+        with anyio.fail_after(START_TIMEOUT):  # the server indexes it in the background: wait for that state
+            while structured(await client.call_tool("library_status", {}))["documents"] < 5:
+                await anyio.sleep(0.2)
+        found = structured(await client.call_tool("search", {"query": "Quillan ferry bicycles", "mode": "keyword"}))
+        return remembered, recalled, added, found
+
+    remembered, recalled, added, found = over_stdio(home, session, "--allow-writes")
+    assert remembered["action"] == "added" and "ferry" in remembered["key"]
+    assert any("noon boat" in hit["text"] for hit in recalled["results"])
+    assert added["added"] == str(extra)
+    assert found["results"][0]["path"] == str(extra / "ferry.txt")
