@@ -154,4 +154,6 @@ class LedgerModel(QAbstractTableModel):
         by = SORTS.get(column)
         if by is None:
             return
-        self.set_query(replace(self._query, sort=by, descending=order == Qt.SortOrder.DescendingOrder))
+        query = replace(self._query, sort=by, descending=order == Qt.SortOrder.DescendingOrder)
+        if query != self._query:  # the view sorts once as sorting is turned on: the order the rows already have
+            self.set_query(query)

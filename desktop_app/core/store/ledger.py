@@ -76,20 +76,21 @@ def _where(d: Dialect, q: LedgerQuery, *, with_states: bool) -> tuple[str, list[
 
 
 def page_sql(d: Dialect, q: LedgerQuery, offset: int, limit: int) -> tuple[str, list[object]]:
-    """One page of rows: filtered and ordered on the documents alone, then (for that page only) the folder and
-    the main language joined on."""
+    """One page of rows: filtered and ordered on the documents alone, then (for that page only) the folder, the main
+    language and, unless the filter or the order needed it for every row, the state worked out."""
     where, args = _where(d, q, with_states=True)
-    order = state_sql(d) if q.sort == LedgerSort.STATE else _ORDER[q.sort]
+    by_state = q.sort == LedgerSort.STATE
+    everywhere = by_state or bool(q.states)  # the state of every row is needed, not only of the page's
+    order = state_sql(d) if by_state else _ORDER[q.sort]
     direction = " DESC" if q.descending else ""
     inner = (f"SELECT d.id, d.folder_id, d.path, d.status, d.error, d.type, d.size, d.mtime_ns, d.pages, "
-             f"d.chunk_count, d.part_label, {state_sql(d)} AS state FROM documents d{where} "
-             f"ORDER BY {order}{direction}, d.path{direction}, d.id LIMIT {d.param} OFFSET {d.param}")
-    sql = (f"SELECT d.id, COALESCE(f.path, ''), d.path, d.state, d.error, d.type, d.size, d.mtime_ns, d.pages, "
-           f"d.chunk_count, d.part_label, (SELECT c.lang FROM chunks c WHERE c.document_id = d.id "
-           f"GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1) "
+             f"d.chunk_count, d.part_label{f', {state_sql(d)} AS state' if everywhere else ''} FROM documents d"
+             f"{where} ORDER BY {order}{direction}, d.path{direction}, d.id LIMIT {d.param} OFFSET {d.param}")
+    sql = (f"SELECT d.id, COALESCE(f.path, ''), d.path, {'d.state' if everywhere else state_sql(d)}, d.error, "
+           f"d.type, d.size, d.mtime_ns, d.pages, d.chunk_count, d.part_label, (SELECT c.lang FROM chunks c "
+           f"WHERE c.document_id = d.id GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1) "
            f"FROM ({inner}) d LEFT JOIN folders f ON f.id = d.folder_id "
-           f"ORDER BY {'d.state' if q.sort == LedgerSort.STATE else _ORDER[q.sort]}{direction}, d.path{direction}, "
-           f"d.id")
+           f"ORDER BY {'d.state' if by_state else _ORDER[q.sort]}{direction}, d.path{direction}, d.id")
     return sql, [*args, limit, offset]
 
 
