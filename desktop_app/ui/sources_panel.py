@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -75,6 +75,7 @@ class SourcesPanel(QWidget):
         self.open_button = QPushButton("Open at page")
         self.open_button.setEnabled(False)
         self.open_button.clicked.connect(self.on_open_clicked)
+        self.viewer: Callable[[int, str], object] | None = None  # opens (chunk id, quote) in the window's viewer
         self.list = QListWidget()
         self.list.setObjectName("sourcesList")
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -189,7 +190,13 @@ class SourcesPanel(QWidget):
         return marks[0].cursor.selectedText().replace("\u2029", "\n") if marks else ""
 
     def on_item_double_clicked(self, _item) -> None:
-        self.open_current()
+        """The passage in the window's viewer pane (its quote marked), or in the system viewer without one."""
+        p = self.current_passage()
+        if self.viewer is not None and p is not None and not is_memory(p) and p.chunk_id is not None:
+            quote = self.quote if self.quote is not None and self.quote.n == p.n else None
+            self.viewer(p.chunk_id, quote.text if quote is not None else "")
+        else:
+            self.open_current()
 
     def on_open_clicked(self) -> None:
         self.open_current()

@@ -17,9 +17,11 @@ from desktop_app.ui.viewer_pane import ViewerPane
 
 
 def attach_viewer(window: Any) -> None:
-    """Enter / double-click on a search result and a click on a chat citation open the viewer pane."""
+    """Enter / double-click on a search result, a click on a chat citation and a double-click in the Sources list
+    open the viewer pane."""
     window.search_panel.viewer = lambda result: open_result(window, result)
-    window.chat_pane.viewer = lambda chunk_id, quote: viewer_of(window).show_chunk(chunk_id, quote)
+    window.chat_pane.viewer = window.chat_pane.sources.viewer = \
+        lambda chunk_id, quote: viewer_of(window).show_chunk(chunk_id, quote)
 
 
 def viewer_of(window: Any) -> ViewerPane:

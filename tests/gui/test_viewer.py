@@ -116,6 +116,14 @@ def test_a_citation_opens_the_pdf_at_its_page_with_the_quote_highlighted(qtbot, 
         assert covered(box, page.passage_boxes), box
 
     viewer = viewer_of(window)
+    sources = pane.sources
+    item = sources.list.item(0)
+    rect = sources.list.visualItemRect(item)
+    with qtbot.waitSignal(viewer.page_shown, timeout=20_000) as shown:  # the Sources list opens it too
+        qtbot.mouseClick(sources.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+        qtbot.mouseDClick(sources.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert shown.args[0].page == 4 and shown.args[0].passage_boxes
+
     with qtbot.waitSignal(viewer.page_shown, timeout=20_000) as shown:
         viewer.show_chunk(chunk_id, QUOTE)
     page = shown.args[0]
