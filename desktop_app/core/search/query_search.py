@@ -32,12 +32,11 @@ def query_filters(parsed: ParsedQuery, base: Filters | None) -> Filters | None:
     start, end = parsed.dates.start, parsed.dates.end
     if start and end and start >= end:
         end = start  # an empty range: nothing matches (never an error)
+    ends = [day for day in (base.date_to, _iso(end)) if day]  # "" is open: the earliest given end closes it
     made = dataclasses.replace(
         base, types=_narrow(base.types, parsed.types), langs=_narrow(base.langs, parsed.langs),
         path_has=tuple(path_has), tags=tuple(dict.fromkeys((*base.tags, *(t.casefold() for t in parsed.tags)))),
-        date_from=max(base.date_from, _iso(start)), date_to=min(x for x in (base.date_to, _iso(end), "9999") if x))
-    if made.date_to == "9999":
-        made = dataclasses.replace(made, date_to="")
+        date_from=max(base.date_from, _iso(start)), date_to=min(ends) if ends else "")
     return made or None
 
 
