@@ -38,10 +38,18 @@ class LibraryViewer:
             if found is not None:
                 q_start, q_end = found
         return PassageText(row.container or row.path, row.title, row.type, text, start, end, row.page, q_start,
-                           q_end, row.lang in RIGHT_TO_LEFT, row.text, pdf=row.type == "pdf" and not row.container)
+                           q_end, row.lang in RIGHT_TO_LEFT, row.text, pdf=row.type == "pdf" and not row.container,
+                           place=_place(row))
 
     def pdf_page(self, path: str, page: int, *, scale: float = 1.5, passage: str = "", quote: str = "",
                  fit_width: float = 0.0) -> PdfPage:
         """Page `page` (from 1) of a PDF rendered at `scale` pixels per point (or `fit_width` pixels wide), with the
         passage's and the quote's character boxes."""
         return render_pdf_page(path, page, scale, passage, quote, fit_width)
+
+
+def _place(row: Any) -> str:
+    """How a citation names where the chunk is: its part ("message 2 · report.pdf"), then its label ("slide 3") or
+    page."""
+    where = row.label or (f"p. {row.page}" if row.page is not None else "")
+    return " · ".join(p for p in (row.part_label, where) if p)

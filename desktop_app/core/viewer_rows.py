@@ -25,6 +25,7 @@ class PassageText:
     rtl: bool = False
     chunk_text: str = ""  # the passage itself (what a PDF page is searched for)
     pdf: bool = False  # `path` is a PDF file of its own (an attachment inside a mailbox shows as text)
+    place: str = ""  # where the passage is in its file: "slide 3", "message 2 · report.pdf", "p. 4"
 
 
 @dataclass(frozen=True)

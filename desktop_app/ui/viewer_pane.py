@@ -133,7 +133,8 @@ class ViewerPane(QWidget):
         if self.passage is None or self.passage.path != passage.path:
             self.scale, self.fitting = 0.0, True  # another document: fit its page to the pane again
         self.passage = passage
-        self.title.setText(display_path(passage.title or passage.path))
+        name = display_path(passage.title or passage.path)
+        self.title.setText(f"{name} · {display_path(passage.place)}" if passage.place else name)
         if passage.pdf and passage.page is not None:
             self.show_page(passage.page)
             return

@@ -112,6 +112,7 @@ def test_a_citation_opens_the_pdf_at_its_page_with_the_quote_highlighted(qtbot, 
         qtbot.mouseClick(pane.transcript.viewport(), Qt.MouseButton.LeftButton, pos=pos)
     page = shown.args[0]
     assert (page.page, page.pages) == (4, 5) and page.passage_boxes
+    assert viewer_of(window).title.text().endswith("· p. 4")
     for box in pdfium_boxes(pdf, 4, "The lighthouse keeper kept a careful log", page.scale):
         assert covered(box, page.passage_boxes), box
 

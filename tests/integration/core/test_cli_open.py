@@ -42,3 +42,19 @@ def test_open_shows_a_passage_in_its_document(tmp_path, capsys):
 
     assert main(["--home", str(home), "open", "999999"]) == 1
     assert "no passage 999999" in capsys.readouterr().err
+
+
+def test_a_slide_passage_names_its_slide(tmp_path):
+    from tests.support.sample_docs import write_pptx
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    write_pptx(docs / "deck.pptx", [("Opening", "Welcome aboard the survey ship."),
+                                     ("Soundings", "The soundings off the cape found forty fathoms of water.")])
+    with Library(tmp_path / "home", settings=Settings(embedder="hash")) as lib:
+        lib.add_folder(docs)
+        lib.sync(wait=True)
+        hit = next(r for r in lib.search("forty fathoms soundings", mode="keyword") if r.source.endswith(".pptx"))
+        passage = lib.viewer.passage(hit.metadata["chunk_id"])
+    assert passage is not None and passage.place == hit.metadata.get("label") == "slide 2"
+    assert "forty fathoms" in passage.text[passage.start:passage.end] and not passage.pdf
