@@ -56,13 +56,16 @@ class DocFacts:
     tags: tuple[str, ...] = ()
 
 
-def document_facts(path: Path, kind: str, text: str, metadata: dict[str, str] | None = None) -> DocFacts:
+def document_facts(path: Path | None, kind: str, text: str, metadata: dict[str, str] | None = None) -> DocFacts:
     """The date and tags of a file of type `kind` whose extracted text starts with `text` (`metadata`: the
-    extractor's header fields, an e-mail's ISO `date`). Never raises: an unreadable field is no field."""
+    extractor's header fields, an e-mail's ISO `date`; `path` None: a document inside a file, whose own bytes are
+    not on disk). Never raises: an unreadable field is no field."""
     date: str | None = None
     tags: list[str] = []
     try:
-        if kind == "pdf":
+        if path is None:
+            pass
+        elif kind == "pdf":
             date, tags = _pdf(path)
         elif kind in ("docx", "pptx", "xlsx", "odt", "odp", "ods", "epub"):
             date, tags = _zipped(path, kind)

@@ -149,3 +149,25 @@ def test_core_properties_are_read_by_pattern_and_a_broken_zip_is_no_error(tmp_pa
     assert document_facts(bad, "docx", "") == DocFacts("2020-01-02", ("a & b",))
     (tmp_path / "not.docx").write_bytes(b"PK\x03\x04 not really")
     assert document_facts(tmp_path / "not.docx", "docx", "") == DocFacts()
+
+
+def test_each_message_of_a_mailbox_has_its_own_date(make_library, tmp_path):
+    from tests.support import sample_docs as sd
+
+    mail = tmp_path / "mail"
+    mail.mkdir()
+    sd.write_mbox(mail / "box.mbox", [
+        sd.make_email("Power bill", "electricity bill 120 EUR", date="Tue, 05 Mar 2024 10:00:00 +0000"),
+        sd.make_email("Power bill", "electricity bill 95 EUR", date="Sun, 05 May 2024 10:00:00 +0000"),
+        sd.make_email("Power bill", "electricity bill 80 EUR", date="Thu, 05 Dec 2023 10:00:00 +0000")])
+    lib = make_library()
+    lib.add_folder(mail)
+    lib.sync()
+
+    def labels(query):
+        return sorted(r.metadata["label"] for r in lib.search(query, mode="keyword") if r.metadata.get("part_path"))
+
+    assert labels("electricity") == ["message 1", "message 2", "message 3"]
+    assert labels("electricity date:2024-03") == ["message 1"]
+    assert labels("electricity after:2024") == ["message 1", "message 2"]
+    assert labels("electricity before:2024") == ["message 3"]
