@@ -45,5 +45,5 @@ def open_result(window: Any, result: RetrievalResult) -> bool:
     chunk = result.metadata.get("chunk_id")
     if chunk is None or (result.metadata.get("machine") and not os.path.exists(result.source)):
         return False
-    viewer_of(window).show_chunk(int(chunk))
+    viewer_of(window).show_chunk(int(chunk), query=window.search_panel.query.text())
     return True

@@ -10,6 +10,7 @@ to-left paragraph lays out right to left (Qt's bidi, per paragraph). "Open in sy
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
@@ -56,6 +57,7 @@ class ViewerPane(QWidget):
         self.passage: PassageText | None = None
         self.pdf: PdfPage | None = None
         self.quote = ""
+        self.hits: re.Pattern[str] | None = None  # the search's words, for "Next hit"
         self.scale = 0.0  # pixels per point; 0 until a page is shown: the first one fits the pane's width
         self.fitting = True  # the page follows the pane's width until the person zooms
         self._generation = 0
@@ -72,6 +74,9 @@ class ViewerPane(QWidget):
         self.zoom_out_button, self.zoom_in_button = QPushButton("−", self), QPushButton("+", self)
         self.page_label = QLabel("", self)
         self.system_button = QPushButton("Open in system viewer", self)
+        self.next_hit_button = QPushButton("Next hit", self)
+        self.next_hit_button.setToolTip("The next place the search's words appear (F3)")
+        self.next_hit_button.clicked.connect(self.next_hit)
         self.prev_button.clicked.connect(lambda: self.show_page(self.pdf.page - 1 if self.pdf else 1))
         self.next_button.clicked.connect(lambda: self.show_page(self.pdf.page + 1 if self.pdf else 1))
         self.zoom_in_button.clicked.connect(lambda: self.zoom(ZOOM_STEP))
@@ -82,12 +87,13 @@ class ViewerPane(QWidget):
                            (QKeySequence(QKeySequence.StandardKey.MoveToNextPage), self.next_button.click),
                            (QKeySequence(QKeySequence.StandardKey.MoveToPreviousPage), self.prev_button.click),
                            (QKeySequence(QKeySequence.StandardKey.ZoomIn), lambda: self.zoom(ZOOM_STEP)),
-                           (QKeySequence(QKeySequence.StandardKey.ZoomOut), lambda: self.zoom(1 / ZOOM_STEP))):
+                           (QKeySequence(QKeySequence.StandardKey.ZoomOut), lambda: self.zoom(1 / ZOOM_STEP)),
+                           (QKeySequence(QKeySequence.StandardKey.FindNext), self.next_hit)):
             QShortcut(keys, self, slot, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         bar = QHBoxLayout()
         bar.addWidget(self.title, 1)
-        for w in (self.prev_button, self.page_label, self.next_button, self.zoom_out_button, self.zoom_in_button,
-                  self.system_button):
+        for w in (self.next_hit_button, self.prev_button, self.page_label, self.next_button, self.zoom_out_button,
+                  self.zoom_in_button, self.system_button):
             bar.addWidget(w)
         self.text = QPlainTextEdit(self)
         self.text.setObjectName("viewerText")
@@ -110,11 +116,15 @@ class ViewerPane(QWidget):
     def _pdf_controls(self, on: bool) -> None:
         for w in (self.prev_button, self.next_button, self.zoom_out_button, self.zoom_in_button, self.page_label):
             w.setVisible(on)
+        self.next_hit_button.setVisible(not on)  # a page's words are not searched (yet): the text's are
 
     # ---- opening -------------------------------------------------------------------------------
 
-    def show_chunk(self, chunk_id: int, quote: str = "") -> None:
-        """Open the document of chunk `chunk_id` at it (`quote`: a stretch of it to highlight more strongly)."""
+    def show_chunk(self, chunk_id: int, quote: str = "", query: str = "") -> None:
+        """Open the document of chunk `chunk_id` at it (`quote`: a stretch of it to highlight more strongly;
+        `query`: the search that found it, whose words "Next hit" steps through)."""
+        words = [re.escape(w) for w in re.findall(r"\w{2,}", query)]
+        self.hits = re.compile("|".join(sorted(words, key=len, reverse=True)), re.IGNORECASE) if words else None
         self._generation += 1
         self._waiting = True
         generation, viewer = self._generation, self.library.viewer
@@ -223,6 +233,22 @@ class ViewerPane(QWidget):
         if generation == self._generation:
             self._waiting = False
             self.failed.emit(str(exc) or type(exc).__name__)
+
+    def next_hit(self) -> bool:
+        """Select the next place after the cursor where one of the search's words appears (from the top again
+        past the last); False when there is none (or the document shows as a page)."""
+        if self.hits is None or self.stack.currentWidget() is not self.text:
+            return False
+        text = self.text.toPlainText()
+        found = self.hits.search(text, self.text.textCursor().selectionEnd()) or self.hits.search(text)
+        if found is None:
+            return False
+        cursor = QTextCursor(self.text.document())
+        cursor.setPosition(found.start())
+        cursor.setPosition(found.end(), QTextCursor.MoveMode.KeepAnchor)
+        self.text.setTextCursor(cursor)
+        self.text.ensureCursorVisible()
+        return True
 
     def on_failed_shown(self, message: str) -> None:
         self.title.setText(message)  # the pane says why it shows nothing new (one line, plain text)

@@ -167,6 +167,12 @@ def test_a_text_result_opens_with_its_span_selected_and_the_system_viewer_is_one
     selected = viewer.text.textCursor().selectedText().replace("\u2029", "\n")
     assert selected == results[0].content == passage.text[passage.start:passage.end]
     assert "Quinces ripen" in selected and "Harbour notes" in viewer.text.toPlainText()
+    viewer.text.setFocus()
+    hits = []
+    for _ in range(4):  # F3: the search's words, one after the other, from the top again past the last
+        qtbot.keyClick(viewer.text, Qt.Key.Key_F3)
+        hits.append(viewer.text.textCursor().selectedText())
+    assert hits == ["Quinces", "walled", "garden", "Quinces"]  # the query was "quinces walled garden"
     assert opened.calls == []
     qtbot.keyClick(panel.view, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyRelease(panel.view, Qt.Key.Key_Shift)  # the platform's modifier state, not held into later tests
