@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 
 from desktop_app.core import text as tp
-from desktop_app.core.memory.rows import Fact, NewFact
+from desktop_app.core.store.memory_rows import Fact, NewFact
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.keywords import chunk_terms, rank_weights

@@ -16,7 +16,7 @@ import numpy as np
 import psycopg
 
 from desktop_app.core.embed.base import MAX_WINDOWS
-from desktop_app.core.memory.rows import MemoryChunk, NewMemoryChunk
+from desktop_app.core.store.memory_rows import MemoryChunk, NewMemoryChunk
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.keywords import chunk_terms
 from desktop_app.core.store.postgres.memory import MINE, ts_candidates

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from desktop_app.core import text as tp
-from desktop_app.core.memory.rows import Fact, NewFact
+from desktop_app.core.store.memory_rows import Fact, NewFact
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 

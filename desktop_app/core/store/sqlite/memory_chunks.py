@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from desktop_app.core.embed.base import MAX_WINDOWS
-from desktop_app.core.memory.rows import MemoryChunk, NewMemoryChunk
+from desktop_app.core.store.memory_rows import MemoryChunk, NewMemoryChunk
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection, run_script
 from desktop_app.core.store.sqlite.memory import fts_candidates, write_memory_fts
