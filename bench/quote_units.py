@@ -45,6 +45,7 @@ from qa import (
     resolve_model,
 )
 
+from desktop_app.core.chat import sentence_split
 from desktop_app.core.chat.runtime import LlamaCppRuntime
 from desktop_app.core.settings import Settings
 
@@ -128,6 +129,9 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--embedder", default="auto")
     ap.add_argument("--kind-bonus", type=float, help="the quote selector's answer-kind bonus (default: as shipped)")
+    ap.add_argument("--min-sea-unit", type=int,
+                    help="characters a Thai (Lao, Khmer, Myanmar) unit holds at least (default: as shipped)")
+    ap.add_argument("--langs", nargs="*", help="ask only the questions in these languages (all are indexed)")
     ap.add_argument("--label", default="")
     ap.add_argument("--out")
     ap.add_argument("--judge", metavar="JSON", help="only judge the quotes of an earlier results file again")
@@ -163,7 +167,10 @@ def main() -> int:
         return rejudge(args.judge, args.out)
     data = SPLITS[args.split]
     settings = Settings(embedder=args.embedder)
-    questions = [q for q in load_questions(args.limit, data) if not q.impossible]
+    questions = [q for q in load_questions(args.limit, data) if not q.impossible
+                 and (not args.langs or q.lang in args.langs)]
+    if args.min_sea_unit is not None:
+        sentence_split.MIN_SEA_UNIT = args.min_sea_unit
     home = Path(tempfile.mkdtemp(prefix="trove-quote-units-"))
     lib, index_s = build_library(home, settings, data)
     model = resolve_model("bundled")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from desktop_app.core.chat import sentence_split
 from desktop_app.core.chat.sentence_split import sentence_spans
 
 
@@ -28,8 +29,21 @@ def test_arabic_question_mark_ends_a_sentence():
     assert pieces("ما هي عاصمة مصر؟ القاهرة هي العاصمة.") == ["ما هي عاصمة مصر؟", "القاهرة هي العاصمة."]
 
 
-def test_a_space_between_thai_words_ends_a_sentence():
+def test_a_space_between_thai_words_ends_a_sentence(monkeypatch):
+    monkeypatch.setattr(sentence_split, "MIN_SEA_UNIT", 0)
     assert pieces("กรุงเทพเป็นเมืองหลวง ประเทศไทยมีจังหวัดมาก") == ["กรุงเทพเป็นเมืองหลวง", "ประเทศไทยมีจังหวัดมาก"]
+
+
+def test_a_short_thai_phrase_runs_on_to_the_next_space_and_a_long_unit_ends_at_one():
+    first = ("กรุงเทพมหานครเป็นเมืองหลวงและนครที่มีประชากรมากที่สุดของประเทศไทย เป็นศูนย์กลางการปกครอง การศึกษา "
+             "การคมนาคมขนส่ง การเงินการธนาคาร การพาณิชย์")
+    second = ("ประเทศไทยมีจังหวัดทั้งหมดเจ็ดสิบหกจังหวัด ไม่รวมกรุงเทพมหานครซึ่งเป็นเขตปกครองพิเศษ "
+              "แต่ละจังหวัดมีผู้ว่าราชการจังหวัดเป็นผู้บริหารสูงสุดของจังหวัดนั้น")
+    assert pieces("กรุงเทพเป็นเมืองหลวง ประเทศไทยมีจังหวัดมาก") == ["กรุงเทพเป็นเมืองหลวง ประเทศไทยมีจังหวัดมาก"]
+    text = f"{first} {second}"
+    got = pieces(text)
+    assert len(got) == 2 and " ".join(got) == text  # cut once, at a space, nothing lost
+    assert all(len(p) >= sentence_split.MIN_SEA_UNIT for p in got)  # and no piece is a phrase alone
 
 
 def test_a_page_without_full_stops_is_cut_into_bounded_pieces():
@@ -85,7 +99,8 @@ def test_full_width_and_arabic_semicolons_end_a_unit_and_direction_marks_stay_ou
     assert len(pieces("الفائزون هم ميلتون فريدمان وهربرت أ. سيمون وبول سامويلسون.")) == 1
 
 
-def test_a_thai_sentence_wrapped_between_two_words_stays_whole_and_ends_at_its_space():
+def test_a_thai_sentence_wrapped_between_two_words_stays_whole_and_ends_at_its_space(monkeypatch):
+    monkeypatch.setattr(sentence_split, "MIN_SEA_UNIT", 0)  # every space ends a unit: the wrap is what is tested
     text = ("แบ็กเอนด์\n\nระบบนี้ใช้ FAISS เป็นค่าเริ่มต้น แบ็กเอนด์ Qdrant ให้คุณภาพการค้นคืนสูงสุดเพราะ\n"
             "ใช้ดัชนี HNSW ได้ ข้อมูลอยู่ในโฟลเดอร์")
     assert pieces(text) == ["แบ็กเอนด์", "ระบบนี้ใช้ FAISS เป็นค่าเริ่มต้น",
