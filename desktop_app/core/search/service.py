@@ -142,6 +142,10 @@ def hydrate(store: Store, ranked: list[tuple[int, float]], top_k: int, query: Qu
             metadata["part_path"] = r.path
         if r.metadata:
             metadata["user"] = r.metadata
+        if r.doc_date:
+            metadata["date"] = r.doc_date  # the document's own (what date filters read before its modified day)
+        if r.tags:
+            metadata["tags"] = list(r.tags)
         if r.machine_id and r.machine_id != store.machine_id:
             metadata["machine"] = r.machine_id  # the file is on another desktop's disk
         results.append(RetrievalResult(content=r.text, score=float(score), source=r.container or r.path,

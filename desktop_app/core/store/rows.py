@@ -232,6 +232,8 @@ class ChunkRow:
     container: str = ""  # for a document inside a file: that file (what opens); `path` is "<file>#<part>"
     part_label: str = ""  # and how it is named there ("message 3 · report.pdf")
     machine_id: str = ""  # the machine whose disk holds the file ("" in an embedded library)
+    doc_date: str = ""  # the document's own date (ISO day; "" when its modified time stands in)
+    tags: tuple[str, ...] = ()  # its stored tags (not its folders')
 
 
 @dataclass(frozen=True)

@@ -139,3 +139,11 @@ def test_a_query_of_filters_only_lists_their_documents_newest_first(store, folde
     assert listed("-wind") == [] and listed("") == []  # no words and no filter: nothing to list
     (chunk_id, score), = store.listed_documents(Filters(tags=("launch",)), 10)
     assert score == 1.0 and store.chunk_rows([chunk_id])[chunk_id].document_id == library["notes/launch.md"]
+
+
+def test_results_carry_the_documents_own_date_and_tags(store, folder, library):
+    by_name = {os.path.relpath(r.source, folder.path).replace(os.sep, "/"): r.metadata
+               for r in service(store).search("solar invoice notes", 10, "keyword")}
+    assert (by_name["Invoices/acme-2024-03.txt"]["date"], by_name["Invoices/acme-2024-03.txt"]["tags"]) == (
+        "2024-03-10", ["billing"])
+    assert by_name["notes/launch.md"]["tags"] == ["work", "launch"] and "date" not in by_name["notes/launch.md"]

@@ -49,7 +49,8 @@ EXACT_SQL = ("SELECT chunk_id, min(embedding <=> %(v)s) AS dist FROM chunk_vecto
 
 CHUNK_ROWS_SQL = (
     'SELECT c.id, c.text, c.page, c.ordinal, c.start, c."end", c.document_id, d.path, d.title, d.type, '
-    "d.folder_id, d.metadata, f.machine_id, c.lang, c.label, c.ocr, d.container, d.part_label FROM chunks c "
+    "d.folder_id, d.metadata, f.machine_id, c.lang, c.label, c.ocr, d.container, d.part_label, d.doc_date::text, "
+    "d.tags FROM chunks c "
     "JOIN documents d ON d.id = c.document_id JOIN folders f ON f.id = d.folder_id WHERE c.id = ANY(%s)")
 
 
@@ -151,7 +152,7 @@ class SearchSQL(PostgresBase):
                                     end=int(r[5]), document_id=int(r[6]), path=r[7], title=r[8], type=r[9],
                                     folder_id=int(r[10]), metadata=metadata_json(r[11]), machine_id=r[12],
                                     lang=r[13], label=r[14], ocr=bool(r[15]), container=r[16] or "",
-                                    part_label=r[17])
+                                    part_label=r[17], doc_date=r[18] or "", tags=tuple(r[19] or ()))
                 for r in rows}
 
 

@@ -21,7 +21,7 @@ VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k in a KNN query
 SQL_VARIABLES = 900  # ids per IN (...) statement, under SQLite's bound-parameter limit
 CHUNK_ROWS_SQL = (
     "SELECT c.id, c.text, c.page, c.ordinal, c.start, c.end, c.lang, c.label, c.ocr, c.document_id, d.path, "
-    "d.title, d.container, d.part_label, d.type, d.folder_id, d.metadata FROM chunks c "
+    "d.title, d.container, d.part_label, d.type, d.folder_id, d.metadata, d.doc_date, d.tags FROM chunks c "
     "JOIN documents d ON d.id = c.document_id")
 
 
@@ -113,7 +113,8 @@ class SearchSQL(SQLiteBase):
                                        path=r["path"], title=r["title"], type=r["type"], folder_id=int(r["folder_id"]),
                                        metadata=json.loads(r["metadata"]) if r["metadata"] else None, lang=r["lang"],
                                        label=r["label"], ocr=bool(r["ocr"]), container=r["container"] or "",
-                                       part_label=r["part_label"])
+                                       part_label=r["part_label"], doc_date=r["doc_date"] or "",
+                                       tags=tuple(t for t in (r["tags"] or "").split("|") if t))
                 for r in rows}
 
 
