@@ -5,8 +5,6 @@ back, all allowed, exactly scored; a document's new date is seen by the next que
 
 from __future__ import annotations
 
-import pytest
-
 from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.sqlite import search as sqlite_search
 from desktop_app.core.store.sqlite import vector_index as vi
@@ -15,14 +13,10 @@ from tests.integration.store.test_vector_index import built, exact, make_library
 N = 600
 
 
-@pytest.fixture(autouse=True)
-def side_index_answers(monkeypatch):
+def test_date_and_tag_filters_return_k_from_the_allowed_chunks(tmp_path, monkeypatch):
     monkeypatch.setattr(vi, "MIN_VECTORS", 100)
     monkeypatch.setattr(vi, "REBUILD_QUIET", 0.0)
     monkeypatch.setattr(sqlite_search, "EXACT_SCOPE", 50)  # 200 allowed chunks: too many to compare one by one
-
-
-def test_date_and_tag_filters_return_k_from_the_allowed_chunks(tmp_path):
     mat = vectors(N)
     store, rows, _ = make_library(tmp_path / "library.db", mat)
     doc_of = dict(store._read(lambda c: c.execute("SELECT id, document_id FROM chunks").fetchall()))
