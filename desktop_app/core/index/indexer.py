@@ -86,6 +86,19 @@ def chunk_page_text(text: str, page: int, label: str, config: ChunkConfig, *, oc
     return [NewChunk(span, page, label, ocr) for span in chunk_spans(text, config)]
 
 
+def write_facts(store: Store, doc_id: int, path: Path, doc: Extracted, inner: Extraction) -> None:
+    """The dates and tags of a written file and of the documents inside it (a mailbox's messages: each its own
+    Date); a part's are read from its text and header fields only."""
+    facts = document_facts(path, doc.type, doc.text, doc.metadata)
+    if facts.date or facts.tags:
+        store.set_document_facts(doc_id, facts.date, facts.tags)
+    for part in inner.documents:
+        facts = document_facts(None, part.type, part.text, part.metadata)
+        row = store.document_by_path(f"{path}#{part.part}") if facts.date or facts.tags else None
+        if row is not None:
+            store.set_document_facts(row.id, facts.date, facts.tags)
+
+
 @dataclass(frozen=True, kw_only=True)
 class FileJob:
     """One file on its way through the keyword phase: where it is, what it is, and its content hash once read."""
@@ -369,25 +382,13 @@ class Indexer:
                                                            mtime_ns=item.mtime_ns, digest=job.digest, pages=pages,
                                                            metadata=meta), counted, ocr_pages, parts)
             if isinstance(doc, Extracted):  # a streamed big text file keeps its modified time as its date
-                self._write_facts(doc_id, item.path, doc, inner)
+                write_facts(self.store, doc_id, item.path, doc, inner)
         except (ExtractionError, OSError) as exc:  # a file that went wrong half-way: nothing of it was kept
             self._fail(job, str(exc), report)
             return
         report.indexed += 1
         written = len(counted) if isinstance(counted, list) else counted.count
         report.chunks += written + sum(len(p.chunks) for p in parts)
-
-    def _write_facts(self, doc_id: int, path: Path, doc: Extracted, inner: Extraction) -> None:
-        """The dates and tags of a written file and of the documents inside it (a mailbox's messages: each its
-        own Date); a part's are read from its text and header fields only."""
-        facts = document_facts(path, doc.type, doc.text, doc.metadata)
-        if facts.date or facts.tags:
-            self.store.set_document_facts(doc_id, facts.date, facts.tags)
-        for part in inner.documents:
-            facts = document_facts(None, part.type, part.text, part.metadata)
-            row = self.store.document_by_path(f"{path}#{part.part}") if facts.date or facts.tags else None
-            if row is not None:
-                self.store.set_document_facts(row.id, facts.date, facts.tags)
 
     def _parts(self, folder_id: int, inner: Extraction) -> list[NewPart]:
         """The documents inside a file (messages, attachments) as parts to write with it; unreadable ones with
