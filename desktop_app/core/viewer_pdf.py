@@ -8,7 +8,6 @@ not thread-safe: every call holds PDFIUM_LOCK (as extraction and OCR rendering d
 from __future__ import annotations
 
 from desktop_app.core.errors import KnownError
-from desktop_app.core.ingest.formats.pdf import PDFIUM_LOCK
 from desktop_app.core.viewer_rows import Box, PdfPage
 from desktop_app.core.viewer_text import find_text
 
@@ -22,6 +21,8 @@ def render_pdf_page(path: str, page: int, scale: float = 1.5, passage: str = "",
     inside the passage first, then anywhere on the page)."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
+
+    from desktop_app.core.ingest.formats.pdf import PDFIUM_LOCK  # here: the window imports this module, not PDFium
 
     with PDFIUM_LOCK:
         try:
