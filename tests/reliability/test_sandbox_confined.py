@@ -100,3 +100,19 @@ def test_a_kernel_without_landlock_is_told_in_one_line(monkeypatch, caplog):
         module._say_unconfined("landlock ABI 7")
     expected = 1 if sys.platform == "linux" else 0
     assert caplog.text.count("this kernel has no Landlock") == expected
+
+
+def test_a_frozen_app_worker_may_read_its_own_executable(monkeypatch, tmp_path):
+    """A PyInstaller app's executable sits beside _internal, outside every folder the worker may read; pypdfium2
+    and the HTML reader call platform.libc_ver(), which reads it (refused, every PDF and HTML file failed to index
+    in the frozen app). The frozen build itself is checked by packaging/smoke_test.sh."""
+    from desktop_app.core.ingest import sandbox_worker
+
+    app = tmp_path / "trove"
+    app.write_bytes(b"\x7fELF")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(app))
+    readable, _writable = sandbox_worker.confinement()
+    assert str(app) in readable
+    monkeypatch.setattr(sys, "frozen", False)
+    assert str(app) not in sandbox_worker.confinement()[0]  # a source checkout's worker gets no such file

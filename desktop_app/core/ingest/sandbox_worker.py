@@ -163,6 +163,8 @@ def confinement() -> tuple[list[str], list[str]]:
     unpacked = getattr(sys, "_MEIPASS", None)  # a onefile app's unpacked folder
     if unpacked:
         readable.add(str(unpacked))
+    if getattr(sys, "frozen", False):  # the app's executable sits beside _internal: platform.libc_ver() reads it
+        readable.add(sys.executable)  # (pypdfium2 and the HTML reader ask; refused, every PDF and HTML file failed)
     tmp = os.environ.get("TMPDIR", "")
     writable = [tmp] if Path(tmp).name.startswith(TEMP_PREFIX) and os.path.isdir(tmp) else []
     tempfile.tempdir = tmp if writable else None
