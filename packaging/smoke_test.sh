@@ -24,6 +24,7 @@
 #   gui       `trove gui --sample --screenshot` offscreen writes a PNG
 #   xcb       the same under `xvfb-run` on Qt's xcb platform (a real X server): a viewable window titled Trove is
 #             mapped, the app exits 0, and its screenshot is a non-blank 1400x860 PNG (packaging/smoke/xcb_window.sh)
+#   mcp       `trove mcp` on stdio: the MCP SDK's client lists the tools and searches the sample library
 # Exits non-zero on the first failure. TROVE_SMOKE_SKIP="ask gui embedders" skips named steps (printed as
 # SKIPPED, never silently); TROVE_SMOKE_KEEP=1 keeps the temp folder. Each step prints its wall time.
 set -euo pipefail
@@ -290,6 +291,19 @@ if ! skipped xcb; then
     sed 's/^ */    /' "$WORK/out/xcb.out"
     mkdir -p "$ROOT/dist"; cp "$WORK/xcb.png" "$ROOT/dist/smoke-xcb.png"
     ok "xcb: window mapped on Xvfb, exited 0, non-blank 1400x860 screenshot -> dist/smoke-xcb.png"
+fi
+
+# ------------------------------------------------------------------------------------------------- mcp
+# The bundle's `trove mcp` on stdio, as Claude Desktop, Cursor or VS Code start it (docs/mcp.md): the SDK's client
+# (from the build's Python) lists the tools and searches the library the sample step indexed.
+echo "== mcp: trove mcp on stdio"
+if ! skipped mcp; then
+    current=mcp
+    t0=$EPOCHREALTIME
+    "${PY:-$ROOT/.venv/bin/python}" "$ROOT/packaging/smoke/mcp_client.py" "$TROVE" "$WORK/lib-sample" "$WORK" \
+        "sourdough starter" sourdough >"$WORK/out/mcp.out" 2>"$WORK/out/mcp.err" || fail "trove mcp over stdio"
+    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+    ok "trove mcp: $(cat "$WORK/out/mcp.out")"
 fi
 
 sleep 1
