@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 HELDOUT = HERE.parent / "qa-xquad"
 sys.path.insert(0, str(HELDOUT))
-from make_slice import LANGS, clean  # noqa: E402  (the held-out split's own cleaning, so both read alike)
+from make_slice import LANGS, clean, write_slice  # noqa: E402  (the held-out split's own writer: both read alike)
 
 ARTICLES, QUESTIONS = 8, 50
 SEED = 2026
@@ -46,26 +46,9 @@ def main() -> int:
     chosen = sorted(rng.sample(candidates, ARTICLES))
     ids = sorted(q["id"] for i in chosen for p in english[i]["paragraphs"] for q in p["qas"])
     picked = set(rng.sample(ids, QUESTIONS))
-    rows = []
-    for lang in LANGS:
-        folder = HERE / "articles" / lang
-        folder.mkdir(parents=True, exist_ok=True)
-        for n, i in enumerate(chosen):
-            name = f"{lang}-{n:02d}"
-            paragraphs = data[lang][i]["paragraphs"]
-            (folder / f"{name}.txt").write_text("\n\n".join(clean(p["context"]) for p in paragraphs) + "\n",
-                                                encoding="utf-8")
-            for p in paragraphs:
-                for q in p["qas"]:
-                    if q["id"] in picked:
-                        rows.append({"lang": lang, "id": q["id"], "article": name, "question": clean(q["question"]),
-                                     "answers": sorted({clean(a["text"]) for a in q["answers"]}),
-                                     "is_impossible": False})
-    with (HERE / "questions.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    count = write_slice(HERE, data, chosen, picked)
     print(f"{ARTICLES} articles ({', '.join(english[i]['title'] for i in chosen)}) x {len(LANGS)} languages, "
-          f"{len(rows)} questions; {len(candidates)} candidate articles")
+          f"{count} questions; {len(candidates)} candidate articles")
     return 0
 
 

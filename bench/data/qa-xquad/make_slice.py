@@ -35,6 +35,30 @@ def used_by_retrieval_bench() -> set[str]:
     return {json.loads(line)["_id"] for line in lines if line}
 
 
+def write_slice(here: Path, data: dict[str, list], chosen: list[int], picked: set[str]) -> int:
+    """Write articles/<lang>/<lang>-<nn>.txt for the `chosen` articles and questions.jsonl for the `picked` ids
+    under `here`, the same articles and ids in every language; returns the number of question rows."""
+    rows = []
+    for lang in LANGS:
+        folder = here / "articles" / lang
+        folder.mkdir(parents=True, exist_ok=True)
+        for n, i in enumerate(chosen):
+            name = f"{lang}-{n:02d}"
+            paragraphs = data[lang][i]["paragraphs"]
+            (folder / f"{name}.txt").write_text("\n\n".join(clean(p["context"]) for p in paragraphs) + "\n",
+                                                encoding="utf-8")
+            for p in paragraphs:
+                for q in p["qas"]:
+                    if q["id"] in picked:
+                        rows.append({"lang": lang, "id": q["id"], "article": name, "question": clean(q["question"]),
+                                     "answers": sorted({clean(a["text"]) for a in q["answers"]}),
+                                     "is_impossible": False})
+    with (here / "questions.jsonl").open("w", encoding="utf-8", newline="\n") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return len(rows)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--xquad", required=True, help="folder holding xquad.<lang>.json")
@@ -50,25 +74,8 @@ def main() -> int:
     skip = used_by_retrieval_bench()
     ids = sorted(q["id"] for i in chosen for p in english[i]["paragraphs"] for q in p["qas"] if q["id"] not in skip)
     picked = set(rng.sample(ids, QUESTIONS))
-    rows = []
-    for lang in LANGS:
-        folder = HERE / "articles" / lang
-        folder.mkdir(parents=True, exist_ok=True)
-        for n, i in enumerate(chosen):
-            name = f"{lang}-{n:02d}"
-            paragraphs = data[lang][i]["paragraphs"]
-            (folder / f"{name}.txt").write_text("\n\n".join(clean(p["context"]) for p in paragraphs) + "\n",
-                                                encoding="utf-8")
-            for p in paragraphs:
-                for q in p["qas"]:
-                    if q["id"] in picked:
-                        rows.append({"lang": lang, "id": q["id"], "article": name, "question": clean(q["question"]),
-                                     "answers": sorted({clean(a["text"]) for a in q["answers"]}),
-                                     "is_impossible": False})
-    with (HERE / "questions.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{ARTICLES} articles x {len(LANGS)} languages, {len(rows)} questions")
+    count = write_slice(HERE, data, chosen, picked)
+    print(f"{ARTICLES} articles x {len(LANGS)} languages, {count} questions")
     return 0
 
 
