@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import queue
 import shutil
 import subprocess
+import threading
 
 import anyio
 
@@ -116,13 +118,38 @@ def test_stdout_carries_only_protocol_messages_and_logs_go_to_a_file(library_hom
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                         "clientInfo": {"name": "raw-test", "version": "0"}}}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
-    stdin = "\n".join(json.dumps(m) for m in (hello, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                                              listing)) + "\n"
-    out = subprocess.run(trove_command(library_home, "mcp"), input=stdin, capture_output=True, text=True,
-                         timeout=180, cwd=ROOT, env={**SERVER_ENV, "PATH": "/usr/bin:/bin"}, check=False)
-    assert out.returncode == 0, out.stderr
-    messages = [json.loads(line) for line in out.stdout.splitlines()]  # every line is a JSON-RPC message
+    server = subprocess.Popen(trove_command(library_home, "mcp"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**SERVER_ENV, "PATH": "/usr/bin:/bin"})
+    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+    stdin, stdout = server.stdin, server.stdout
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read_stdout() -> None:
+        for line in stdout:
+            lines.put(line)
+
+    reader = threading.Thread(target=read_stdout, daemon=True)
+    reader.start()
+    try:
+        # Each request waits for its reply before the next is sent and stdin closes only after the
+        # last reply: a server may drop requests still in flight when its input ends.
+        stdin.write(json.dumps(hello) + "\n")
+        stdin.flush()
+        first = lines.get(timeout=START_TIMEOUT)
+        stdin.write(json.dumps(initialized) + "\n" + json.dumps(listing) + "\n")
+        stdin.flush()
+        second = lines.get(timeout=START_TIMEOUT)
+        stdin.close()
+        assert server.wait(timeout=START_TIMEOUT) == 0, server.stderr.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    reader.join(timeout=10)
+    assert lines.empty()  # nothing else reached stdout: no banner, no log line, no progress bar
+    messages = [json.loads(line) for line in (first, second)]  # every line is a JSON-RPC message
     assert [m.get("id") for m in messages] == [1, 2] and all(m["jsonrpc"] == "2.0" for m in messages)
     assert {t["name"] for t in messages[1]["result"]["tools"]} == READ_TOOLS
     assert (library_home / "logs" / "mcp.log").is_file()
