@@ -17,6 +17,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from desktop_app.core.store.ledger_rows import FileState, LedgerQuery, LedgerRow
 from desktop_app.core.store.rows import (
     ChatRow,
     ChunkRow,
@@ -347,7 +348,29 @@ class ChatStore(Protocol):
         ...
 
 
+class LedgerStore(Protocol):
+    """The library ledger: every document row with its state, a page at a time (core/store/ledger.py)."""
+
+    def ledger_page(self, query: LedgerQuery, offset: int = 0, limit: int = 200) -> list[LedgerRow]:
+        """Rows `offset` to `offset + limit` of the ledger under `query`."""
+        ...
+
+    def ledger_counts(self, query: LedgerQuery) -> dict[FileState, int]:
+        """Rows per state under the query's folder, type and language."""
+        ...
+
+    def ledger_not_read(self, query: LedgerQuery) -> int:
+        """Rows under the query's folder that were seen and never read (hidden, unsupported): part of its skipped
+        count, none of `trove stats`' failed."""
+        ...
+
+    def mark_not_read(self, folder_id: int, path: str) -> None:
+        """A file just recorded as failed (record_failure) was never read: hidden, or of a type Trove does not
+        read. It stays listed with its reason and leaves the failure counts."""
+        ...
+
+
 @runtime_checkable
 class Store(EngineStore, MachineStore, FolderStore, DocumentStore, OcrStore, KeywordStore, VectorStore, SearchStore,
-            ChatStore, Protocol):
+            ChatStore, LedgerStore, Protocol):
     """A library's index, folders and chats: every part above, on one engine."""

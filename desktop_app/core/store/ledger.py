@@ -1,10 +1,11 @@
 """The library ledger: every document row with the state a person reads (what `trove files` and the window list).
 
-A row's state is derived, never stored: a failed row is `encrypted`, `skipped` or `failed` by its recorded reason;
+A row's state is derived, never stored: a row never read (hidden, unsupported type: status `not_read`) is `skipped`;
+a failed row is `encrypted`, `skipped` or `failed` by its recorded reason;
 an indexed row waits for the OCR phase while any of its pages is pending, for the semantic phase while any of its
 chunks has no vector, and is `indexed` otherwise. Both engines build their SQL from `page_sql` and `counts_sql`
 with their own spelling (`Dialect`), so the two cannot classify a reason differently. Counts add up to `trove stats`:
-the indexed-side states sum to its `documents`, the failure-side states to its `failed`.
+the indexed-side states sum to its `documents`, the failure-side states to its `failed` and its `not_read`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def _reason_case(d: Dialect) -> str:
 def state_sql(d: Dialect) -> str:
     """The state of document `d` as one SQL expression. The waiting sets are uncorrelated subqueries over the
     pending rows (partial indexes on both engines), read once per statement, not once per document."""
-    return (f"(CASE WHEN d.status = 'failed' THEN {_reason_case(d)} "
+    return (f"(CASE WHEN d.status = 'not_read' THEN '{FileState.SKIPPED}' "
+            f"WHEN d.status = 'failed' THEN {_reason_case(d)} "
             f"WHEN d.id IN (SELECT document_id FROM ocr_pages WHERE status = 'pending') THEN '{FileState.WAITING_OCR}' "
             f"WHEN d.id IN (SELECT document_id FROM chunks WHERE {d.not_embedded}) "
             f"THEN '{FileState.WAITING_SEMANTIC}' ELSE '{FileState.INDEXED}' END)")
@@ -88,7 +90,7 @@ def page_sql(d: Dialect, q: LedgerQuery, offset: int, limit: int) -> tuple[str, 
              f"{where} ORDER BY {order}{direction}, d.path{direction}, d.id LIMIT {d.param} OFFSET {d.param}")
     sql = (f"SELECT d.id, COALESCE(f.path, ''), d.path, {'d.state' if everywhere else state_sql(d)}, d.error, "
            f"d.type, d.size, d.mtime_ns, d.pages, d.chunk_count, d.part_label, (SELECT c.lang FROM chunks c "
-           f"WHERE c.document_id = d.id GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1) "
+           f"WHERE c.document_id = d.id GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), d.status "
            f"FROM ({inner}) d LEFT JOIN folders f ON f.id = d.folder_id "
            f"ORDER BY {'d.state' if by_state else _ORDER[q.sort]}{direction}, d.path{direction}, d.id")
     return sql, [*args, limit, offset]
@@ -102,7 +104,16 @@ def counts_sql(d: Dialect, q: LedgerQuery) -> tuple[str, list[object]]:
     return f"SELECT state, count(*) FROM ({states}) s GROUP BY state", args
 
 
+def not_read_sql(d: Dialect, q: LedgerQuery) -> tuple[str, list[object]]:
+    """Rows never read (hidden, unsupported) under the query's folder, type and language (a partial index on both
+    engines holds only those rows)."""
+    where, args = _where(d, q, with_states=False)
+    status = "d.status = 'not_read'"
+    return f"SELECT count(*) FROM documents d{where} {'AND' if where else 'WHERE'} {status}", args
+
+
 def row_from(r: tuple) -> LedgerRow:
     """A LedgerRow from one row of `page_sql`."""
     return LedgerRow(int(r[0]), r[2], r[1], FileState(r[3]), r[4] or "", r[5] or "", r[11] or "", int(r[6] or 0),
-                     int(r[7] or 0), None if r[8] is None else int(r[8]), int(r[9] or 0), r[10] or "")
+                     int(r[7] or 0), None if r[8] is None else int(r[8]), int(r[9] or 0), r[10] or "",
+                     r[12] == "not_read")

@@ -26,7 +26,7 @@ STATE_NAMES = {FileState.INDEXED: "indexed", FileState.WAITING_OCR: "waiting for
                FileState.WAITING_SEMANTIC: "waiting for vectors", FileState.SKIPPED: "skipped",
                FileState.ENCRYPTED: "encrypted", FileState.FAILED: "failed"}  # what the CLI and the window say
 INDEXED_SIDE = (FileState.INDEXED, FileState.WAITING_OCR, FileState.WAITING_SEMANTIC)  # stats' "documents"
-FAILED_SIDE = (FileState.SKIPPED, FileState.ENCRYPTED, FileState.FAILED)  # stats' "failed"
+FAILED_SIDE = (FileState.SKIPPED, FileState.ENCRYPTED, FileState.FAILED)  # stats' "failed" + "not_read"
 
 
 class LedgerSort(enum.StrEnum):
@@ -54,8 +54,9 @@ class LedgerQuery:
 
 @dataclass(frozen=True)
 class LedgerRow:
-    """One document as the ledger shows it. `reason` is empty unless it failed; `lang` is its chunks' main
-    language ("" when it has none); `part_label` names a document inside a file ("" for a file)."""
+    """One document as the ledger shows it. `reason` is empty unless it failed or was skipped; `lang` is its chunks'
+    main language ("" when it has none); `part_label` names a document inside a file ("" for a file); `not_read`: a
+    file seen and left alone (hidden, unsupported type), skipped but not among `trove stats`' failures."""
 
     doc_id: int
     path: str
@@ -69,10 +70,16 @@ class LedgerRow:
     pages: int | None
     chunks: int
     part_label: str
+    not_read: bool = False
 
 
 class LedgerTotals(dict[FileState, int]):
-    """Rows per state (every state present, 0 when none), with the two sums `trove stats` shows."""
+    """Rows per state (every state present, 0 when none), with the sums `trove stats` shows. `not_read` of the
+    skipped rows were never read (hidden, unsupported type): stats counts them apart from `failed`."""
+
+    def __init__(self, counts: dict[FileState, int], not_read: int = 0) -> None:
+        super().__init__(counts)
+        self.not_read = not_read
 
     @property
     def documents(self) -> int:
@@ -81,8 +88,8 @@ class LedgerTotals(dict[FileState, int]):
 
     @property
     def failed(self) -> int:
-        """Skipped, encrypted and failed: stats' `failed`."""
-        return sum(self[s] for s in FAILED_SIDE)
+        """Skipped, encrypted and failed, less those never read: stats' `failed`."""
+        return sum(self[s] for s in FAILED_SIDE) - self.not_read
 
 
 def file_of(path: str) -> str:

@@ -21,10 +21,12 @@ class FolderState(enum.StrEnum):
 
 
 class DocStatus(enum.StrEnum):
-    """A document row is either indexed (has chunks) or failed (has a reason)."""
+    """A document row is indexed (has chunks), failed (has a reason), or not read: a file seen and left alone
+    (hidden, or of a type Trove does not read), listed by the ledger with its reason, counted apart from failures."""
 
     INDEXED = "indexed"
     FAILED = "failed"
+    NOT_READ = "not_read"
 
 
 PERSON_PREFIX = "trove_p_"  # a person's login role on a team library is this + their name

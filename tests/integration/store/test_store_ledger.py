@@ -18,6 +18,10 @@ REASONS = {
     "bomb.docx": "inflates past the limit: refused",
     "locked.txt": "permission denied: not read",
 }
+NOT_READ = {
+    ".hidden.md": "hidden file: not read",
+    "photo.png": "unsupported file type (.png): not read",
+}
 EXPECTED = {
     "a.txt": FileState.INDEXED, "ar.txt": FileState.INDEXED, "sub/b.txt": FileState.WAITING_SEMANTIC,
     "scan.pdf": FileState.WAITING_OCR,
@@ -25,6 +29,7 @@ EXPECTED = {
     "fifo.txt": FileState.SKIPPED, "loop.md": FileState.SKIPPED, "big.txt": FileState.SKIPPED,
     "elf.md": FileState.SKIPPED,
     "bomb.docx": FileState.FAILED, "locked.txt": FileState.FAILED,
+    ".hidden.md": FileState.SKIPPED, "photo.png": FileState.SKIPPED,
 }
 
 
@@ -39,6 +44,9 @@ def fill(store, folder) -> str:
                          chunks("the first page has text", page=1), ocr_pages=[OcrPageRef(2, "2")])
     for name, reason in REASONS.items():
         store.record_failure(doc(folder.id, root + name, type_=name.rsplit(".", 1)[1]), reason)
+    for name, reason in NOT_READ.items():
+        store.record_failure(doc(folder.id, root + name, type_=""), reason)
+        store.mark_not_read(folder.id, root + name)
     return root
 
 
@@ -46,7 +54,8 @@ def test_every_row_has_its_state_and_reason(store, folder):
     root = fill(store, folder)
     rows = store.ledger_page(LedgerQuery(), 0, 100)
     assert {r.path.removeprefix(root): r.state for r in rows} == EXPECTED
-    assert {r.path.removeprefix(root): r.reason for r in rows if r.reason} == REASONS
+    assert {r.path.removeprefix(root): r.reason for r in rows if r.reason} == REASONS | NOT_READ
+    assert {r.path.removeprefix(root) for r in rows if r.not_read} == set(NOT_READ)
     assert [r.path for r in rows] == sorted(r.path for r in rows)
     assert {r.folder for r in rows} == {folder.path}
     by_name = {r.path.removeprefix(root): r for r in rows}
@@ -59,8 +68,11 @@ def test_counts_add_up_to_the_kept_counts(store, folder):
     counts = store.ledger_counts(LedgerQuery())
     kept = store.counts()
     assert sum(counts.get(s, 0) for s in INDEXED_SIDE) == kept.documents == 4
-    assert sum(counts.get(s, 0) for s in FAILED_SIDE) == kept.failed == len(REASONS)
+    not_read = store.ledger_not_read(LedgerQuery())
+    assert (kept.failed, not_read) == (len(REASONS), len(NOT_READ))  # never read: not a failure
+    assert sum(counts.get(s, 0) for s in FAILED_SIDE) == kept.failed + not_read
     assert counts == {s: list(EXPECTED.values()).count(s) for s in set(EXPECTED.values())}
+    assert [f.path.rsplit("/", 1)[1] for f in store.failures()] == sorted(REASONS)
 
 
 def test_filters_sort_and_pages(store, folder):
@@ -79,8 +91,9 @@ def test_filters_sort_and_pages(store, folder):
     assert by_size[:2] == ["scan.pdf", "ar.txt"]
     by_state = store.ledger_page(LedgerQuery(sort=LedgerSort.STATE), 0, 100)
     assert [r.state for r in by_state] == sorted(r.state for r in by_state)
+    assert store.ledger_not_read(LedgerQuery(folder=root + "sub")) == 0
     pages = [names(LedgerQuery(), offset, 5) for offset in (0, 5, 10)]
-    assert [len(p) for p in pages] == [5, 5, 2]
+    assert [len(p) for p in pages] == [5, 5, 4]
     assert sum(pages, []) == names(LedgerQuery())
 
 

@@ -1,16 +1,18 @@
-"""The library ledger's reads on PostgreSQL: a page of document rows with their states, and rows per state.
+"""The library ledger on PostgreSQL: a page of document rows with their states, rows per state, the files never
+read.
 
 Rows are what this person may see (row-level security), the same rows the kept counts of `trove stats` hold."""
 
 from __future__ import annotations
 
-from desktop_app.core.store.ledger import POSTGRES, counts_sql, page_sql, row_from
+from desktop_app.core.store.ledger import POSTGRES, counts_sql, not_read_sql, page_sql, row_from
 from desktop_app.core.store.ledger_rows import FileState, LedgerQuery, LedgerRow
 from desktop_app.core.store.postgres.base import PostgresBase
 
 
 class LedgerSQL(PostgresBase):
-    """`ledger_page` and `ledger_counts` (core/store/ledger.py holds the SQL both engines share)."""
+    """`ledger_page`, `ledger_counts`, `ledger_not_read` and `mark_not_read` (core/store/ledger.py holds the SQL
+    both engines share)."""
 
     def ledger_page(self, query: LedgerQuery, offset: int = 0, limit: int = 200) -> list[LedgerRow]:
         """Rows `offset` to `offset + limit` of the ledger under `query`."""
@@ -21,3 +23,15 @@ class LedgerSQL(PostgresBase):
         """Rows per state under the query's folder, type and language."""
         sql, args = counts_sql(POSTGRES, query)
         return {FileState(s): int(n) for s, n in self._read(lambda c: c.execute(sql, args).fetchall())}
+
+    def ledger_not_read(self, query: LedgerQuery) -> int:
+        """Rows under the query's folder, type and language that were seen and never read."""
+        sql, args = not_read_sql(POSTGRES, query)
+        row = self._read(lambda c: c.execute(sql, args).fetchone())
+        return int(row[0]) if row else 0
+
+    def mark_not_read(self, folder_id: int, path: str) -> None:
+        """A file just recorded as failed was never read (hidden, unsupported type): its row leaves the failure
+        counts (the kept counts' triggers follow the status) and stays listed with its reason."""
+        self._write(lambda c: c.execute("UPDATE documents SET status = 'not_read' WHERE folder_id = %s AND path = %s "
+                                        "AND status = 'failed'", (folder_id, path)), derived=True)

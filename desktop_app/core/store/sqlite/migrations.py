@@ -386,6 +386,15 @@ def m012_document_dates_and_tags(conn: Connection) -> None:
     """)
 
 
+@migration
+def m013_documents_not_read(conn: Connection) -> None:
+    """Files seen and never read (hidden, of a type Trove does not read) are document rows with status 'not_read'
+    and their reason, for the ledger; this index holds only them, so `trove stats` counts them without a scan."""
+    run_script(conn, """
+    CREATE INDEX documents_not_read ON documents(path) WHERE status = 'not_read';
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

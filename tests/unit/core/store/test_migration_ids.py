@@ -32,6 +32,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         10: ("keyword_generation", "1887085a7036600a"),
         11: ("document_counts", "a7a32ab2ac786bd4"),
         12: ("document_dates_and_tags", "48ca098df0fa7e76"),
+        13: ("documents_not_read", "16a8be4a0e3b12b8"),
     },
     "postgres": {
         1: ("core", "e1fbda7121343237"),
@@ -48,6 +49,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         12: ("memory_forgot_through", "d61a5dbe7f36f2c2"),
         13: ("plain_meta_values", "adc2435966df0c0e"),
         14: ("document_dates_and_tags", "dc1d73ad2b0359f0"),
+        15: ("documents_not_read", "8571a768dbc37056"),
     },
 }
 
