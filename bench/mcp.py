@@ -165,7 +165,7 @@ def build_chunks(work: Path, n_chunks: int, n_pool: int) -> Path:
     """The cached library home of n_chunks chunks written through the store (see the module's docstring)."""
     from desktop_app.core.index.upgrades import CHUNKER_VERSION
     from desktop_app.core.library import Library
-    from desktop_app.core.store.sqlite import keyword_index, vector_index
+    from desktop_app.core.store.side import keyword_index, vector_index
 
     home, docs, marker = work / "home", work / "docs", work / "built.json"
     want = {"chunks": n_chunks, "pool": n_pool, "build_version": CHUNKS_BUILD_VERSION}

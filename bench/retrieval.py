@@ -265,9 +265,9 @@ SIDE = " [side index]"  # --keyword-side: the same modes again with the keyword 
 
 def side_runs(lib: Library, queries: dict, modes: tuple[str, ...], skip_rrf: bool
               ) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict]]:
-    """trove_runs again with the keyword side index (core/store/sqlite/keyword_index.py) built and answering,
+    """trove_runs again with the keyword side index (core/store/side/keyword_index.py) built and answering,
     whatever the library's size: the same library, the same process, so the two rankings pair per query."""
-    from desktop_app.core.store.sqlite import keyword_index
+    from desktop_app.core.store.side import keyword_index
 
     keyword_index.MIN_CHUNKS, keyword_index.REBUILD_QUIET = 0, 0.0
     store = lib.store

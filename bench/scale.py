@@ -443,7 +443,7 @@ def window_counts(store) -> dict:
 def side_index(engine: str, where: str, texts, qvecs) -> dict:
     """Build the side vector and keyword indexes if they are missing or stale (timed), so the measured queries
     use them (PostgreSQL: this desktop's copies of what its role reads, under SIDE_DIR)."""
-    from desktop_app.core.store.sqlite import keyword_index, vector_index
+    from desktop_app.core.store.side import keyword_index, vector_index
 
     vector_index.REBUILD_QUIET = keyword_index.REBUILD_QUIET = 0.0  # the app waits for writes to settle; the
     store, _ = open_library(engine, where)  # bench library is settled

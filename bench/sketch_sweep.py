@@ -25,7 +25,7 @@ from server_scale import load_library
 
 def sweep(where: str, qvecs, shares: list[float], rescores: list[int]) -> dict:
     from desktop_app.core.store.rows import Filters
-    from desktop_app.core.store.sqlite import vector_index
+    from desktop_app.core.store.side import vector_index
 
     vector_index.REBUILD_QUIET = 0.0  # the bench library is settled: build the vector index now if it is missing
     store, _ = open_library("sqlite", where)  # (the keyword side index is not needed here)

@@ -15,8 +15,8 @@ from desktop_app.core.index.upgrades import CHUNKER_VERSION
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.rows import NewChunk, NewDocument
-from desktop_app.core.store.sqlite import keyword_index as ki
-from desktop_app.core.store.sqlite import vector_index as vi
+from desktop_app.core.store.side import keyword_index as ki
+from desktop_app.core.store.side import vector_index as vi
 from desktop_app.ui.heartbeat import Heartbeat
 
 DOCUMENTS, CHUNKS_PER_DOCUMENT = 240, 100

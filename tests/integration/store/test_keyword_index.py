@@ -1,4 +1,5 @@
-"""The SQLite engine's keyword side index (core/store/sqlite/keyword_index.py) on real tantivy and FTS5.
+"""The SQLite engine's keyword side index (core/store/side/keyword_index.py, fed by core/store/sqlite/side.py) on
+real tantivy and FTS5.
 
 Small libraries (a few hundred chunks in English, Thai, Japanese and Arabic) with the size threshold lowered, so
 the side index answers. It proposes candidates by tantivy's BM25, which fts5_bm25.py ranks again as FTS5's bm25()
@@ -19,8 +20,9 @@ import pytest
 
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.store.rows import Filters, NewChunk, NewDocument
+from desktop_app.core.store.side import keyword_index as ki
 from desktop_app.core.store.sqlite import SQLiteStore, keyword_topk
-from desktop_app.core.store.sqlite import keyword_index as ki
+from desktop_app.core.store.sqlite import side as sqlite_side
 from tests.support.helpers import kill_9_when_flagged
 
 WORDS = ("cell protein gene immune malaria blood tumour receptor kinase vaccine dose trial mouse virus insulin "
@@ -212,7 +214,7 @@ def test_a_stale_index_is_rebuilt_and_fts5_answers_meanwhile(library, caplog):
     assert [c for c, _ in first] == [new]
     store.__dict__["_keyword_index"].wait(120)
     kix = store.__dict__["_keyword_index"]
-    assert kix._index is not None and kix._generation == ki.keyword_generation(store._conn)
+    assert kix._index is not None and kix._generation == sqlite_side.keyword_generation(store._conn)
     assert [c for c, _ in store.keyword_candidates("narwhal", 5)] == [new]
     doc = store._read(lambda c: c.execute("SELECT document_id FROM chunks WHERE id = ?", (new,)).fetchone()[0])
     assert store.delete_document(int(doc))  # a delete (a trigger) makes it stale too
@@ -264,7 +266,7 @@ def _build_and_hang(db: str, flag: str) -> None:
         return made(title, text)
 
     ki.body_tokens = slow
-    ki.build_index(ki.index_dir(Path(db)), lambda: ki.database_rows(Path(db)))
+    ki.build_index(ki.index_dir(Path(db)), lambda: sqlite_side.database_rows(Path(db)))
 
 
 @pytest.mark.parametrize("had_index", [False, True])

@@ -6,8 +6,8 @@ back, all allowed, exactly scored; a document's new date is seen by the next que
 from __future__ import annotations
 
 from desktop_app.core.store.rows import Filters
+from desktop_app.core.store.side import vector_index as vi
 from desktop_app.core.store.sqlite import search as sqlite_search
-from desktop_app.core.store.sqlite import vector_index as vi
 from tests.integration.store.test_vector_index import built, exact, make_library, vectors
 
 N = 600

@@ -1,6 +1,7 @@
-"""A desktop's side indexes of a team library (store/postgres/side.py), on the real server: built from what the
-role may read, current while nothing it sees changes, stale (the server's plans answer) when anything it sees
-is written or a folder is shown or hidden, and every candidate re-read through row-level security."""
+"""A desktop's side indexes of a team library (store/postgres/side.py, store/side/copies.py), on the real
+server: built from what the role may read, current while nothing it sees changes, stale (the server's plans
+answer) when anything it sees is written or a folder is shown or hidden, and every candidate re-read through
+row-level security."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from desktop_app.core.store.postgres import PostgresStore, roles, side
 from desktop_app.core.store.postgres.connect import ServerAuthError
 from desktop_app.core.store.postgres.search import SearchSQL
 from desktop_app.core.store.rows import ChunkVectors, Filters, NewChunk, Share, Span
+from desktop_app.core.store.side import copies
+from desktop_app.core.store.side import keyword_index as ki
+from desktop_app.core.store.side import vector_index as vi
 from desktop_app.core.store.sqlite import SQLiteStore, fts5_bm25
-from desktop_app.core.store.sqlite import keyword_index as ki
-from desktop_app.core.store.sqlite import vector_index as vi
 from tests.integration.store.people import person_url
 from tests.integration.store.test_keyword_index import QUERIES, chunk_texts
 from tests.integration.store.test_store_protocol import doc
@@ -173,7 +175,7 @@ def test_a_damaged_or_foreign_copy_is_rebuilt_with_a_notice(admin, pg_url, tmp_p
 
 
 def side_files(where: Path) -> set[str]:
-    return {p.name for p in where.iterdir()} - {side.COVERED}
+    return {p.name for p in where.iterdir()} - {copies.COVERED}
 
 
 def test_an_unshared_folder_s_copy_leaves_the_person_s_disk_at_the_next_search(
@@ -188,20 +190,20 @@ def test_an_unshared_folder_s_copy_leaves_the_person_s_disk_at_the_next_search(
         built(bob)
         where = next(Path(bob.side_dir or "").glob("team-*"))
         assert {"library.keywords", "library.vectors"} <= side_files(where)
-        assert side.covered(where) == {kept.id, hidden.id}
+        assert copies.covered(where) == {kept.id, hidden.id}
         alice.set_folder_share(hidden.id, Share("private"))
         with caplog.at_level(logging.INFO):
             bob.keyword_candidates("cell receptor", 5)  # the next search: the copy is gone before anything answers
         assert "no longer readable here" in caplog.text
         # both files went; the keyword search has started the keyword index's rebuild from what bob may read now
         assert "library.vectors" not in side_files(where)
-        assert side.covered(where) == {kept.id}
+        assert copies.covered(where) == {kept.id}
         built(bob)  # the kept folder alone
         assert bob.__dict__["_side_keywords"]._index.rows == len(texts[0::2])
-        assert side.covered(where) == {kept.id}
+        assert copies.covered(where) == {kept.id}
         alice.set_folder_share(kept.id, Share("private"))
         bob.dense_candidates(vector(3), 5)
-        assert side_files(where) == set() and side.covered(where) == set()
+        assert side_files(where) == set() and copies.covered(where) == set()
     finally:
         alice.close()
         bob.close()

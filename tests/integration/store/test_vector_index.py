@@ -1,4 +1,5 @@
-"""The SQLite engine's side vector index (core/store/sqlite/vector_index.py) on real sqlite-vec.
+"""The SQLite engine's side vector index (core/store/side/vector_index.py, fed by core/store/sqlite/side.py) on
+real sqlite-vec.
 
 Small libraries (600 chunks of 32 dimensions) with the size threshold lowered, so the index is used; every
 answer is compared with exact cosine search over the same vectors in numpy. Where the index answers, the scores
@@ -18,8 +19,9 @@ import pytest
 
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.store.rows import Filters, NewChunk, NewDocument
+from desktop_app.core.store.side import vector_index as vi
 from desktop_app.core.store.sqlite import SQLiteStore
-from desktop_app.core.store.sqlite import vector_index as vi
+from desktop_app.core.store.sqlite import side as sqlite_side
 from tests.support.helpers import kill_9_when_flagged
 
 DIM = 32
@@ -136,7 +138,7 @@ def test_a_stale_index_is_rebuilt_and_search_stays_exact_meanwhile(library, capl
     assert first[0][0] == new_id
     store.__dict__["_vector_index"].wait(60)
     assert store.dense_candidates(new, 10)[0][0] == new_id
-    assert store.__dict__["_vector_index"]._generation == vi.vector_generation(store._conn)
+    assert store.__dict__["_vector_index"]._generation == sqlite_side.vector_generation(store._conn)
 
 
 @pytest.mark.parametrize("harm, reason", [
@@ -160,7 +162,7 @@ def test_a_damaged_or_other_version_file_is_rebuilt_with_a_notice(tmp_path, capl
     with caplog.at_level(logging.WARNING):
         assert [c for c, _ in built(store, q)] == exact(mat, rows, q, 10)
     assert reason in caplog.text
-    assert vi.read_index(path, DIM, vi.vector_generation(store._conn))[0] is not None  # rebuilt whole
+    assert vi.read_index(path, DIM, sqlite_side.vector_generation(store._conn))[0] is not None  # rebuilt whole
     assert_near_exact(store.dense_candidates(q, 10), mat, rows, q, 10, min_recall=0.8)
     store.close()
 
@@ -174,7 +176,7 @@ def _write_and_hang(db: str, flag: str) -> None:
         time.sleep(600)
 
     vi.write_block = hang
-    vi.build_index(vi.index_path(Path(db)), DIM, lambda: vi.database_vectors(Path(db), DIM))
+    vi.build_index(vi.index_path(Path(db)), DIM, lambda: sqlite_side.database_vectors(Path(db), DIM))
 
 
 @pytest.mark.parametrize("had_index", [False, True])

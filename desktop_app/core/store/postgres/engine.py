@@ -7,7 +7,6 @@ from typing import Any
 
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.postgres import side
 from desktop_app.core.store.postgres.chats import ChatSQL
 from desktop_app.core.store.postgres.connect import ServerAuthError, scalar
 from desktop_app.core.store.postgres.documents import DocumentSQL
@@ -21,6 +20,7 @@ from desktop_app.core.store.postgres.permissions import display_name, is_person
 from desktop_app.core.store.postgres.search import SearchSQL
 from desktop_app.core.store.postgres.vectors import VectorSQL
 from desktop_app.core.store.rows import EngineInfo
+from desktop_app.core.store.side.copies import forget
 
 log = get_logger("db")
 
@@ -36,7 +36,7 @@ class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, Searc
             super().__init__(url, machine=machine, side_dir=side_dir)
         except ServerAuthError:
             if side_dir is not None:  # refused (revoked, not admitted): what it could read leaves this disk
-                side.forget(side_dir, url)
+                forget(side_dir, url)
             raise
         try:
             self.role, self.person = self._read(

@@ -15,7 +15,7 @@ from desktop_app.core.store.postgres.documents import metadata_json
 from desktop_app.core.store.postgres.folders import MY_FOLDER_IDS
 from desktop_app.core.store.postgres.keywords import filter_sql
 from desktop_app.core.store.rows import ChunkRow, Filters
-from desktop_app.core.store.sqlite import vector_index as vi
+from desktop_app.core.store.side import vector_index as vi
 
 EXACT_SCOPE = 5000  # chunks: up to this many, a search scoped to paths compares every vector of the scope
 

@@ -1,5 +1,6 @@
-"""A desktop's side indexes of a team library: the embedded engine's keyword and vector side indexes
-(sqlite/keyword_index.py, sqlite/vector_index.py), built on this computer from what this person may read.
+"""A desktop's side indexes of a team library: the shared keyword and vector side indexes (side/keyword_index.py,
+side/vector_index.py), built on this computer from what this person may read; here, what the team engine feeds
+them (its SQL), and where the files live and what they may hold is side/copies.py.
 
 The server's own plans do not keep up at a million chunks (docs/search-scale.md): ts_rank ranks every row that
 matches any term, and pgvector's HNSW loses the exact top 10 among near-copies. The side indexes answer from
@@ -27,13 +28,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
-import os
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import psycopg
@@ -42,72 +40,23 @@ from pgvector.psycopg import register_vector
 import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.log import get_logger
-from desktop_app.core.redact import redact
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.textcodec import register_text_codec
-from desktop_app.core.store.sqlite import keyword_index as ki
-from desktop_app.core.store.sqlite import vector_index as vi
-from desktop_app.core.store.sqlite.side_index import of_store
+from desktop_app.core.store.side import keyword_index as ki
+from desktop_app.core.store.side import vector_index as vi
+from desktop_app.core.store.side.base import of_store
+from desktop_app.core.store.side.copies import COVERED, covered, record, side_home
 
 log = get_logger("db")
 
 _BATCH = 5_000
 FOLDERS_SQL = "SELECT folder_id FROM side_generations"
-COVERED = "folders.json"  # the folders this directory's files may hold something of
 GENERATIONS_SQL = "SELECT folder_id, keywords, vectors FROM side_generations ORDER BY folder_id"
 ROWS_SQL = ("SELECT c.id, c.text, d.title, d.path, d.folder_id, d.type, c.lang FROM chunks c "
             "JOIN documents d ON d.id = c.document_id")
 VECTORS_SQL = f'SELECT chunk_id * {MAX_WINDOWS} + "window", embedding FROM chunk_vectors'
 VISIBLE_SQL = "SELECT id FROM chunks WHERE id = ANY(%s)"
 CHUNKS_SQL = "SELECT COALESCE(sum(chunks), 0) FROM doc_counts"
-
-
-def side_path(root: Path, location: str, role: str) -> Path:
-    """Where this desktop keeps one team library's side indexes as one role (a digest of the redacted URL)."""
-    digest = hashlib.blake2b(f"{location}\0{role}".encode(), digest_size=8).hexdigest()
-    return root / f"team-{digest}"
-
-
-def side_home(root: Path, location: str, role: str) -> Path:
-    """side_path, made (0700) if missing."""
-    where = side_path(root, location, role)
-    where.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return where
-
-
-def forget(root: Path, url: str) -> bool:
-    """Delete the side indexes kept for `url`'s role (the server refused it: revoked, or no longer admitted to
-    the library). True when there was something to delete. A URL without a user names no role: nothing."""
-    try:
-        user = urlsplit(url).username
-    except ValueError:
-        return False
-    if not user:
-        return False
-    where = side_path(root, redact(url), unquote(user))
-    if not where.exists():
-        return False
-    shutil.rmtree(where, ignore_errors=True)
-    log.warning("the server refused %s: this desktop's copy of what it could read is deleted", redact(url))
-    return True
-
-
-def covered(where: Path) -> set[int]:
-    """The folders recorded as possibly in `where`'s files (empty when none are recorded)."""
-    try:
-        return {int(f) for f in json.loads((where / COVERED).read_text())}
-    except (OSError, ValueError, TypeError):
-        return set()
-
-
-def record(where: Path, folders: set[int]) -> None:
-    """Add `folders` to the record of what `where`'s files may hold (written whole, by rename)."""
-    known = covered(where)
-    if folders <= known and (where / COVERED).exists():
-        return
-    temporary = where / f"{COVERED}.{os.getpid()}.tmp"
-    temporary.write_text(json.dumps(sorted(known | folders)))
-    os.replace(temporary, where / COVERED)
 
 
 def prune(store: PostgresBase, conn: psycopg.Connection, where: Path) -> bool:

@@ -16,8 +16,8 @@ from desktop_app.core.store.sqlite import pending_documents, pending_keywords
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.chunks import insert_chunks
 from desktop_app.core.store.sqlite.connect import Connection
-from desktop_app.core.store.sqlite.keyword_index import bump_keyword_generation
 from desktop_app.core.store.sqlite.ocr import list_ocr_pages
+from desktop_app.core.store.sqlite.side import bump_keyword_generation
 from desktop_app.core.store.sqlite.vectors import chunk_vectors
 
 _DOC = "SELECT id, folder_id, path, size, mtime_ns, content_hash, status FROM documents"

@@ -14,12 +14,13 @@ from pathlib import Path
 from desktop_app.core import text as tp
 from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.rows import Filters
+from desktop_app.core.store.side.base import of_store
+from desktop_app.core.store.side.keyword_index import Keywords
 from desktop_app.core.store.sqlite import fts5_bm25, pending_keywords
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
-from desktop_app.core.store.sqlite.keyword_index import KeywordIndex, Keywords, bump_keyword_generation
 from desktop_app.core.store.sqlite.keyword_topk import TopK
-from desktop_app.core.store.sqlite.side_index import of_store
+from desktop_app.core.store.sqlite.side import DatabaseKeywords, bump_keyword_generation
 
 # The side index's candidates re-ranked by bm25(): this many times what was asked (FTS5's top k is nearly always in
 # the side index's top 2k: docs/keyword-scale.md).
@@ -77,7 +78,7 @@ class KeywordSQL(SQLiteBase):
     def keyword_candidates(self, query: str, limit: int, *, title_weight: float = 2.0,
                            filters: Filters | None = None) -> list[tuple[int, float]]:
         """Chunks matching the query's terms, by BM25 over the pipeline's fields (higher is better; ties by chunk
-        id). A large library's keyword side index answers when it can (keyword_index.py); otherwise FTS5, where
+        id). A large library's keyword side index answers when it can (side/keyword_index.py); otherwise FTS5, where
         keyword_topk.TopK answers from the rare terms' rows when it can prove the top k exact (score = -bm25)."""
         terms = tp.build_query(query)
         match = tp.to_fts5(terms)
@@ -97,12 +98,12 @@ class KeywordSQL(SQLiteBase):
         return self._read(work)
 
     def _keyword_side(self, conn: Connection, title_weight: float, filters: Filters | None) -> Keywords | None:
-        """The keyword side index (keyword_index.py) when it can answer: it is current, the title weight is the
+        """The keyword side index (side/keyword_index.py) when it can answer: it is current, the title weight is the
         one it was built with, and no path, date or tag filter is asked (those need the documents table)."""
         if self.path is None or title_weight != tp.FTS5_WEIGHTS["title"] or (filters and filters.by_document()):
             return None
         path = self.path
-        return of_store(self, "_keyword_index", lambda: KeywordIndex(path)).usable(conn)
+        return of_store(self, "_keyword_index", lambda: DatabaseKeywords(path)).usable(conn)
 
     def listed_documents(self, filters: Filters, limit: int) -> list[tuple[int, float]]:
         """The first chunk of each document a filter allows, newest document date first (a query of filters

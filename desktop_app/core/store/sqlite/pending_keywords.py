@@ -16,7 +16,7 @@ import json
 
 from desktop_app.core import text as tp
 from desktop_app.core.store.sqlite.connect import Connection
-from desktop_app.core.store.sqlite.keyword_index import bump_keyword_generation
+from desktop_app.core.store.sqlite.side import bump_keyword_generation
 
 _ATTR = "pending_keyword_rows"
 INSERT = tp.fts5_insert("chunks_fts")

@@ -10,11 +10,12 @@ import numpy as np
 
 from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.store.rows import ChunkRow, Filters
+from desktop_app.core.store.side.base import of_store
+from desktop_app.core.store.side.vector_index import ann_candidates
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keywords import filter_sql
-from desktop_app.core.store.sqlite.side_index import of_store
-from desktop_app.core.store.sqlite.vector_index import VectorIndex, ann_candidates
+from desktop_app.core.store.sqlite.side import DatabaseVectors
 from desktop_app.core.store.sqlite.vectors import chunk_vectors
 
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k in a KNN query
@@ -60,12 +61,12 @@ class SearchSQL(SQLiteBase):
 
     def _ann(self, conn: Connection, query: np.ndarray, limit: int,
              filters: Filters | None) -> list[tuple[int, float]] | None:
-        """Candidates from the side index (vector_index.py); None while there is none: vec0's exact KNN answers.
+        """Candidates from the side index (side/vector_index.py); None while there is none: vec0's exact KNN answers.
         A filter's candidates are the nearest of the rows it allows (k results whenever k exist)."""
         if self.path is None:
             return None
         path = self.path
-        index = of_store(self, "_vector_index", lambda: VectorIndex(path)).at(conn, len(query))
+        index = of_store(self, "_vector_index", lambda: DatabaseVectors(path)).at(conn, len(query))
         if index is None:
             return None
         if not filters:

@@ -15,7 +15,7 @@ from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.store.rows import ChunkVectors, PendingChunk
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection, run_script
-from desktop_app.core.store.sqlite.vector_index import bump_generation
+from desktop_app.core.store.sqlite.side import bump_generation
 
 # Pending chunks leave out the documents the semantic phase skips (a JSON array of ids; "[]" skips none).
 _SKIP = " AND document_id NOT IN (SELECT value FROM json_each(?))"

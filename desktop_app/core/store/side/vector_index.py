@@ -1,29 +1,30 @@
 """A derived index of the stored vectors, beside the database: a sign-bit sketch of every vector, then int8
 codes, then the exact float32 rows.
 
-sqlite-vec's chunks_vec stays where vectors live; this file only makes semantic search cheaper per vector. Every
-vector is projected on the principal axes of a sample (PCA, centred on its mean) and kept as the signs of the
-first BITS projections: a query's Hamming distance to all of them is a few XORs and popcounts per vector (48
-bytes at 384 dimensions, held in memory). The CANDIDATES share of the library nearest by that distance is scored
-by its int8 codes (also held), and the best few hundred windows are rescored exactly from the file's own float32
-copy (read by pread: page cache, not this process's memory), so every score is the exact cosine. Two designs were
-measured first and dropped (docs/search-scale.md): an HNSW graph (usearch) and an inverted file of k-means lists.
-On a library of many near-copies (the 1M benchmark replicates each abstract 667 times) both lose the exact top 10
-among the copies (recall@10 0.4 and 0.79), because which copy is nearest is decided by small differences spread
-over every dimension; the sketch keeps every copy of the nearest documents among its candidates. The file is
-only used at the vector generation it was built at, so it never holds a window the database no longer has.
+The engine's table (sqlite-vec's chunks_vec, pgvector's chunk_vectors) stays where vectors live; this file only
+makes semantic search cheaper per vector. Every vector is projected on the principal axes of a sample (PCA,
+centred on its mean) and kept as the signs of the first BITS projections: a query's Hamming distance to all of
+them is a few XORs and popcounts per vector (48 bytes at 384 dimensions, held in memory). The CANDIDATES share of
+the library nearest by that distance is scored by its int8 codes (also held), and the best few hundred windows are
+rescored exactly from the file's own float32 copy (read by pread: page cache, not this process's memory), so every
+score is the exact cosine. Two designs were measured first and dropped (docs/search-scale.md): an HNSW graph
+(usearch) and an inverted file of k-means lists. On a library of many near-copies (the 1M benchmark replicates
+each abstract 667 times) both lose the exact top 10 among the copies (recall@10 0.4 and 0.79), because which copy
+is nearest is decided by small differences spread over every dimension; the sketch keeps every copy of the nearest
+documents among its candidates. The file is only used at the vector generation it was built at, so it never holds
+a window the database no longer has.
 
 The file is `<database>.vectors`: a header (magic, format version, dimension, the vector generation it was built
 at, vector count, sketch bits, the int8 scale, CRC-32 of everything after the header), then from offset 4096 the
 float32 matrix (count x dim, chunks_vec's order), the uint64 keys (chunk rowid * MAX_WINDOWS + window) in that
 order, the sketch's mean (dim float32) and projection (dim x bits float32), the sketch words (bits / 64 rows of
-count uint64: word j of every vector together) and the int8 codes (count x dim). meta.vec_generation counts
-vector writes (vectors.py bumps it); a file whose generation differs is stale. A missing, stale, damaged or
-other-version file is rebuilt from chunks_vec in a background thread once vectors have stopped changing for
-REBUILD_QUIET seconds (a notice in the log), and a good one is loaded (checksum) in the background too; until
-either is done search uses sqlite-vec's exact KNN as before. The rebuild writes a temporary file and renames it,
-so a kill in the middle leaves the old file or none, never half a file. Libraries under MIN_VECTORS vectors have
-no file: the exact scan is fast there.
+count uint64: word j of every vector together) and the int8 codes (count x dim). The engine counts vector writes
+(sqlite/side.py: meta.vec_generation, which sqlite/vectors.py bumps); a file whose generation differs is stale. A
+missing, stale, damaged or other-version file is rebuilt from the engine's vectors in a background thread once
+vectors have stopped changing for REBUILD_QUIET seconds (a notice in the log), and a good one is loaded (checksum)
+in the background too; until either is done search uses the engine's exact KNN as before. The rebuild writes a
+temporary file and renames it, so a kill in the middle leaves the old file or none, never half a file. Libraries
+under MIN_VECTORS vectors have no file: the exact scan is fast there.
 """
 
 from __future__ import annotations
@@ -35,14 +36,13 @@ import struct
 import threading
 import zlib
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import numpy as np
 
 from desktop_app.core.embed.base import MAX_WINDOWS
-from desktop_app.core.store.sqlite.connect import Connection, connect
-from desktop_app.core.store.sqlite.side_index import SideIndex, bump, counter
+from desktop_app.core.store.side.base import Connection, SideIndex
 
 MAGIC = b"TROVEVIX"
 FORMAT_VERSION = 3  # 3: sign-bit sketch, int8 codes, float32 rows (2 was an IVF of int8 codes, 1 an HNSW graph)
@@ -62,19 +62,6 @@ _WRITE_BLOCK = 1 << 22
 
 def index_path(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".vectors")
-
-
-def vector_generation(conn: Connection) -> int:
-    return counter(conn, "vec_generation")
-
-
-def bump_generation(conn: Connection) -> None:
-    """Record that stored vectors changed (inside the writing transaction): side indexes built before are stale."""
-    bump(conn, "vec_generation")
-
-
-def vector_count(conn: Connection) -> int:
-    return int(conn.execute("SELECT COUNT(*) FROM chunks_vec_rowids").fetchone()[0])
 
 
 def sketch_bits(dim: int) -> int:
@@ -253,25 +240,6 @@ Batch = tuple[np.ndarray, bytes]  # uint64 keys (chunk id * MAX_WINDOWS + window
 VectorSource = Callable[[], AbstractContextManager[tuple[int, int, Iterator[Batch]]]]
 
 
-@contextmanager
-def database_vectors(db_path: Path, dim: int) -> Iterator[tuple[int, int, Iterator[Batch]]]:
-    """(the vector generation, the vector count, batches of every stored vector) from one read snapshot."""
-    conn = connect(db_path, readonly=True, check_same_thread=False)
-    try:
-        conn.execute("BEGIN")  # one snapshot: the generation read belongs to the vectors read
-        generation, total = vector_generation(conn), vector_count(conn)
-        cursor = conn.execute("SELECT rowid, embedding FROM chunks_vec")
-
-        def batches() -> Iterator[Batch]:
-            while rows := cursor.fetchmany(_BATCH):
-                yield (np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows)),
-                       b"".join(r[1] for r in rows))
-        yield generation, total, batches()
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
-
-
 def build_index(path: Path, dim: int, source: VectorSource) -> tuple[Loaded, int]:
     """A new index of every vector `source` gives, written at `path` (a temporary file, fsync, rename over the
     old one); returns (the index, made from the arrays just written rather than read back, its generation)."""
@@ -325,7 +293,8 @@ def build_index(path: Path, dim: int, source: VectorSource) -> tuple[Loaded, int
 
 
 class VectorIndex(SideIndex[Loaded]):
-    """One library's side vector index: loaded in the background, rebuilt there when it is missing or stale."""
+    """One library's side vector index: loaded in the background, rebuilt there when it is missing or stale (the
+    engine's subclass reads its generation and vectors: sqlite/side.py, postgres/side.py)."""
 
     what = "vector index"
     meanwhile = "semantic search scans exactly"
@@ -342,12 +311,6 @@ class VectorIndex(SideIndex[Loaded]):
     def path(self) -> Path:
         return index_path(self.db_path)
 
-    def generation(self, conn: Connection) -> int:
-        return vector_generation(conn)
-
-    def count(self, conn: Connection) -> int:
-        return vector_count(conn)
-
     def min_count(self) -> int:
         return MIN_VECTORS
 
@@ -359,9 +322,6 @@ class VectorIndex(SideIndex[Loaded]):
 
     def read(self, generation: int) -> tuple[Loaded | None, str]:
         return read_index(self.path(), self.dim, generation)
-
-    def build(self) -> tuple[Loaded, int]:
-        return build_index(self.path(), self.dim, lambda: database_vectors(self.db_path, self.dim))
 
     def size(self, index: Loaded) -> int:
         return len(index)

@@ -18,10 +18,10 @@ FTS5's on SciFact and ArguAna (docs/search-scale.md). Folder, type and language 
 
 On disk: `<database>.keywords/` holds one tantivy index directory per build (`gen-<generation>-<pid>-<random>`) and
 `current.json` naming the complete one with its format version, the text pipeline's fingerprint, the keyword
-generation it was built at and its row count. meta.kw_generation counts keyword writes (once in each
-transaction that writes keyword rows, and by triggers on chunk deletes and document moves). A build writes a
-new directory, commits it, then replaces current.json (written to a temporary name, fsynced, renamed): a kill in
-the middle leaves the old index or none.
+generation it was built at and its row count. The engine counts keyword writes (sqlite/side.py: meta.kw_generation,
+once in each transaction that writes keyword rows, and by triggers on chunk deletes and document moves). A build
+writes a new directory, commits it, then replaces current.json (written to a temporary name, fsynced, renamed): a
+kill in the middle leaves the old index or none.
 """
 
 from __future__ import annotations
@@ -32,15 +32,14 @@ import os
 import secrets
 import shutil
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from desktop_app.core import text as tp
 from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.rows import Filters
-from desktop_app.core.store.sqlite.connect import Connection, connect
-from desktop_app.core.store.sqlite.side_index import SideIndex, bump, counter
+from desktop_app.core.store.side.base import SideIndex
 from desktop_app.core.text.fields import analyze_title
 
 FORMAT_VERSION = 1
@@ -50,20 +49,10 @@ PREFIX_TERMS = 64  # a typed prefix's expansions searched, the most frequent fir
 TITLE_REPEAT = 2  # FTS5_WEIGHTS["title"]: a title token counts twice
 _LETTER = {"title": "t", "words": "w", "stems": "s", "grams": "g"}
 _HEAP = 200_000_000
-_BATCH = 5_000
 
 
 def index_dir(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".keywords")
-
-
-def keyword_generation(conn: Connection) -> int:
-    return counter(conn, "kw_generation")
-
-
-def bump_keyword_generation(conn: Connection) -> None:
-    """Record that keyword rows changed (inside the writing transaction): a keyword side index is stale."""
-    bump(conn, "kw_generation")
 
 
 def body_tokens(title: str, text: str) -> str:
@@ -193,21 +182,6 @@ Row = tuple[int, str, str, str, int, str, str]  # chunk id, text, title, path, f
 RowSource = Callable[[], AbstractContextManager[tuple[int, Iterator[Sequence[Row]]]]]
 
 
-@contextmanager
-def database_rows(db_path: Path) -> Iterator[tuple[int, Iterator[Sequence[Row]]]]:
-    """The keyword generation and every chunk's row, from one read snapshot of the library database."""
-    conn = connect(db_path, readonly=True, check_same_thread=False)
-    try:
-        conn.execute("BEGIN")  # one snapshot: the generation read belongs to the rows read
-        generation = keyword_generation(conn)
-        cursor = conn.execute("SELECT c.id, c.text, d.title, d.path, d.folder_id, d.type, c.lang FROM chunks c "
-                              "JOIN documents d ON d.id = c.document_id")
-        yield generation, iter(lambda: cursor.fetchmany(_BATCH), [])
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
-
-
 def build_index(root: Path, source: RowSource) -> tuple[Keywords, int]:
     """A new index of every row `source` gives, under `root`; (the index, the generation it was built at)."""
     import tantivy
@@ -245,19 +219,14 @@ def build_index(root: Path, source: RowSource) -> tuple[Keywords, int]:
 
 
 class KeywordIndex(SideIndex[Keywords]):
-    """One library's keyword side index: loaded in the background, rebuilt there when it is missing or stale."""
+    """One library's keyword side index: loaded in the background, rebuilt there when it is missing or stale (the
+    engine's subclass reads its generation and rows: sqlite/side.py, postgres/side.py)."""
 
     what = "keyword index"
     meanwhile = "keyword search uses FTS5"
 
     def path(self) -> Path:
         return index_dir(self.db_path)
-
-    def generation(self, conn: Connection) -> int:
-        return keyword_generation(conn)
-
-    def count(self, conn: Connection) -> int:
-        return int(conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
 
     def min_count(self) -> int:
         return MIN_CHUNKS
@@ -270,9 +239,6 @@ class KeywordIndex(SideIndex[Keywords]):
 
     def read(self, generation: int) -> tuple[Keywords | None, str]:
         return read_index(self.path(), generation)
-
-    def build(self) -> tuple[Keywords, int]:
-        return build_index(self.path(), lambda: database_rows(self.db_path))
 
     def size(self, index: Keywords) -> int:
         return index.rows

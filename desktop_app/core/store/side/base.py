@@ -1,7 +1,8 @@
-"""What the SQLite engine's derived indexes beside the database share: when one is loaded, rebuilt, or left alone.
+"""What the derived indexes beside a library share, on either engine: when one is loaded, rebuilt, or left alone.
 
-A side index (vector_index.py, keyword_index.py) belongs to one generation of what it is made from (a counter in
-meta that every write bumps). `SideIndex.usable` hands out the loaded index only at that generation; otherwise
+A side index (side/vector_index.py, side/keyword_index.py) belongs to one generation of what it is made from (on
+SQLite a counter in meta that every write bumps, sqlite/side.py; on PostgreSQL a fingerprint of what this role
+may read, postgres/side.py). `SideIndex.usable` hands out the loaded index only at that generation; otherwise
 it returns None, so the caller uses the database's own exact plan, and it starts, in a background thread, either
 a load of the file on disk (when its header says it is current) or a rebuild: once the generation has stopped
 changing for quiet() seconds, and only for libraries of at least min_count() rows. A rebuild takes a lock file,
@@ -15,14 +16,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.sqlite.connect import Connection
 
 log = get_logger("db")
 T = TypeVar("T")
 S = TypeVar("S")
+Connection = Any  # an engine's connection (sqlite3 or psycopg): only the engine's subclass reads through it
 
 
 def of_store(store: object, name: str, make: Callable[[], S]) -> S:
@@ -31,20 +32,9 @@ def of_store(store: object, name: str, make: Callable[[], S]) -> S:
     return found if found is not None else store.__dict__.setdefault(name, make())
 
 
-def counter(conn: Connection, key: str) -> int:
-    """A generation counter in meta (0 before the first bump)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return int(row[0]) if row else 0
-
-
-def bump(conn: Connection, key: str) -> None:
-    """Add one to a generation counter in meta, inside the writing transaction: side indexes built before are stale."""
-    conn.execute("INSERT INTO meta (key, value) VALUES (?, '1') "
-                 "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (key,))
-
-
 class SideIndex(Generic[T]):
-    """One library's side index of one kind; subclasses say how it is named, checked, read and built."""
+    """One library's side index of one kind; subclasses say how it is named, checked and read (side/), and how its
+    generation and rows are read from the engine (sqlite/side.py, postgres/side.py)."""
 
     what = "side index"  # in notices: "<what> <file> is stale: ..."
     meanwhile = "search uses the database's own index"
