@@ -52,10 +52,10 @@ def cmd_files(args, library) -> int:
     rows = library.ledger.rows(query)
     if args.json:
         print(json.dumps({"counts": {str(s): n for s, n in counts.items()}, "documents": counts.documents,
-                          "failed": counts.failed, "files": [_json_row(r) for r in rows]}, indent=2,
-                         ensure_ascii=False))
+                          "failed": counts.failed, "not_read": counts.not_read,
+                          "files": [_json_row(r) for r in rows]}, indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(f"documents: {counts.documents}  failed: {counts.failed}  ("
+    print(f"documents: {counts.documents}  failed: {counts.failed}  not read: {counts.not_read}  ("
           + ", ".join(f"{STATE_NAMES[s]} {n}" for s, n in counts.items() if n) + ")")
     for r in rows:
         where = display_path(r.path) + (f"  [{display_path(r.part_label)}]" if r.part_label else "")

@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any, Protocol, cast
+from typing import Any
 
 from desktop_app.core.index.indexer import SyncReport
+from desktop_app.core.store.base import LedgerStore
 from desktop_app.core.store.ledger_rows import FileState, LedgerQuery, LedgerRow, LedgerTotals, file_of
 
 __all__ = ["LibraryLedger"]
-
-
-class _LedgerStore(Protocol):
-    def ledger_page(self, query: LedgerQuery, offset: int = 0, limit: int = 200) -> list[LedgerRow]: ...
-
-    def ledger_counts(self, query: LedgerQuery) -> dict[FileState, int]: ...
 
 
 class LibraryLedger:
@@ -31,8 +26,9 @@ class LibraryLedger:
         self._library = library
 
     @property
-    def _store(self) -> _LedgerStore:
-        return cast(_LedgerStore, self._library.store)
+    def _store(self) -> LedgerStore:
+        store: LedgerStore = self._library.store
+        return store
 
     def page(self, query: LedgerQuery | None = None, *, offset: int = 0, limit: int = 200) -> list[LedgerRow]:
         """Rows `offset` to `offset + limit` under `query` (every row, by path, when None)."""
@@ -49,9 +45,11 @@ class LibraryLedger:
             offset += page_size
 
     def counts(self, query: LedgerQuery | None = None) -> LedgerTotals:
-        """Rows per state under the query's folder, type and language."""
-        found = self._store.ledger_counts(query or LedgerQuery())
-        return LedgerTotals({state: found.get(state, 0) for state in FileState})
+        """Rows per state under the query's folder, type and language, and how many of the skipped were never read
+        (hidden, unsupported type)."""
+        query = query or LedgerQuery()
+        found = self._store.ledger_counts(query)
+        return LedgerTotals({state: found.get(state, 0) for state in FileState}, self._store.ledger_not_read(query))
 
     def retry(self, paths: Iterable[str | os.PathLike[str]], *, wait: bool = False) -> SyncReport:
         """Read these files again at the next pass, even though they did not change (a document inside a file

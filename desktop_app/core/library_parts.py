@@ -12,6 +12,7 @@ from desktop_app.core.folders import FolderInfo
 from desktop_app.core.search.service import SearchParams
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
+from desktop_app.core.store.ledger_rows import LedgerQuery
 
 __all__ = ["first_embedder", "library_stats", "memory_items", "search_params", "settings_embedder"]
 
@@ -49,6 +50,7 @@ def library_stats(home: Path, store: Store, folders: list[FolderInfo]) -> dict[s
         "engine": {"name": engine.engine, "version": engine.version, "location": engine.location},
         "documents": totals.documents,
         "failed": totals.failed,
+        "not_read": store.ledger_not_read(LedgerQuery()),  # hidden or unsupported files: listed, not failures
         "chunks": totals.chunks,
         "chunks_embedded": totals.embedded,
         "embedding_model": store.get_meta("embed_model"),

@@ -142,7 +142,8 @@ class LedgerPanel(QDialog):
 
     def on_counts(self, counts: LedgerTotals) -> None:
         parts = [f"{STATE_NAMES[s]} {n}" for s, n in counts.items() if n]
-        self.counts_label.setText(f"{counted(counts.documents, 'document')} indexed, {counts.failed} not"
+        unread = f", {counts.not_read} never read (hidden or unsupported)" if counts.not_read else ""
+        self.counts_label.setText(f"{counted(counts.documents, 'document')} indexed, {counts.failed} not{unread}"
                                   + (f"  ({', '.join(parts)})" if parts else ""))
         for i, state in enumerate(FileState, start=1):
             self.state_box.setItemText(i, f"{STATE_NAMES[state]} ({counts[state]})")

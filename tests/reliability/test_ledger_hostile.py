@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 
 from desktop_app.cli import main
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
+from desktop_app.core.store.ledger_rows import FileState, LedgerQuery
 from tests.reliability.hostile import Case, build_case
 from tests.reliability.runner import write_settings
 
@@ -30,6 +32,25 @@ def ledger_state(case: Case) -> str:
     return "failed"
 
 
+def quiet_files(root) -> list[Case]:
+    """Files left alone for what they are, not for anything wrong: hidden ones and types Trove does not read (and a
+    folder the settings exclude, which is not listed at all)."""
+    (root / ".obsidian" / "plugins").mkdir(parents=True)
+    (root / ".obsidian" / "workspace.md").write_text("a hidden folder's note about a tayra", encoding="utf-8")
+    (root / ".obsidian" / "plugins" / "x.md").write_text("deeper in the hidden folder", encoding="utf-8")
+    (root / ".draft.md").write_text("a hidden note about a kinkajou", encoding="utf-8")
+    (root / "song.mp3").write_bytes(b"ID3" + bytes(200))
+    (root / "bundle.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    (root / "node_modules").mkdir()
+    (root / "node_modules" / "pkg.md").write_text("excluded by the settings' patterns", encoding="utf-8")
+    (root / "seen.md").write_text("a visible note about a coati", encoding="utf-8")
+    return [Case("hidden-folder", root / ".obsidian", "skipped", "hidden folder"),
+            Case("hidden-file", root / ".draft.md", "skipped", "hidden file"),
+            Case("unsupported-mp3", root / "song.mp3", "skipped", "unsupported file type (.mp3)"),
+            Case("unsupported-zip", root / "bundle.zip", "skipped", "unsupported file type (.zip)"),
+            Case("visible", root / "seen.md", "indexed", word="coati")]
+
+
 def cli_json(capsys, home, *args: str) -> dict:
     assert main(["--home", str(home), *args, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
@@ -44,6 +65,7 @@ def hostile_library(tmp_path):
     big.write_text("too much text here\n" * 120_000, encoding="utf-8")  # 2.3 MB over a 1 MB limit
     (root / "sizes" / "empty.md").write_bytes(b"")
     cases += [Case("big", big, "skipped", "too large"), Case("empty", root / "sizes" / "empty.md", "skipped", "empty")]
+    cases += quiet_files(root / "quiet")
     home = tmp_path / "home"
     write_settings(home, **LIMITS)
     with Library(home, settings=Settings(**LIMITS)) as lib:
@@ -66,16 +88,24 @@ def test_the_ledger_lists_every_bad_file_with_its_reason(hostile_library, capsys
             problems.append(f"{case.name}: {row['state']} {row['reason']!r}, wanted {ledger_state(case)} "
                             f"{case.reason!r}")
     assert problems == []
-    assert {"skipped", "encrypted", "indexed"} <= set(listed["counts"]) and listed["counts"]["skipped"] >= 9
+    assert {"skipped", "encrypted", "indexed"} <= set(listed["counts"]) and listed["counts"]["skipped"] >= 13
+    quiet = str(root / "quiet") + os.sep
+    assert sorted(p.removeprefix(quiet) for p in by_path if p.startswith(quiet)) == [
+        ".draft.md", ".obsidian", "bundle.zip", "seen.md", "song.mp3"]  # nothing inside the hidden or excluded folder
+    assert {p.removeprefix(quiet) for p, f in by_path.items() if f["not_read"]} == {
+        ".draft.md", ".obsidian", "bundle.zip", "song.mp3"}
 
 
 def test_the_ledger_counts_equal_trove_stats(hostile_library, capsys):
     home, root, _cases = hostile_library
     stats = cli_json(capsys, home, "stats")
     listed = cli_json(capsys, home, "files")
-    assert (listed["documents"], listed["failed"]) == (stats["documents"], stats["failed"])
-    assert len(listed["files"]) == stats["documents"] + stats["failed"]
-    failed_paths = sorted(f["path"] for f in listed["files"] if f["state"] in ("skipped", "encrypted", "failed"))
+    assert (listed["documents"], listed["failed"], listed["not_read"]) == (
+        stats["documents"], stats["failed"], stats["not_read"])
+    assert stats["not_read"] == 4  # the quiet folder's hidden and unsupported files
+    assert len(listed["files"]) == stats["documents"] + stats["failed"] + stats["not_read"]
+    failed_paths = sorted(f["path"] for f in listed["files"]
+                          if f["state"] in ("skipped", "encrypted", "failed") and not f["not_read"])
     assert failed_paths == sorted(f["path"] for f in stats["failures"])
     only = cli_json(capsys, home, "files", "--state", "skipped", "--state", "encrypted",
                     "--folder", str(root / "symlinks"))
@@ -84,3 +114,20 @@ def test_the_ledger_counts_equal_trove_stats(hostile_library, capsys):
     assert main(["--home", str(home), "files", "--state", "failed"]) == 0
     text = capsys.readouterr().out
     assert text.startswith(f"documents: {stats['documents']}  failed: {stats['failed']}")
+
+
+def test_files_never_read_stay_listed_through_a_sync_a_retry_and_a_removal(hostile_library):
+    home, root, _cases = hostile_library
+    quiet = root / "quiet"
+    with Library(home, settings=Settings(**LIMITS)) as lib:
+        again = lib.sync(wait=True, timeout=300)
+        assert again.failed == 0 and again.errors == []  # neither failures nor rewritten every sync
+        lib.ledger.retry([quiet / ".draft.md", quiet / "song.mp3"], wait=True)
+        rows = {r.path: r for r in lib.ledger.rows(LedgerQuery(folder=str(quiet)))}
+        assert rows[str(quiet / ".draft.md")].not_read and rows[str(quiet / "song.mp3")].state == FileState.SKIPPED
+        assert lib.stats()["not_read"] == 4
+        (quiet / "song.mp3").unlink()
+        shutil.rmtree(quiet / ".obsidian")
+        lib.sync(wait=True, timeout=300)
+        assert lib.stats()["not_read"] == 2 and lib.ledger.counts().not_read == 2
+        assert str(quiet / "song.mp3") not in {r.path for r in lib.ledger.rows()}

@@ -19,7 +19,7 @@ from desktop_app.core.events import IndexProgress
 from desktop_app.core.folders import has_entries, may_be_unmounted
 from desktop_app.core.index.upgrades import rechunk_if_stale
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
-from desktop_app.core.ingest.discover import Found, Skipped, classify, scan
+from desktop_app.core.ingest.discover import Found, NotRead, Skipped, classify, scan
 from desktop_app.core.ingest.doc_facts import document_facts
 from desktop_app.core.ingest.extract import title_from_path
 from desktop_app.core.ingest.extracted import Extracted, Extraction
@@ -263,10 +263,11 @@ class Indexer:
         if not found and known and not has_entries(root) and may_be_unmounted(root, self._roots()):
             report.offline.append(str(root))  # unmounted while we looked: never read it as "all deleted"
             return None
-        for path, entry in skipped.items():
-            if not _unchanged(known.get(path), entry):
-                job = FileJob(folder_id=folder_id, item=entry, title=entry.path.name, type=file_type(entry.path) or "")
-                self._fail(job, entry.reason, report)
+        changed = [entry for path, entry in skipped.items() if not _unchanged(known.get(path), entry)]
+        if changed:
+            with self.store.write_batch():  # a folder of photos or dotfiles is one commit, not one per entry
+                for entry in changed:
+                    self._skip(folder_id, entry, report)
         vanished = [d for p, d in known.items() if p not in found and p not in skipped]
         by_hash = {d.content_hash: d for d in vanished if d.status == DocStatus.INDEXED and d.content_hash}
         todo = [f for p, f in found.items() if not _unchanged(known.get(p), f)]
@@ -290,8 +291,7 @@ class Indexer:
         elif _unchanged(old, found):
             report.unchanged += 1
         elif isinstance(found, Skipped):
-            self._fail(FileJob(folder_id=folder_id, item=found, title=path.name, type=file_type(path) or ""),
-                       found.reason, report)
+            self._skip(folder_id, found, report)
         else:
             self._index_found(folder_id, found, old, {}, report)
         report.seconds = time.monotonic() - started
@@ -402,6 +402,14 @@ class Indexer:
                           reason=f.reason) for f in inner.failed]
         return parts
 
+    def _skip(self, folder_id: int, entry: Skipped, report: SyncReport) -> None:
+        """Record an entry that is not read, with its reason (one never read for what it is is no failure)."""
+        if isinstance(entry, NotRead):
+            record_not_read(self.store, folder_id, entry)
+        else:
+            self._fail(FileJob(folder_id=folder_id, item=entry, title=entry.path.name,
+                               type=file_type(entry.path) or ""), entry.reason, report)
+
     def _fail(self, job: FileJob, reason: str, report: SyncReport) -> None:
         if _gone(job.path):
             self._vanished(job.path, report)
@@ -418,6 +426,15 @@ class Indexer:
         log.info("%s disappeared while it was being indexed", path)
         if os.path.isdir(path.parent):
             report.removed += self.remove_path(path)
+
+
+def record_not_read(store: Store, folder_id: int, entry: NotRead) -> None:
+    """A file left alone for what it is (hidden, a type Trove does not read): listed by the ledger with its reason,
+    in neither the sync's report nor the failure counts."""
+    if not _gone(entry.path):
+        job = FileJob(folder_id=folder_id, item=entry, title=entry.path.name, type=file_type(entry.path) or "")
+        store.record_failure(job.failure(), entry.reason)
+        store.mark_not_read(folder_id, str(entry.path))
 
 
 def _unchanged(old: DocRow | None, found: Found | Skipped) -> bool:

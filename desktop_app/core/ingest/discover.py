@@ -4,7 +4,9 @@ Only regular files are read. Everything is decided from `lstat` data (never by o
 device is reported, not read. Symbolic links are never followed into the walk: a link whose target lies
 inside one of the library's folders is left out (the target is indexed once, under its own path), and a
 link that leads anywhere else, loops, or dangles is reported with the reason. A folder that cannot be
-listed (permissions, a path longer than the system allows) is reported too.
+listed (permissions, a path longer than the system allows) is reported too. A hidden entry, and a regular file of a
+type Trove does not read, are reported as NotRead (the ledger lists them; a hidden folder is one entry, never walked);
+names matching the settings' exclude patterns are left out without a word.
 """
 
 from __future__ import annotations
@@ -48,9 +50,34 @@ class Skipped:
     size: int = 0
 
 
+@dataclass(frozen=True)
+class NotRead(Skipped):
+    """An entry seen and left alone because of what it is (hidden, or a type Trove does not read), not because
+    anything went wrong: listed by the ledger, counted apart from failures."""
+
+
+HIDDEN_FILE = "hidden file: not read"
+HIDDEN_FOLDER = "hidden folder: nothing in it is read"
+
+
+def unsupported(path: Path) -> str:
+    """The reason a regular file of a type Trove does not read was left alone."""
+    return f"unsupported file type ({path.suffix.lower() or path.name}): not read"
+
+
 def is_excluded(name: str, patterns: tuple[str, ...]) -> bool:
     """Hidden names and names matching a user pattern are skipped."""
-    return name.startswith(".") or _pattern_regex(patterns).match(name) is not None
+    return name.startswith(".") or matches_pattern(name, patterns)
+
+
+def matches_pattern(name: str, patterns: tuple[str, ...]) -> bool:
+    """The name matches one of the settings' exclude patterns (left out without a word)."""
+    return _pattern_regex(patterns).match(name) is not None
+
+
+def _hidden(path: Path, st: os.stat_result) -> NotRead:
+    folder = stat.S_ISDIR(st.st_mode)
+    return NotRead(path, HIDDEN_FOLDER if folder else HIDDEN_FILE, st.st_mtime_ns, 0 if folder else st.st_size)
 
 
 @functools.lru_cache(maxsize=16)
@@ -68,19 +95,23 @@ def inside(path: str, roots: Iterable[str]) -> bool:
 
 def classify(path: Path, patterns: tuple[str, ...], roots: Iterable[str]) -> Found | Skipped | None:
     """What one path is, from its lstat data: a file to read, an entry to report, or nothing for Trove."""
-    if is_excluded(path.name, patterns):
+    if matches_pattern(path.name, patterns):
         return None
     try:
         st = os.lstat(path)
     except OSError as exc:
         return Skipped(path, _reason(exc)) if exc.errno == errno.ENAMETOOLONG else None
+    if path.name.startswith("."):
+        return _hidden(path, st)
     return _classify_stat(path, st, tuple(roots))
 
 
 def _classify_stat(path: Path, st: os.stat_result, roots: tuple[str, ...]) -> Found | Skipped | None:
     mode = st.st_mode
     if stat.S_ISREG(mode):
-        return Found(path, st.st_size, change_stamp(st)) if file_type(path) is not None else None
+        if file_type(path) is None:
+            return NotRead(path, unsupported(path), st.st_mtime_ns, st.st_size)
+        return Found(path, st.st_size, change_stamp(st))
     if stat.S_ISLNK(mode):
         return _classify_link(path, st, roots)
     if stat.S_ISDIR(mode) or file_type(path) is None:
@@ -123,7 +154,8 @@ def _reason(exc: OSError) -> str:
 
 
 def scan(root: Path, patterns: tuple[str, ...], roots: Iterable[str] | None = None) -> Iterator[Found | Skipped]:
-    """Walk `root` without following links: Found for each wanted regular file, Skipped for entries reported.
+    """Walk `root` without following links: Found for each wanted regular file, Skipped (NotRead among them) for
+    entries reported.
 
     `roots` are the library's folders (resolved); a link into any of them is left out. Default: `root`.
     """
@@ -143,13 +175,16 @@ def scan(root: Path, patterns: tuple[str, ...], roots: Iterable[str] | None = No
             yield Skipped(folder, "folder " + _reason(exc))
             continue
         for entry in entries:
-            if is_excluded(entry.name, patterns):
+            if matches_pattern(entry.name, patterns):
                 continue
             path = Path(entry.path)
             try:
                 est = entry.stat(follow_symlinks=False)
             except OSError as exc:
                 yield Skipped(path, _reason(exc))
+                continue
+            if entry.name.startswith("."):  # reported, never walked into
+                yield _hidden(path, est)
                 continue
             if stat.S_ISDIR(est.st_mode):
                 stack.append(path)
@@ -164,5 +199,5 @@ def discover(root: Path, patterns: tuple[str, ...], roots: Iterable[str] | None 
     for item in scan(root, patterns, roots):
         if isinstance(item, Found):
             yield item
-        else:
+        elif not isinstance(item, NotRead):
             log.info("skipping %s: %s", item.path, item.reason)

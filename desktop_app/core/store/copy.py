@@ -84,6 +84,8 @@ def copy_document(stored: StoredDocument, folder_id: int, target: Store, report:
     if there is not None and there.content_hash == stored.doc.digest and there.status == stored.status:
         report.skipped += documents  # copied by an earlier, interrupted run
         return
+    if stored.status == DocStatus.NOT_READ:
+        return  # a hidden or unsupported file: the target's first sync lists it again
     doc = replace(stored.doc, folder_id=folder_id)
     if stored.status == DocStatus.FAILED:
         target.record_failure(doc, stored.error or "")
