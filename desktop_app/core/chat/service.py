@@ -20,8 +20,9 @@ from dataclasses import replace
 from desktop_app.core.chat.answer import ChatAnswer, ChatToken
 from desktop_app.core.chat.assemble import Outcome, shown_answer
 from desktop_app.core.chat.budget import PromptPlan, retrieval_query
+from desktop_app.core.chat.collection_answer import early_answer
 from desktop_app.core.chat.context import Passage
-from desktop_app.core.chat.memory_step import ChatMemory, GetMemory, acknowledged
+from desktop_app.core.chat.memory_step import ChatMemory, GetMemory
 from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_model_path
 from desktop_app.core.chat.planning import Planner, anchor_quote
 from desktop_app.core.chat.prompt import NOT_COVERED, PromptStyle, get_style
@@ -105,6 +106,7 @@ class ChatService:
         self._selector, self._reranker, self._embedder = quote_selector, reranker, embedder
         self._memory = memory
         self._lock = threading.RLock()  # one answer at a time: there is one model and one KV cache
+        self.whole_library = True  # count / list / total questions answered over every document (collection.py)
 
     # ---- sessions ------------------------------------------------------------------------------
 
@@ -192,8 +194,8 @@ class ChatService:
         with self._lock:
             chat_id = self._chat_for(chat_id, question)
             turns = self.store.turns(chat_id)
-            if (ack := acknowledged(self._memory, self.store, chat_id, question, len(turns))) is not None:
-                return ack  # "Remember that …": stored and acknowledged, the model not asked
+            if (ack := early_answer(self, chat_id, question, len(turns), scope if use_context else None)) is not None:
+                return ack  # "Remember that …" acknowledged, or a whole-library question's table: no model asked
             grounded = use_context and settings.context_enabled
             runtime = self.runtime(model_path)
             memory = ChatMemory.start(self._memory, self.store, chat_id, question, turns, runtime, settings, scope)
