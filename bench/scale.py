@@ -547,7 +547,7 @@ def run_engine(engine: str, args, work: Path, texts, qvecs) -> dict:
         where = str(work / "library.db")
         build = cached_library(engine, args, where, work / "sqlite.json")
         return build if args.build_only else measure(engine, where, texts, qvecs, build)
-    from desktop_app.core.store.postgres.server import TroveServer
+    from desktop_app.core.server.server import TroveServer
 
     server = TroveServer(work / "server")
     SIDE_DIR[:] = [work / "desktop-side"]

@@ -483,8 +483,8 @@ def short_by_floor(items, qvecs, folders: set[int] | None) -> int:
 
 def permissions_run(args, docs, vecs, texts, qvecs) -> dict:
     """Person p0 (10 % of the library through RLS) against the administrator (everything, no RLS)."""
+    from desktop_app.core.server.server import TroveServer
     from desktop_app.core.store.postgres import PostgresStore
-    from desktop_app.core.store.postgres.server import TroveServer
 
     work = Path(args.work).expanduser()
     work.mkdir(parents=True, exist_ok=True)
@@ -645,7 +645,7 @@ def main() -> None:
         print(json.dumps(result, indent=1))
         save("server_permissions", result, args.json)
         return
-    from desktop_app.core.store.postgres.server import TroveServer
+    from desktop_app.core.server.server import TroveServer
 
     work = Path(args.work).expanduser()
     work.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ def add_join_commands(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_join(args, _library) -> int:
     from desktop_app.core.paths import resolve_home
-    from desktop_app.core.store.postgres import joining
+    from desktop_app.core.server import joining
 
     home = resolve_home(args.home)
     if args.print_url:
@@ -50,9 +50,9 @@ def _read_invite() -> str:
 
 
 def _print_url(home) -> int:
+    from desktop_app.core.server.joining import url_with_password
     from desktop_app.core.settings import read_settings
     from desktop_app.core.store import is_server_url
-    from desktop_app.core.store.postgres.joining import url_with_password
 
     settings, _problems = read_settings(home / "settings.json")
     if not is_server_url(settings.server_url):

@@ -57,13 +57,13 @@ def _invite_args(q: argparse.ArgumentParser) -> None:
 
 
 def _server(args):
-    from desktop_app.core.store.postgres.server import TroveServer
+    from desktop_app.core.server.server import TroveServer
 
     return TroveServer(args.data)
 
 
 def cmd_start(args, _library) -> int:
-    from desktop_app.core.store.postgres.hba import parse_allow
+    from desktop_app.core.server.hba import parse_allow
 
     allow = None if args.allow is None else parse_allow(args.allow)
     status = _server(args).start(listen=args.listen, port=args.port, allow=allow)

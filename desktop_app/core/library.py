@@ -62,7 +62,7 @@ def _typed(home: Path, target: str) -> str:
     verify-full); a plain-text sslmode to another computer is refused in one line. Anything else is unchanged."""
     if not is_server_url(target):
         return target
-    from desktop_app.core.store.postgres.joining import typed_url
+    from desktop_app.core.server.joining import typed_url
 
     return typed_url(home, target)
 

@@ -26,7 +26,7 @@ from desktop_app.core.store import is_server_url
 if TYPE_CHECKING:
     from desktop_app.core.chat.context import Passage
     from desktop_app.core.memory.rows import MemoryHit
-    from desktop_app.core.store.postgres.joining import Joined
+    from desktop_app.core.server.joining import Joined
     from desktop_app.core.types import RetrievalResult
 
 __all__ = ["NOT_COVERED", "bundled_model_path", "default_home", "end_now", "folder_to_show", "is_memory", "is_unc",
@@ -43,7 +43,7 @@ def probe_server(url: str) -> str:
 
 def join_invite(home: str | os.PathLike[str] | None, text: str) -> Joined:
     """Accept an invite (`trove server invite NAME`): its credentials go under the library folder `home`."""
-    from desktop_app.core.store.postgres.joining import join
+    from desktop_app.core.server.joining import join
 
     return join(resolve_home(home), text)
 

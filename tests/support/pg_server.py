@@ -27,7 +27,7 @@ def pg_server():
     Its data folder is its own temporary folder, not pytest's tmp_path: pytest prunes old base temp folders,
     and another pytest run on the machine must not delete a running server's files.
     """
-    from desktop_app.core.store.postgres.server import TroveServer
+    from desktop_app.core.server.server import TroveServer
 
     data = Path(tempfile.mkdtemp(prefix="trove-test-pg-"))
     server = TroveServer(data / "server")

@@ -19,9 +19,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from desktop_app.core.store.postgres import joining
+from desktop_app.core.server import joining
+from desktop_app.core.server.frontproc import FrontProcess
 from desktop_app.core.store.postgres.connect import ServerUnavailableError
-from desktop_app.core.store.postgres.frontproc import FrontProcess
 
 SSL_REQUEST = struct.pack("!ii", 8, 80877103)
 

@@ -19,8 +19,9 @@ from psycopg import sql
 
 from desktop_app.cli import main
 from desktop_app.core.ingest.chunking import Span
-from desktop_app.core.store.postgres import PostgresStore, joining, roles
-from desktop_app.core.store.postgres.process import ServerError, bin_dir
+from desktop_app.core.server import joining
+from desktop_app.core.server.process import ServerError, bin_dir
+from desktop_app.core.store.postgres import PostgresStore, roles
 from desktop_app.core.store.rows import NewChunk, NewDocument, Share
 
 SECRET = "quixotic-larkspur"  # only Alice's private folder holds it

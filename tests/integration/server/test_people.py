@@ -18,11 +18,12 @@ import pytest
 
 from desktop_app.cli import main
 from desktop_app.core.redact import redact
-from desktop_app.core.store.postgres import joining, roles
+from desktop_app.core.server import joining
+from desktop_app.core.server.invite import Invite, InviteError, decode, encode
+from desktop_app.core.server.server import TroveServer
+from desktop_app.core.server.tls import make_ca
+from desktop_app.core.store.postgres import roles
 from desktop_app.core.store.postgres.connect import ServerAuthError, ServerTrustError
-from desktop_app.core.store.postgres.invite import Invite, InviteError, decode, encode
-from desktop_app.core.store.postgres.server import TroveServer
-from desktop_app.core.store.postgres.tls import make_ca
 
 _names = itertools.count(1)
 
@@ -236,8 +237,8 @@ def test_the_cli_invites_joins_and_prints_the_url_for_psql(pg_server, tmp_path, 
 def test_a_backup_holds_every_row_and_restores(pg_server, pg_url, tmp_path):
     import subprocess
 
+    from desktop_app.core.server.process import bin_dir
     from desktop_app.core.store.postgres import PostgresStore
-    from desktop_app.core.store.postgres.process import bin_dir
 
     name = urlsplit(pg_url).path.lstrip("/")
     store = PostgresStore(pg_url, machine="m")

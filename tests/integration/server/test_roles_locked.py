@@ -11,9 +11,10 @@ from urllib.parse import urlsplit
 import psycopg
 import pytest
 
-from desktop_app.core.store.postgres import PostgresStore, joining, roles
-from desktop_app.core.store.postgres.invite import decode
-from desktop_app.core.store.postgres.tls import der_to_pem
+from desktop_app.core.server import joining
+from desktop_app.core.server.invite import decode
+from desktop_app.core.server.tls import der_to_pem
+from desktop_app.core.store.postgres import PostgresStore, roles
 from desktop_app.core.store.rows import MessageRow
 from tests.integration.store.people import person_url
 

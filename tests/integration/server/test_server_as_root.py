@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from desktop_app.core.store.postgres.process import run_user, user_ids
+from desktop_app.core.server.process import run_user, user_ids
 
 
 def uids(pid: int) -> list[int]:

@@ -20,8 +20,8 @@ from psycopg import sql
 
 from desktop_app.core.errors import DiskFullError, KnownError
 from desktop_app.core.library import Library
+from desktop_app.core.server.process import run_user
 from desktop_app.core.settings import Settings
-from desktop_app.core.store.postgres.process import run_user
 from tests.integration.store.test_postgres_failures import assert_server_matches_disk, one_line
 from tests.support.pg_server import TEMPLATE, assert_server_consistent
 

@@ -9,13 +9,10 @@ import time
 import pytest
 
 from desktop_app.core.redact import redact
-from desktop_app.core.store.postgres import joining
-from desktop_app.core.store.postgres.connect import translate_connect_error
-from desktop_app.core.store.postgres.front import Front
-from desktop_app.core.store.postgres.hba import HBA, AllowError, parse_allow
-from desktop_app.core.store.postgres.invite import PREFIX, Invite, InviteError, decode, encode
-from desktop_app.core.store.postgres.roles import RoleError, role_name
-from desktop_app.core.store.postgres.tls import (
+from desktop_app.core.server import joining
+from desktop_app.core.server.hba import HBA, AllowError, parse_allow
+from desktop_app.core.server.invite import PREFIX, Invite, InviteError, decode, encode
+from desktop_app.core.server.tls import (
     cert_names,
     der_to_pem,
     make_ca,
@@ -23,6 +20,9 @@ from desktop_app.core.store.postgres.tls import (
     needs_renewal,
     pem_to_der,
 )
+from desktop_app.core.store.postgres.connect import translate_connect_error
+from desktop_app.core.store.postgres.front import Front
+from desktop_app.core.store.postgres.roles import RoleError, role_name
 
 
 def rules(text: str) -> list[list[str]]:

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.store.postgres.server import TroveServer
-from desktop_app.core.store.postgres.tls import make_ca
+from desktop_app.core.server.server import TroveServer
+from desktop_app.core.server.tls import make_ca
 
 ROOT = Path(__file__).parents[3]
 TIMEOUT = 180

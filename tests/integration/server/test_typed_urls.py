@@ -10,11 +10,12 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from desktop_app.core.library import Library
+from desktop_app.core.server import joining
+from desktop_app.core.server.invite import decode
+from desktop_app.core.server.tls import make_ca
 from desktop_app.core.settings import Settings
-from desktop_app.core.store.postgres import joining, roles
+from desktop_app.core.store.postgres import roles
 from desktop_app.core.store.postgres.connect import ServerTrustError
-from desktop_app.core.store.postgres.invite import decode
-from desktop_app.core.store.postgres.tls import make_ca
 
 _names = itertools.count(1)
 

@@ -15,6 +15,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(names.split()) for names in
     "ingest",  # files to text and spans
     "ocr",  # page images to text (reads what ingest renders)
     "store",  # both engines and their rows
+    "server",  # running a team server and joining one (the engine's role and database SQL stays in store)
     "folders read_only search",  # what the store's rows mean to a person
     "index ledger",  # keeping the store in step with the disk
     "watch memory",  # live sync; conversation memory (recall reads search and the index)

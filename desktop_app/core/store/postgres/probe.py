@@ -10,6 +10,16 @@ from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.migrations import SCHEMA_VERSION
 
 
+def server_version(conn: psycopg.Connection) -> str:
+    """The server's PostgreSQL version ("18.1")."""
+    return str(scalar(conn.execute("SHOW server_version")))
+
+
+def listen_addresses(conn: psycopg.Connection) -> str:
+    """The TCP addresses the server listens on ("" when only on its Unix socket)."""
+    return str(scalar(conn.execute("SHOW listen_addresses")) or "")
+
+
 def check_server(url: str) -> str:
     """One line describing the server at `url` (version, pgvector, Trove schema); a KnownError when it fails."""
     try:
@@ -17,7 +27,7 @@ def check_server(url: str) -> str:
     except psycopg.Error as exc:
         raise pgc.translate_connect_error(exc, url) from None
     with conn:
-        version = scalar(conn.execute("SHOW server_version"))
+        version = server_version(conn)
         vector = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
         creatable = scalar(conn.execute(  # installed on the server, and this role may create it here
             "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AND "

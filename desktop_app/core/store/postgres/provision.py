@@ -1,11 +1,8 @@
 """What `trove server` does inside the cluster and its library databases, on superuser connections: the roles,
-ownership, who may connect, the invite-acceptance function, and migrations run as the owner."""
+ownership, who may connect, the invite-acceptance function, and migrations run as the owner (the SQL; the
+server's databases are driven from core/server/databases.py)."""
 
 from __future__ import annotations
-
-import subprocess
-from pathlib import Path
-from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -13,7 +10,6 @@ from psycopg import sql
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.postgres import roles as roles_mod
 from desktop_app.core.store.postgres.permissions import no_sequence_reads
-from desktop_app.core.store.postgres.process import ServerError, bin_dir, check_private, run_user
 from desktop_app.core.store.postgres.roles import ADMIN_ROLE, OWNER_ROLE, PEOPLE_GROUP, PERSON_PREFIX
 
 log = get_logger("server")
@@ -80,6 +76,10 @@ $fn$;
 LOGIN_TRIGGER = "trove_refuse_loose_login"
 
 
+def current_database(conn: psycopg.Connection) -> str:
+    return str(conn.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
+
+
 def restrict_database(conn: psycopg.Connection, name: str) -> None:
     """Only trove_owner (and its members) and the library's own group may connect; nobody else gets CREATE or
     TEMP (a person of another library on this server cannot even connect)."""
@@ -90,7 +90,7 @@ def restrict_database(conn: psycopg.Connection, name: str) -> None:
 def lock_down(conn: psycopg.Connection) -> None:
     """Inside one library database: neither PUBLIC nor trove_people may create temporary tables, schemas or
     objects in `public` (a database made by createdb or pg_restore lets PUBLIC make temporary tables)."""
-    name = str(conn.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
+    name = current_database(conn)
     grantees: list[sql.Composable] = [sql.SQL("PUBLIC")]
     for group in (PEOPLE_GROUP, roles_mod.library_group(name)):
         if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (group,)).fetchone():
@@ -132,22 +132,12 @@ def prepare_library(conn: psycopg.Connection) -> None:
                                                                   sql.Identifier(OWNER_ROLE)))
     lock_down(conn)
     no_sequence_reads(conn)
-    name = str(conn.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
+    name = current_database(conn)
     conn.execute(ACCEPT_INVITE % {"person": PERSON_PREFIX, "group": roles_mod.library_group(name)})
     conn.execute(REFUSE_LOOSE_LOGIN % {"person": PERSON_PREFIX})
     if not conn.execute("SELECT 1 FROM pg_event_trigger WHERE evtname = %s", (LOGIN_TRIGGER,)).fetchone():
         conn.execute(sql.SQL("CREATE EVENT TRIGGER {} ON login EXECUTE FUNCTION trove_admin.refuse_loose_login()")
                      .format(sql.Identifier(LOGIN_TRIGGER)))
-
-
-def check_locked(conn: psycopg.Connection) -> None:
-    """A ServerError naming the people who may still create tables in this library (their logins are refused)."""
-    loose = people_who_may_create(conn)
-    if loose:
-        name = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
-        raise ServerError(f"In library {name!r}, {', '.join(loose)} may create temporary tables or objects, so "
-                          f"their logins are refused: REVOKE TEMPORARY, CREATE ON DATABASE {name} (and CREATE ON "
-                          "SCHEMA public) from them.")
 
 
 def migrate_as_owner(conn: psycopg.Connection, url: str) -> dict[str, bool]:
@@ -161,94 +151,42 @@ def migrate_as_owner(conn: psycopg.Connection, url: str) -> dict[str, bool]:
         conn.execute("RESET ROLE")
 
 
-class ServerDatabases:
-    """The databases half of TroveServer (which provides admin() and url())."""
+# ---- the cluster's databases, for core/server/databases.py ----------------------------------------------------
 
-    def admin(self, database: str = "postgres") -> psycopg.Connection:
-        raise NotImplementedError
 
-    def url(self, database: str = DATABASE, password: str | None = None) -> str:
-        raise NotImplementedError
+def close_cluster_databases(conn: psycopg.Connection) -> None:
+    """postgres and template1 are not libraries: no person connects to them."""
+    for cluster_db in ("postgres", "template1"):
+        conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(cluster_db)))
 
-    def _config(self) -> dict[str, Any]:
-        raise NotImplementedError
 
-    def backup(self, path: Path, database: str = DATABASE) -> Path:
-        """A pg_dump of one library (custom format, every row: the superuser over the private socket), written
-        by the bundled pg_dump to `path`, mode 0600; `pg_restore` reads it back."""
-        config = self._config()
-        check_private(config.get("socket_dir", ""), run_user())
-        path = path.expanduser().absolute()
-        cmd = [str(bin_dir() / "pg_dump"), "--format=custom", f"--file={path}", "-h", config["socket_dir"],
-               "-p", str(config["port"]), "-U", "postgres", database]
-        # Every person's rows: readable by this user only, even while pg_dump writes it (umask), and if it existed.
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, stdin=subprocess.DEVNULL,
-                              umask=0o077)
-        if done.returncode != 0:
-            tail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-            raise ServerError(f"pg_dump failed: {tail[0]}")
-        path.chmod(0o600)
-        return path
+def library_databases(conn: psycopg.Connection) -> list[str]:
+    """Every database a person could connect to but postgres (each one a library, whoever made it)."""
+    return [r[0] for r in conn.execute(
+        "SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate AND datname <> 'postgres'")]
 
-    def _provision(self, password: str) -> None:
-        """The roles (the trove role's password reset to ours), the trove database, every library handed to
-        trove_owner, and the trove database's schema migrated as the owner."""
-        with self.admin() as conn:
-            roles_mod.ensure_group_roles(conn)
-            roles_mod.ensure_admin(conn, password)
-            for cluster_db in ("postgres", "template1"):  # not libraries: no person connects to them
-                conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(cluster_db)))
-            libraries = [r[0] for r in conn.execute(
-                "SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate AND datname <> 'postgres'")]
-        self.create_database(DATABASE)
-        for name in {*libraries, DATABASE}:
-            self._adopt(name, check=False)
-        with self.admin() as conn:
-            roles_mod.harden_memberships(conn, sorted({*libraries, DATABASE}))
-        self.migrate(DATABASE)
 
-    def _adopt(self, name: str, *, check: bool = True) -> None:
-        """Make `name` a library as `trove server` keeps them (whoever made it: createdb, pg_restore): owned by
-        trove_owner, connectable by people only, locked down; a ServerError (with `check`) if people may still
-        create tables in it."""
-        with self.admin() as conn:
-            conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(
-                sql.Identifier(name), sql.Identifier(OWNER_ROLE)))
-            restrict_database(conn, name)
-        with self.admin(name) as conn:
-            prepare_library(conn)
-            if check:
-                check_locked(conn)
-            else:
-                for loose in people_who_may_create(conn):
-                    log.warning("in library %s, %s may create tables: their logins are refused", name, loose)
+def own_database(conn: psycopg.Connection, name: str) -> None:
+    """`name` belongs to trove_owner, and only its members and the library's group may connect."""
+    conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(sql.Identifier(name), sql.Identifier(OWNER_ROLE)))
+    restrict_database(conn, name)
 
-    def migrate(self, database: str = DATABASE) -> None:
-        """Bring a library's schema up to date, as trove_owner (`trove server migrate`), after locking it down
-        (a ServerError names anyone who may still create tables in it)."""
-        self._adopt(database)
-        with self.admin(database) as conn:
-            for ext in EXTENSIONS:  # as the superuser: pgvector is not a trusted extension
-                conn.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(ext)))
-            migrate_as_owner(conn, self.url(database))
 
-    def create_database(self, name: str, *, extensions: tuple[str, ...] = EXTENSIONS,
-                        template: str | None = None) -> str:
-        """A database owned by trove_owner with `extensions` (none: a database without pgvector), copied from
-        `template` when given; only trove_owner's members and trove_people may connect. Returns its URL."""
-        with self.admin() as conn:
-            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-                copy = sql.SQL(" TEMPLATE {}").format(sql.Identifier(template)) if template else sql.SQL("")
-                conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}{}").format(
-                    sql.Identifier(name), sql.Identifier(OWNER_ROLE), copy))
-            restrict_database(conn, name)
-        with self.admin(name) as conn:
-            for ext in extensions:
-                conn.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(ext)))
-        return self.url(name)
+def create_extensions(conn: psycopg.Connection, extensions: tuple[str, ...]) -> None:
+    """The extensions in the connected database, as the superuser (pgvector is not a trusted extension)."""
+    for ext in extensions:
+        conn.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(ext)))
 
-    def drop_database(self, name: str) -> None:
-        """Drop a database (its connections are ended first)."""
-        with self.admin() as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
+def ensure_database(conn: psycopg.Connection, name: str, template: str | None = None) -> None:
+    """A database owned by trove_owner (copied from `template` when given), made when missing, restricted."""
+    if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+        copy = sql.SQL(" TEMPLATE {}").format(sql.Identifier(template)) if template else sql.SQL("")
+        conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}{}").format(
+            sql.Identifier(name), sql.Identifier(OWNER_ROLE), copy))
+    restrict_database(conn, name)
+
+
+def drop_database(conn: psycopg.Connection, name: str) -> None:
+    """Drop a database (its connections are ended first)."""
+    conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))

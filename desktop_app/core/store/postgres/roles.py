@@ -76,6 +76,18 @@ def verifier(conn: psycopg.Connection, role: str, password: str) -> str:
     return conn.pgconn.encrypt_password(password.encode(), role.encode(), b"scram-sha-256").decode("ascii")
 
 
+def accept_invite(conn: psycopg.Connection, new_verifier: str) -> None:
+    """A pending person's first session sets its own password (provision.ACCEPT_INVITE; it raises when the invite
+    was used or has expired)."""
+    conn.execute("SELECT trove_admin.accept_invite(%s)", (new_verifier,))
+
+
+def current_role(conn: psycopg.Connection) -> str:
+    """The role this session signed in as ("" when the server says nothing)."""
+    row = conn.execute("SELECT current_user").fetchone()
+    return str(row[0]) if row else ""
+
+
 def _until(valid_until: float | None) -> sql.Composable:
     if valid_until is None:
         return sql.SQL("'infinity'")

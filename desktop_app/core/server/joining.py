@@ -22,10 +22,10 @@ import psycopg
 
 import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.errors import KnownError
-from desktop_app.core.store.postgres.invite import Invite, InviteError, decode, expired_message, refused_message
-from desktop_app.core.store.postgres.process import write_private
-from desktop_app.core.store.postgres.roles import role_name, verifier
-from desktop_app.core.store.postgres.tls import der_to_pem, fingerprint
+from desktop_app.core.server.invite import Invite, InviteError, decode, expired_message, refused_message
+from desktop_app.core.server.process import write_private
+from desktop_app.core.server.tls import der_to_pem, fingerprint
+from desktop_app.core.store.postgres.roles import accept_invite, current_role, role_name, verifier
 
 TEAM_DIR = "team"
 
@@ -98,7 +98,7 @@ def join(home: Path, text: str, *, timeout: float | None = None) -> Joined:
     _write_private(passfile.with_name("pgpass.pending"), (entry + "\n").encode())
     with conn:
         try:
-            conn.execute("SELECT trove_admin.accept_invite(%s)", (verifier(conn, role, password),))
+            accept_invite(conn, verifier(conn, role, password))
         except psycopg.Error:
             raise InviteError(refused_message(invite)) from None
     os.replace(pending, ca)
@@ -113,10 +113,9 @@ def check(url: str) -> str:
     """Sign in with a stored URL; returns the person's role (a KnownError when the server refuses)."""
     try:
         with psycopg.connect(url, autocommit=True, connect_timeout=pgc.CONNECT_TIMEOUT) as conn:
-            row = conn.execute("SELECT current_user").fetchone()
+            return current_role(conn)
     except psycopg.Error as exc:
         raise pgc.translate_connect_error(exc, url) from None
-    return str(row[0]) if row else ""
 
 
 def url_with_password(url: str) -> str:

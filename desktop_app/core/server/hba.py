@@ -14,7 +14,7 @@ import ipaddress
 from pathlib import Path
 
 from desktop_app.core.errors import KnownError
-from desktop_app.core.store.postgres.process import write_private
+from desktop_app.core.server.process import write_private
 
 LOOPBACK = ("127.0.0.1/32", "::1/128")
 HBA = """# Written by `trove server start` and replaced at every start.

@@ -13,15 +13,15 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
+from desktop_app.core.server.invite import Invite, encode
+from desktop_app.core.server.process import run_user
+from desktop_app.core.server.tls import cert_names, pem_to_der, server_names
 from desktop_app.core.store.postgres import roles
-from desktop_app.core.store.postgres.invite import Invite, encode
-from desktop_app.core.store.postgres.process import run_user
-from desktop_app.core.store.postgres.tls import cert_names, pem_to_der, server_names
 
 if TYPE_CHECKING:
     import psycopg
 
-    from desktop_app.core.store.postgres.tls import ServerTLS
+    from desktop_app.core.server.tls import ServerTLS
 
 INVITE_HOURS = 24.0  # a token is a pending login: short-lived
 

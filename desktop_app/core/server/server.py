@@ -27,12 +27,11 @@ import platformdirs
 import psycopg
 
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.postgres import roles
-from desktop_app.core.store.postgres.connect import TLS_PARAMS, scalar
-from desktop_app.core.store.postgres.frontproc import FrontProcess
-from desktop_app.core.store.postgres.hba import write_hba
-from desktop_app.core.store.postgres.people import ServerPeople
-from desktop_app.core.store.postgres.process import (
+from desktop_app.core.server.databases import ServerDatabases
+from desktop_app.core.server.frontproc import FrontProcess
+from desktop_app.core.server.hba import write_hba
+from desktop_app.core.server.people import ServerPeople
+from desktop_app.core.server.process import (
     START_TIMEOUT,
     ServerError,
     append_log,
@@ -47,8 +46,11 @@ from desktop_app.core.store.postgres.process import (
     user_ids,
     write_private,
 )
-from desktop_app.core.store.postgres.provision import DATABASE, ServerDatabases
-from desktop_app.core.store.postgres.tls import WILDCARDS, ServerTLS, fingerprint, server_names
+from desktop_app.core.server.tls import WILDCARDS, ServerTLS, fingerprint, server_names
+from desktop_app.core.store.postgres import roles
+from desktop_app.core.store.postgres.connect import TLS_PARAMS
+from desktop_app.core.store.postgres.probe import listen_addresses, server_version
+from desktop_app.core.store.postgres.provision import DATABASE
 
 log = get_logger("server")
 
@@ -118,7 +120,7 @@ class TroveServer(ServerDatabases, ServerPeople):
         if running:
             try:
                 with self.admin() as conn:
-                    version = str(scalar(conn.execute("SHOW server_version")))
+                    version = server_version(conn)
             except (psycopg.Error, ServerError):
                 version = ""
         ca = fingerprint(self.tls.ca_pem()) if self.tls.ca_cert.exists() else ""
@@ -193,7 +195,7 @@ class TroveServer(ServerDatabases, ServerPeople):
     def _listens_on_tcp(self) -> bool:
         try:
             with self.admin() as conn:
-                return bool(scalar(conn.execute("SHOW listen_addresses")))
+                return bool(listen_addresses(conn))
         except (psycopg.Error, ServerError):
             return True
 

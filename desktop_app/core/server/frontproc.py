@@ -1,4 +1,5 @@
-"""Starting and stopping the TLS front (front.py) beside the server, as the server's user."""
+"""Starting and stopping the TLS front (store/postgres/front.py, run as a script) beside the server, as the
+server's user."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.store.postgres.process import ServerError, append_log, read_here, write_private
+from desktop_app.core.server.process import ServerError, append_log, read_here, write_private
+from desktop_app.core.store.postgres import front
 
 READY_SECONDS = 20
 WILDCARDS = ("0.0.0.0", "::", "*", "")
@@ -55,7 +57,7 @@ class FrontProcess:
         # holds files the server's user owns.
         log = append_log(self.log)
         try:
-            script = Path(__file__).with_name("front.py")
+            script = Path(front.__file__).with_name("front.py")
             proc = subprocess.Popen([sys.executable, "-E", "-s", str(script), str(self.config)],
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd="/",
                                     start_new_session=True)

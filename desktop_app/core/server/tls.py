@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from desktop_app.core.store.postgres.process import write_private
+from desktop_app.core.server.process import write_private
 
 CA_YEARS = 10
 SERVER_DAYS = 5 * 365
@@ -133,7 +133,7 @@ class ServerTLS:
 
     def ensure(self, names: list[str], user: str | None) -> bool:
         """Make the CA (first time) and a server certificate covering `names`; True when a file changed."""
-        from desktop_app.core.store.postgres.process import own
+        from desktop_app.core.server.process import own
 
         changed = False
         if not self.ca_key.exists() or not self.ca_cert.exists():
