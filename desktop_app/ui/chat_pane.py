@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.chat.conversation import Conversation, Request
 from desktop_app.core.log import get_logger
+from desktop_app.ui.changes import ChangeKind, LibraryChanged
 from desktop_app.ui.chat_answer_view import shown_exchange
-from desktop_app.ui.chat_parts import ScopeBar, TokenRelay, fill_chat_list
+from desktop_app.ui.chat_parts import ScopeBar, fill_chat_list
 from desktop_app.ui.chat_transcript import ChatTranscript
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.sources_panel import SourcesPanel
@@ -83,10 +84,6 @@ class ChatPane(QWidget):
         layout.addWidget(self.scope_bar)
         layout.addLayout(ask_row)
         layout.addWidget(self.use_context)
-        self._relay = TokenRelay(self)
-        self._relay.token.connect(self.on_token)
-        self._relay.quote.connect(self.on_quote)
-        self._relay.progress.connect(self.on_summary_progress)
         self._render_timer = QTimer(self, singleShot=True, interval=RENDER_MS)
         self._render_timer.timeout.connect(self.on_render_timeout)
         QShortcut(QKeySequence("Ctrl+N"), self, self.on_new_chat_clicked)
@@ -186,6 +183,11 @@ class ChatPane(QWidget):
         self.send_button.setEnabled(not busy)
         self.model_button.setEnabled(not busy)
 
+    def on_library_changed(self, change: LibraryChanged) -> None:
+        """Settings changed (another default model, or its settings): show the model questions will use."""
+        if change.kind is ChangeKind.SETTINGS:
+            self.refresh_model()
+
     def refresh_model(self) -> None:
         chat = self.chat
         self.tasks.run(chat.model_info, self.on_model_info, self.on_model_info_error)
@@ -225,15 +227,14 @@ class ChatPane(QWidget):
         if started is None:
             return False
         request, cancel = started.id, started.cancel
-        relay, chat, chat_id, use_context = self._relay, self.chat, self.chat_id, self.use_context.isChecked()
-        scope = self.scope
+        chat, chat_id, use_context, scope = self.chat, self.chat_id, self.use_context.isChecked(), self.scope
 
-        def work():
+        def work(report):  # the quote (chosen before the first token) and each token's text, in order
             return chat.ask(question, chat_id=chat_id, use_context=use_context, cancel=cancel, scope=scope,
-                            on_token=lambda t: relay.token.emit(request, t.text),
-                            on_quote=lambda q: relay.quote.emit(request, q))
+                            on_token=lambda t: report(t.text), on_quote=report)
         self.tasks.run(work, lambda answer: self.on_answer(request, answer),
-                       lambda exc: self.on_answer_error(request, exc), lane="chat")
+                       lambda exc: self.on_answer_error(request, exc), lane="chat",
+                       on_progress=lambda item: self.on_streamed(request, item))
         self.answer_started.emit(question)
         return True
 
@@ -254,11 +255,11 @@ class ChatPane(QWidget):
         if started is None:
             return False
         request, cancel = started.id, started.cancel
-        library, relay = self.library, self._relay
-        self.tasks.run(lambda: library.summarize(path, cancel=cancel,
-                                                 on_progress=lambda p: relay.progress.emit(request, p.done, p.total)),
+        library = self.library
+        self.tasks.run(lambda report: library.summarize(path, cancel=cancel, on_progress=report),
                        lambda summary: self.on_summary(request, summary),
-                       lambda exc: self.on_answer_error(request, exc), lane="chat")
+                       lambda exc: self.on_answer_error(request, exc), lane="chat",
+                       on_progress=lambda p: self.on_summary_progress(request, p.done, p.total))
         return True
 
     def _begin(self, question: str, note: str = "") -> Request | None:
@@ -282,6 +283,13 @@ class ChatPane(QWidget):
     def stop(self) -> None:
         """Ask the streaming answer to stop (the worker checks the event between tokens)."""
         self.conversation.stop()
+
+    def on_streamed(self, request: int, item) -> None:
+        """A token's text or the answer's Quote, from the worker (on the UI thread, in the order they were made)."""
+        if isinstance(item, str):
+            self.on_token(request, item)
+        else:
+            self.on_quote(request, item)
 
     def on_token(self, request: int, text: str) -> None:
         if self.conversation.token(request, text) and not self._render_timer.isActive():

@@ -1,23 +1,15 @@
-"""The chat pane's small parts: the relay that brings a worker's tokens to the UI thread, the scope bar, and the
-list of past chats. Each does one thing, so the pane itself only lays them out and forwards."""
+"""The chat pane's small parts: the scope bar and the list of past chats. Each does one thing, so the pane itself
+only lays them out and forwards."""
 
 from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QWidget
 
 from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.units import counted
-
-
-class TokenRelay(QObject):
-    """Lives on the UI thread; the LLM worker emits on it, so tokens and progress arrive as queued signals."""
-
-    token = Signal(int, str)  # (request id, text)
-    quote = Signal(int, object)  # (request id, Quote): chosen before the model's first token
-    progress = Signal(int, int, int)  # (request id, model calls done, calls planned) of a summary
 
 
 def scope_text(paths) -> str:

@@ -16,6 +16,7 @@ from desktop_app.core.events import Notice
 from desktop_app.core.log import get_logger
 from desktop_app.ui import heap
 from desktop_app.ui.backup_actions import BackupActions
+from desktop_app.ui.changes import ChangeKind, Coalesced, LibraryChanged
 from desktop_app.ui.chat_actions import ResultChatActions
 from desktop_app.ui.chat_pane import ChatPane
 from desktop_app.ui.drops import FolderDropTarget
@@ -58,8 +59,12 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.resize(1360, 820)
         self.tasks = TaskRunner(self)
         self.events = LibraryEvents(library, self)
-        self._sync_running = self._sync_again = False
-        self._refresh_running = self._refresh_again = False
+        # folders and stats are reloaded, and folders synced, by one coalescing task each: never two at once,
+        # and a request while one runs makes it run once more after it
+        self._refresh = Coalesced(self.tasks, lambda: (library.folders(), library.stats()), self.on_refreshed,
+                                  self.on_refresh_failed)
+        self._sync = Coalesced(self.tasks, lambda: library.sync(wait=False), self.on_sync_done, self.on_sync_failed,
+                               lane="index")
         self._pending_sample: str | None = None
         self.folder_count = -1  # unknown until the first refresh
         self._shut = False
@@ -110,13 +115,16 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.restore_after_close: str | None = None  # a verified backup run_gui puts in place once the window closed
 
     def _connect(self) -> None:
-        """Library events, panel requests and the refresh timers to the window's slots."""
+        """Library events, panel requests and the refresh timers to the window's slots; what changed to the panes
+        that show it."""
         self.events.progress.connect(self.on_progress)
         self.events.notice.connect(self.on_notice)
+        self.events.changed.connect(self.on_library_changed)
+        self.events.changed.connect(self.chat_pane.on_library_changed)
         self.tasks.task_failed.connect(self.on_task_failed)
         self.folders_panel.folders_added.connect(self.on_folders_added)
         self.folders_panel.sync_requested.connect(self.request_sync)
-        self.folders_panel.changed.connect(self.refresh_now)
+        self.folders_panel.changed.connect(lambda: self.events.announce(ChangeKind.FOLDERS))
         self.folders_panel.action_failed.connect(self.on_action_failed)
         self.folders_panel.ask_about_requested.connect(self.chat_pane.set_scope)
         self.result_chat_actions = ResultChatActions(self.search_panel, self.chat_pane)
@@ -133,7 +141,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.chat_pane.models_requested.connect(self.on_models_triggered)
         self.chat_pane.welcome.team_requested.connect(self.on_settings_triggered)  # the team library is there
         self.chat_pane.suggestions_shown.connect(self.on_suggestions_shown)
-        self.chat_pane.answer_finished.connect(lambda _answer: self.schedule_refresh())  # it may have left facts
+        self.chat_pane.answer_finished.connect(lambda _answer: self.events.announce(ChangeKind.MEMORY))  # facts left
 
     # ---- menus and shortcuts -------------------------------------------------------------------
 
@@ -172,22 +180,28 @@ class MainWindow(FolderDropTarget, QMainWindow):
 
     # ---- refresh and sync ----------------------------------------------------------------------
 
+    @property
+    def syncing(self) -> bool:
+        """Whether a sync of the folders is queued or running."""
+        return self._sync.running
+
+    def on_library_changed(self, change: LibraryChanged) -> None:
+        """Reload folders and stats: at once for what a person did, within REFRESH_MS for indexing's stream."""
+        if change.kind is ChangeKind.DOCUMENTS:
+            self.schedule_refresh()
+        elif change.kind is not ChangeKind.SETTINGS:  # settings are the chat pane's and the search pane's
+            self.refresh_now()
+
     def schedule_refresh(self) -> None:
         if not self._refresh_timer.isActive():
             self._refresh_timer.start()
 
     def refresh_now(self) -> None:
-        """Reload folders and stats off the UI thread (coalesced: at most one load in flight)."""
-        if self._refresh_running:
-            self._refresh_again = True
-            return
-        self._refresh_running = True
-        library = self.library
-        self.tasks.run(lambda: (library.folders(), library.stats()), self.on_refreshed, self.on_refresh_failed)
+        """Reload folders and stats off the UI thread (at most one load in flight; see Coalesced)."""
+        self._refresh.request()
 
     def on_refreshed(self, result) -> None:
         folders, stats = result
-        self._refresh_running = False
         self.folder_count = len(folders)
         self.folders_panel.set_folders(folders, stats.get("failures", []))
         self.search_panel.set_folders(stats.get("search_folders") or [f.path for f in folders])
@@ -202,22 +216,13 @@ class MainWindow(FolderDropTarget, QMainWindow):
         if not self._warmed_up and folders:
             self._warm_up_search()
         self.refreshed.emit(folders, stats)
-        if self._refresh_again:
-            self._refresh_again = False
-            self.refresh_now()
 
     def on_refresh_failed(self, exc: BaseException) -> None:
-        self._refresh_running = False
         self.on_notice(Notice("error", f"Could not read the library: {exc}"))
 
     def request_sync(self) -> None:
         """Sync every active folder on the index lane; a request during a sync runs once more after it."""
-        if self._sync_running:
-            self._sync_again = True
-            return
-        self._sync_running = True
-        library = self.library
-        self.tasks.run(lambda: library.sync(wait=False), self.on_sync_done, self.on_sync_failed, lane="index")
+        self._sync.request()
 
     def _warm_up_search(self) -> None:
         """Load the embedding model now, with one throwaway semantic search, so the first keystroke does not wait
@@ -232,21 +237,16 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.tasks.run(warm_up, None, lambda exc: log.info("search warm-up failed: %s", exc), lane="search")
 
     def on_sync_done(self, report) -> None:
-        self._sync_running = False
         self.folders_panel.set_keyword_error(None)
         self.refresh_now()
         if report.errors:
             log.info("%d files failed in this sync", len(report.errors))
         self.sync_finished.emit(report)
-        if self._sync_again:
-            self._sync_again = False
-            self.request_sync()
-        elif self._pending_sample:
+        if self._pending_sample and not self._sync.again:  # the sample is indexed once no other sync follows
             path, self._pending_sample = self._pending_sample, None
             self.sample_ready.emit(path)
 
     def on_sync_failed(self, exc: BaseException) -> None:
-        self._sync_running = False
         self.on_notice(Notice("error", f"Indexing failed: {exc}"))
         self.folders_panel.set_keyword_error(str(exc))  # and on the folders, until a sync succeeds
         self.refresh_now()
@@ -256,13 +256,10 @@ class MainWindow(FolderDropTarget, QMainWindow):
     def on_progress(self, event) -> None:
         self.status.on_progress(event)
         self.folders_panel.on_progress(event)
-        self.schedule_refresh()
 
     def on_notice(self, notice: Notice) -> None:
         self.notices.add(notice)
         self.status.on_notice(notice)
-        if notice.path:
-            self.schedule_refresh()  # an offline folder changes state
 
     def on_task_failed(self, message: str, _exc) -> None:
         self.on_notice(Notice("error", message))
@@ -354,7 +351,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
 
         def saved(settings) -> None:
             self.search_panel.top_k = settings.top_k
-            self.chat_pane.refresh_model()
+            self.events.announce(ChangeKind.SETTINGS)
             if reindex:
                 self.tasks.run(lambda: library.reindex(wait=False), self.on_sync_done, self.on_sync_failed,
                                lane="index")

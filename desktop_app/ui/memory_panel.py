@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.ui.changes import ChangeKind
 from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.units import counted
 
@@ -294,7 +295,7 @@ def open_memory_panel(window) -> MemoryPanel:
     if panel is None:
         panel = MemoryPanel(window.library, window.tasks, parent=window)
         window.memory_panel = panel
-        panel.changed.connect(window.refresh_now)  # the search pane's scope shows once memory holds something
+        panel.changed.connect(lambda: window.events.announce(ChangeKind.MEMORY))  # the search pane's memory scope
     panel.refresh()
     if panel.isVisible():
         panel.raise_()

@@ -23,15 +23,10 @@ from PySide6.QtWidgets import (
 from desktop_app.core.chat.catalog import CATALOG, recommend
 from desktop_app.core.chat.download import DownloadCancelled, DownloadProgress
 from desktop_app.core.pathnames import display_path
+from desktop_app.ui.changes import ChangeKind
 from desktop_app.ui.model_tables import COLUMNS, catalog_row, fill_table, make_table, model_row
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.units import format_bytes
-
-
-class _DownloadRelay(QObject):
-    """Lives on the UI thread; the download thread emits on it, so the slot runs on the UI thread."""
-
-    progress = Signal(object)
 
 
 class ModelsDialog(QDialog):
@@ -59,8 +54,6 @@ class ModelsDialog(QDialog):
         self.cancel_event: threading.Event | None = None
         self.downloading_label = ""
         self.recommended = recommend(manager.memory_bytes, n_ctx=n_ctx)
-        self._relay = _DownloadRelay(self)
-        self._relay.progress.connect(self.on_download_progress)
         layout = QVBoxLayout(self)
         layout.addWidget(self._build_models_box(), 2)
         layout.addWidget(self._build_download_box(), 5)
@@ -213,11 +206,11 @@ class ModelsDialog(QDialog):
             self.start_download(self.url_edit.text().strip())
 
     def start_download(self, source: str) -> None:
-        """Download a catalog id or URL on the download lane; progress arrives through the relay."""
+        """Download a catalog id or URL on the download lane; its progress comes back as on_download_progress."""
         if self.cancel_event is not None:
             return
         cancel = self.cancel_event = threading.Event()
-        manager, relay = self.manager, self._relay
+        manager = self.manager
         resumed = manager.partial_download(source)
         self._show_progress(True)
         self.progress.setValue(0)
@@ -225,8 +218,9 @@ class ModelsDialog(QDialog):
         self.downloading_label = source if "/" not in source else source.rsplit("/", 1)[-1]
         self.status.setText(f"Resuming {self.downloading_label} from {format_bytes(resumed)}…" if resumed
                             else f"Connecting to download {self.downloading_label}…")
-        self.tasks.run(lambda: manager.download(source, progress=relay.progress.emit, cancel=cancel),
-                       self.on_download_done, self.on_download_error, lane="download")
+        self.tasks.run(lambda report: manager.download(source, progress=report, cancel=cancel),
+                       self.on_download_done, self.on_download_error, lane="download",
+                       on_progress=self.on_download_progress)
 
     def on_download_progress(self, p: DownloadProgress) -> None:
         if self.cancel_event is None:
@@ -284,7 +278,7 @@ def open_models_dialog(window) -> ModelsDialog:
     if dialog is None:
         dialog = ModelsDialog(window.library.models, window.tasks,
                               n_ctx=window.library.settings.n_ctx, parent=window)
-        dialog.default_changed.connect(window.chat_pane.refresh_model)
+        dialog.default_changed.connect(lambda: window.events.announce(ChangeKind.SETTINGS))
         window.models_dialog = dialog
     else:
         dialog.refresh()

@@ -1,8 +1,11 @@
-"""One task runner: work runs on thread pools, results come back to the UI thread as callbacks.
+"""One task runner: work runs on thread pools, results and progress come back to the UI thread as callbacks.
 
 Modelled on Anki's aqt/taskman.py: a widget never touches a worker thread and a worker never touches a
 widget. `run(fn, on_done, on_error, lane=...)` calls `fn()` on a pool thread; `on_done(result)` or
-`on_error(exc)` then runs on the UI thread, delivered through a queued Qt signal.
+`on_error(exc)` then runs on the UI thread. With `on_progress`, `fn(report)` gets a `report(value)` to call as
+often as it likes from the worker; each value reaches `on_progress(value)` on the UI thread, in order, before
+`on_done`. Both travel as queued Qt signals on the runner, which lives on the UI thread: this is the one way
+back to it (a streamed token, a summary's step, a download's bytes).
 
 Lanes keep kinds of work from starving each other: a long re-index must not delay a keystroke's search.
 """
@@ -13,13 +16,14 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.ui import crash
 
 log = get_logger("ui")
+
 
 # lane -> threads. search: two, so a slow query cannot hold up the next one; index and chat: one, their work
 # is serial anyway; io: short library calls (folder list, stats, state changes); download: a model download, which
@@ -39,30 +43,28 @@ class Lane(StrEnum):
 LANES = {Lane.SEARCH: 2, Lane.INDEX: 1, Lane.CHAT: 1, Lane.IO: 2, Lane.DOWNLOAD: 1, Lane.RERANK: 1}
 
 
-class _Relay(QObject):
-    """Lives on the UI thread; workers emit on it, so the connected slot runs on the UI thread."""
-
-    finished = Signal(object, object, object)  # (task id, callback, result or exception)
-
-
 class _Job(QRunnable):
-    def __init__(self, task_id: int, fn: Callable[[], Any], relay: _Relay,
-                 on_done: Callable[[Any], None] | None, on_error: Callable[[BaseException], None] | None) -> None:
+    def __init__(self, task_id: int, fn: Callable[..., Any], runner: TaskRunner,
+                 on_done: Callable[[Any], None] | None, on_error: Callable[[BaseException], None] | None,
+                 on_progress: Callable[[Any], None] | None) -> None:
         super().__init__()
-        self.task_id, self.fn, self.relay = task_id, fn, relay
-        self.on_done, self.on_error = on_done, on_error
+        self.task_id, self.fn, self.runner = task_id, fn, runner
+        self.on_done, self.on_error, self.on_progress = on_done, on_error, on_progress
+
+    def report(self, value: Any) -> None:  # on the pool thread, as often as the task likes
+        self.runner._progressed.emit(self.on_progress, value)
 
     def run(self) -> None:  # on a pool thread
         try:
-            result = self.fn()
+            result = self.fn(self.report) if self.on_progress is not None else self.fn()
         except BaseException as exc:  # noqa: BLE001 - every failure must reach the UI, not vanish in a pool
-            self.relay.finished.emit(self.task_id, ("error", self.on_error), exc)
+            self.runner._finished.emit(self.task_id, ("error", self.on_error), exc)
         else:
-            self.relay.finished.emit(self.task_id, ("done", self.on_done), result)
+            self.runner._finished.emit(self.task_id, ("done", self.on_done), result)
 
 
 class TaskRunner(QObject):
-    """Runs callables off the UI thread and hands results back on it.
+    """Runs callables off the UI thread and hands results (and progress) back on it.
 
     Signals:
         task_failed(str, object): a task without its own on_error raised (message, exception): a KnownError
@@ -72,6 +74,9 @@ class TaskRunner(QObject):
 
     task_failed = Signal(str, object)
     idle = Signal()
+    # emitted by workers only; queued, so the slots run on the runner's (the UI) thread, in the order emitted
+    _finished = Signal(object, object, object)  # (task id, (kind, callback), result or exception)
+    _progressed = Signal(object, object)  # (on_progress, value)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -81,30 +86,36 @@ class TaskRunner(QObject):
             pool.setMaxThreadCount(threads)
             pool.setExpiryTimeout(-1)  # keep threads: a search per keystroke should not pay thread start-up
             self._pools[lane] = pool
-        self._relay = _Relay(self)
-        self._relay.finished.connect(self.on_relay_finished)
+        self._finished.connect(self.on_finished, Qt.ConnectionType.QueuedConnection)
+        self._progressed.connect(self.on_progressed, Qt.ConnectionType.QueuedConnection)
         self._next_id = 0
         self._pending: set[int] = set()
         self._closed = False
 
-    def run(self, fn: Callable[[], Any], on_done: Callable[[Any], None] | None = None,
-            on_error: Callable[[BaseException], None] | None = None, *, lane: Lane | str = Lane.IO) -> int:
-        """Queue `fn` on `lane`; returns a task id (0: not queued, the runner is shut down). An unknown lane is a
-        bug (ValueError naming it), never a silent default."""
+    def run(self, fn: Callable[..., Any], on_done: Callable[[Any], None] | None = None,
+            on_error: Callable[[BaseException], None] | None = None, *, lane: Lane | str = Lane.IO,
+            on_progress: Callable[[Any], None] | None = None) -> int:
+        """Queue `fn` on `lane`; returns a task id (0: not queued, the runner is shut down). With `on_progress`,
+        `fn` is called as `fn(report)` and each `report(value)` becomes `on_progress(value)` on the UI thread.
+        An unknown lane is a bug (ValueError naming it), never a silent default."""
         lane = Lane(lane)
         if self._closed:
             log.debug("task runner is shut down; dropped %r", fn)
             return 0
         self._next_id += 1
         self._pending.add(self._next_id)
-        self._pools[lane].start(_Job(self._next_id, fn, self._relay, on_done, on_error))
+        self._pools[lane].start(_Job(self._next_id, fn, self, on_done, on_error, on_progress))
         return self._next_id
 
     def pending(self) -> int:
         """Tasks queued or running."""
         return len(self._pending)
 
-    def on_relay_finished(self, task_id: int, how: tuple, payload: Any) -> None:
+    def on_progressed(self, on_progress: Callable[[Any], None], value: Any) -> None:
+        if not self._closed:
+            on_progress(value)
+
+    def on_finished(self, task_id: int, how: tuple, payload: Any) -> None:
         self._pending.discard(task_id)
         if not self._closed:
             kind, callback = how

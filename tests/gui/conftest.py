@@ -85,7 +85,7 @@ def window(make_window, qtbot):
     w = make_window()
     w.show()
     qtbot.waitExposed(w)
-    qtbot.waitUntil(lambda: w.folder_count >= 0 and not w._sync_running, timeout=10_000)  # startup rescan done
+    qtbot.waitUntil(lambda: w.folder_count >= 0 and not w.syncing, timeout=10_000)  # startup rescan done
     return w
 
 

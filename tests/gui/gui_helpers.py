@@ -35,7 +35,7 @@ def documents_in(window, folder: Path) -> int:
 def wait_indexed(qtbot, window, folder: Path, documents: int, timeout: int = SYNC_TIMEOUT_MS) -> None:
     """Wait until the panel shows `documents` indexed files for `folder` and no sync is running."""
     def done() -> bool:
-        if window._sync_running or documents_in(window, folder) < documents:
+        if window.syncing or documents_in(window, folder) < documents:
             window.schedule_refresh()
             return False
         return True

@@ -57,7 +57,7 @@ def menu_action(window, text: str):
 def test_the_ledger_pages_counts_filters_and_sorts(qtbot, ledger_library, make_window, page_threads, opened):
     window = make_window()
     window.show()
-    qtbot.waitUntil(lambda: window.folder_count >= 0 and not window._sync_running, timeout=10_000)  # roots known
+    qtbot.waitUntil(lambda: window.folder_count >= 0 and not window.syncing, timeout=10_000)  # roots known
     menu_action(window, "Library &files…").trigger()
     panel = window.ledger_panel
     qtbot.waitUntil(lambda: panel.counts_label.text().startswith(f"{GOOD} documents"), timeout=20_000)
@@ -93,7 +93,7 @@ def test_the_ledger_pages_counts_filters_and_sorts(qtbot, ledger_library, make_w
 def test_retry_reads_a_fixed_file_again(qtbot, ledger_library, make_window):
     window = make_window()
     window.show()
-    qtbot.waitUntil(lambda: window.folder_count >= 0 and not window._sync_running, timeout=10_000)  # roots known
+    qtbot.waitUntil(lambda: window.folder_count >= 0 and not window.syncing, timeout=10_000)  # roots known
     menu_action(window, "Library &files…").trigger()
     panel = window.ledger_panel
     panel.state_box.setCurrentIndex(panel.state_box.findData(str(FileState.SKIPPED)))

@@ -30,14 +30,20 @@ def library(tmp_path, minilm):
     lib.close()
 
 
-def test_heartbeat_never_stalls_while_indexing_and_streaming(qtbot, window, tmp_path):
+def test_heartbeat_never_stalls_while_indexing_and_streaming(qtbot, window, tmp_path, monkeypatch):
     corpus = make_corpus(tmp_path / "corpus", FILES)
     pane, panel, library = window.chat_pane, window.search_panel, window.library
 
     def indexing() -> bool:
-        return window._sync_running or not library.wait_for_embeddings(0)
+        return window.syncing or not library.wait_for_embeddings(0)
     tokens_while_indexing = []
-    pane._relay.token.connect(lambda *_: indexing() and tokens_while_indexing.append(1))
+    show_token = pane.on_token  # each streamed token reaches the pane here, on the UI thread
+
+    def on_token(request: int, text: str) -> None:
+        if indexing():
+            tokens_while_indexing.append(1)
+        show_token(request, text)
+    monkeypatch.setattr(pane, "on_token", on_token)
     beat = Heartbeat(20)
     beat.start()
     window.folders_panel.add_paths([str(corpus)])

@@ -37,7 +37,7 @@ def reranking(qtbot, window, tmp_path):
     scorer = LatestFirst()
     window.library.searcher.reranker = lambda: scorer
     window.folders_panel.add_paths([str(folder)])
-    qtbot.waitUntil(lambda: len(window.library.search("sourdough", top_k=30)) >= 3 and not window._sync_running,
+    qtbot.waitUntil(lambda: len(window.library.search("sourdough", top_k=30)) >= 3 and not window.syncing,
                     timeout=60_000)
     return window, scorer
 

@@ -42,7 +42,7 @@ def viewer_window(qtbot, make_window, library, tmp_path):
     window = make_window()
     window.show()
     qtbot.waitExposed(window)
-    qtbot.waitUntil(lambda: window.folder_count >= 0 and not window._sync_running, timeout=10_000)
+    qtbot.waitUntil(lambda: window.folder_count >= 0 and not window.syncing, timeout=10_000)
     return window, docs
 
 
