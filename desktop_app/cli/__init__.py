@@ -10,7 +10,6 @@ one), migrate and mcp (serve the library to AI apps);
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -30,6 +29,7 @@ from desktop_app.cli.repair import add_repair_commands
 from desktop_app.cli.server import add_server_commands
 from desktop_app.cli.watch import add_watch_commands
 from desktop_app.core.errors import KnownError
+from desktop_app.core.log import configure as configure_logging
 
 COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
                   add_repair_commands, add_server_commands, add_join_commands, add_migrate_commands,
@@ -54,11 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one `trove` command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        stream=sys.stderr,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(verbose=args.verbose)  # redacted like the window's log (core/log.py)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     for stream in (sys.stdout, sys.stderr):  # a file name with undecodable bytes prints as \udcff, never crashes

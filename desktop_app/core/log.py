@@ -5,6 +5,10 @@ What Trove logs may be kept (a log file, a crash report the person copies), so w
 the server engine's own `redact`). Loggers name files and reasons, never a document's text: that rule is the
 callers', and tests/unit/core/test_log.py indexes and searches a library and checks the log for its words.
 
+`configure` is the one setup of a process's logging: the CLI's `main` calls it, and so every start of Trove does
+(`trove gui` and the packaged apps start through the CLI; the window adds its log file, ui/log_file.py, with the
+same formatter). So `trove -v` prints what the window's log file would hold, redacted the same way.
+
 `RecentLines` keeps the last lines in memory (qutebrowser's RAM handler): the details a crash Notice offers to
 copy come from it, so they exist even when no log file could be written.
 """
@@ -14,10 +18,13 @@ from __future__ import annotations
 import collections
 import logging
 import re
+import sys
 import threading
+from typing import TextIO
 
 AREAS = frozenset({"ingest", "watch", "index", "embed", "search", "chat", "db", "ocr", "server", "ui"})
 LINE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+CONSOLE_FORMAT = "%(levelname)s %(name)s: %(message)s"  # a terminal has its own clock
 RECENT_LINES = 300
 _URL = re.compile(r"""[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]+""")
 _SECRET_HINT = re.compile(r"(?i)://|password")
@@ -47,6 +54,28 @@ class SafeFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         return redact_text(super().format(record))
+
+
+class _ConsoleHandler(logging.StreamHandler):
+    """Marks the handler `configure` added, so configuring again replaces it instead of adding a second one."""
+
+
+def configure(*, verbose: bool = False, stream: TextIO | None = None) -> None:
+    """Every logger's records at INFO (`verbose`, `trove -v`) or WARNING to `stream` (stderr), credentials redacted.
+
+    Like logging.basicConfig it leaves a process alone whose root logger already has another handler (a host
+    that routes logs itself, or pytest's capture); configuring twice replaces the first console handler.
+    """
+    root = logging.getLogger()
+    ours = [h for h in root.handlers if isinstance(h, _ConsoleHandler)]
+    if len(ours) != len(root.handlers):
+        return
+    for handler in ours:
+        root.removeHandler(handler)
+    handler = _ConsoleHandler(stream if stream is not None else sys.stderr)
+    handler.setFormatter(SafeFormatter(CONSOLE_FORMAT))
+    root.addHandler(handler)
+    root.setLevel(logging.INFO if verbose else logging.WARNING)
 
 
 class RecentLines(logging.Handler):
