@@ -1,11 +1,13 @@
 """The built-in viewer's reads (`library.viewer`): a passage in its document's text with the passage and a quote
-located, and a PDF page rendered with their character boxes. The window calls these on its task runner."""
+located, a PDF page rendered with their character boxes, and a memory item (a fact, a past chat's turns) as text.
+The window calls these on its task runner."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from desktop_app.core.text.language import RIGHT_TO_LEFT
+from desktop_app.core.viewer_memory import memory_passage
 from desktop_app.core.viewer_pdf import render_pdf_page
 from desktop_app.core.viewer_rows import PassageText, PdfPage
 from desktop_app.core.viewer_text import assemble, find_text
@@ -46,6 +48,11 @@ class LibraryViewer:
         """Page `page` (from 1) of a PDF rendered at `scale` pixels per point (or `fit_width` pixels wide), with the
         passage's and the quote's character boxes."""
         return render_pdf_page(path, page, scale, passage, quote, fit_width)
+
+    def memory(self, item: dict[str, Any]) -> PassageText:
+        """A memory item the Sources list shows (a cited fact, a recalled past chat's excerpt) as text: the fact with
+        the turn it was stated in, or the excerpt's turns in their chat, highlighted (core/viewer_memory.py)."""
+        return memory_passage(self._library, item)
 
 
 def _place(row: Any) -> str:

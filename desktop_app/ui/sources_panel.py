@@ -76,6 +76,7 @@ class SourcesPanel(QWidget):
         self.open_button.setEnabled(False)
         self.open_button.clicked.connect(self.on_open_clicked)
         self.viewer: Callable[[int, str], object] | None = None  # opens (chunk id, quote) in the window's viewer
+        self.memory_viewer: Callable[[dict], object] | None = None  # opens a memory item (a fact, an excerpt) there
         self.list = QListWidget()
         self.list.setObjectName("sourcesList")
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -97,6 +98,7 @@ class SourcesPanel(QWidget):
         layout.addLayout(row, 1)
         self._passages: dict[int, Any] = {}  # chat Passages
         self._context: dict[int, str] = {}  # recalled past chats' texts, under keys below 0 (never a passage's n)
+        self._context_items: dict[int, dict] = {}  # the same, whole (their chat and turns, for the viewer)
         self.quote = None
 
     def set_passages(self, passages: Sequence, cited: Sequence[int] = (), quote=None,
@@ -106,6 +108,7 @@ class SourcesPanel(QWidget):
         cited_set = set(cited)
         self._passages = {p.n: p for p in passages}
         self._context = {-1 - i: str(item.get("text", "")) for i, item in enumerate(context)}
+        self._context_items = {-1 - i: dict(item) for i, item in enumerate(context)}
         self.quote = quote
         self.list.clear()
         self.preview.clear()
@@ -192,7 +195,12 @@ class SourcesPanel(QWidget):
     def on_item_double_clicked(self, _item) -> None:
         """The passage in the window's viewer pane (its quote marked), or in the system viewer without one."""
         p = self.current_passage()
-        if self.viewer is not None and p is not None and not is_memory(p) and p.chunk_id is not None:
+        item = self.list.currentItem()
+        context = self._context_items.get(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
+        if self.memory_viewer is not None and (context is not None or (p is not None and is_memory(p))):
+            self.memory_viewer(context if context is not None else
+                               {"kind": p.kind, "text": p.content, "label": p.place})
+        elif self.viewer is not None and p is not None and not is_memory(p) and p.chunk_id is not None:
             quote = self.quote if self.quote is not None and self.quote.n == p.n else None
             self.viewer(p.chunk_id, quote.text if quote is not None else "")
         else:

@@ -18,10 +18,11 @@ from desktop_app.ui.viewer_pane import ViewerPane
 
 def attach_viewer(window: Any) -> None:
     """Enter / double-click on a search result, a click on a chat citation and a double-click in the Sources list
-    open the viewer pane."""
+    open the viewer pane (a memory item there too: a fact, a past chat's excerpt)."""
     window.search_panel.viewer = lambda result: open_result(window, result)
     window.chat_pane.viewer = window.chat_pane.sources.viewer = \
         lambda chunk_id, quote: viewer_of(window).show_chunk(chunk_id, quote)
+    window.chat_pane.sources.memory_viewer = lambda item: viewer_of(window).show_memory(item)
 
 
 def viewer_of(window: Any) -> ViewerPane:

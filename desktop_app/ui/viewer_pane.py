@@ -133,6 +133,17 @@ class ViewerPane(QWidget):
                        lambda found: self.on_passage(generation, found),
                        lambda exc: self.on_failed(generation, exc))
 
+    def show_memory(self, item: dict) -> None:
+        """Open a memory item (a cited fact, a recalled past chat's excerpt: library.viewer.memory's `item`) as text
+        with the fact or the excerpt's turns highlighted."""
+        self.hits = None
+        self._generation += 1
+        self._waiting = True
+        generation, viewer = self._generation, self.library.viewer
+        self.quote = ""
+        self.tasks.run(lambda: viewer.memory(item), lambda found: self.on_passage(generation, found),
+                       lambda exc: self.on_failed(generation, exc))
+
     def on_passage(self, generation: int, passage: PassageText | None) -> None:
         if generation != self._generation:
             return  # another passage was asked for since
@@ -150,6 +161,7 @@ class ViewerPane(QWidget):
             return
         self.pdf = None
         self._pdf_controls(False)
+        self.system_button.setEnabled(bool(passage.path))  # a memory item is no file
         self._show_text(passage)
         self.passage_shown.emit(passage)
 
@@ -255,7 +267,7 @@ class ViewerPane(QWidget):
 
     def open_in_system_viewer(self) -> bool:
         """Hand the current document to the desktop's viewer (at its page, for a PDF)."""
-        if self.passage is None:
+        if self.passage is None or not self.passage.path:
             return False
         return open_file.open_path(self.passage.path, self.pdf.page if self.pdf else self.passage.page)
 
