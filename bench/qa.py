@@ -55,7 +55,8 @@ from _qa_stats import fmt, proportion, quantile, ratio_of_sums
 from desktop_app.core.chat.catalog import local_model
 from desktop_app.core.chat.model_files import bundled_model_path, resolve_model_path
 from desktop_app.core.chat.model_install import install_local
-from desktop_app.core.chat.runtime import Generation, LlamaCppRuntime, physical_cores
+from desktop_app.core.chat.runtime.base import Generation
+from desktop_app.core.chat.runtime.llama import LlamaCppRuntime, physical_cores
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
@@ -526,6 +527,8 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--long-use", type=int, default=0, metavar="N",
                     help="ask the questions (a) on a fresh memory and (b) after N earlier questions in N/10 chats, "
                          "memory on (bench/qa_long_use.py); writes bench/results/qa_<split>_long_use.json")
+    ap.add_argument("--use-without-reranker", action="store_true",
+                    help="--long-use: ask the N earlier questions without the chat's cross-encoder (time)")
     ap.add_argument("--label", default="", help="a note saved with the results (e.g. before/after)")
     ap.add_argument("--out", help="results file (default: bench/results/qa_<split>.json)")
     return ap.parse_args()

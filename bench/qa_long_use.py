@@ -21,7 +21,7 @@ from pathlib import Path
 import qa
 from _qa_stats import fmt, proportion
 
-from desktop_app.core.chat.runtime import LlamaCppRuntime
+from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 
@@ -60,14 +60,23 @@ def measure(lib: Library, questions: list[qa.Question], max_tokens: int, past: s
     return rows
 
 
-def use(lib: Library, earlier: list[qa.Question], max_tokens: int) -> set[str]:
-    """Ask the earlier questions, CHAT_TURNS to a chat; the questions asked."""
+def use(lib: Library, earlier: list[qa.Question], max_tokens: int, reranker: bool = True) -> set[str]:
+    """Ask the earlier questions, CHAT_TURNS to a chat; the questions asked. `reranker` False asks them without the
+    chat's reranker (the cross-encoder): what memory keeps is each question and its shown answer, and the
+    cross-encoder only reorders and gates the same search's passages, at seconds a question on a loaded machine."""
+    service = lib._chat
+    kept = service._reranker
+    if not reranker:
+        service._reranker = None
     chat = None
-    for i, q in enumerate(earlier):
-        chat = None if i % CHAT_TURNS == 0 else chat
-        chat = lib.ask(q.question, chat_id=chat, max_tokens=max_tokens).chat_id
-        if i % 25 == 0:
-            print(f"  (use) {i}/{len(earlier)}", file=sys.stderr, flush=True)
+    try:
+        for i, q in enumerate(earlier):
+            chat = None if i % CHAT_TURNS == 0 else chat
+            chat = lib.ask(q.question, chat_id=chat, max_tokens=max_tokens).chat_id
+            if i % 25 == 0:
+                print(f"  (use) {i}/{len(earlier)}", file=sys.stderr, flush=True)
+    finally:
+        service._reranker = kept
     return {q.question for q in earlier}
 
 
@@ -87,12 +96,13 @@ def run_long_use(args, lib: Library, retrieve, settings: Settings, questions: li
         fresh = measure(lib, questions, args.max_tokens, {q.question for q in earlier}, "a")
         lib.memory.forget_all()
         started = time.perf_counter()
-        past = use(lib, earlier, args.max_tokens)
+        past = use(lib, earlier, args.max_tokens, not args.use_without_reranker)
         use_s = time.perf_counter() - started
         after = measure(lib, questions, args.max_tokens, past, "b")
     finally:
         runtime.close()
-    result = {**meta, "model": path.stem, "skip_generation": args.skip_generation, "earlier_questions": len(earlier),
+    result = {**meta, "model": path.stem, "skip_generation": args.skip_generation,
+              "earlier_without_reranker": args.use_without_reranker, "earlier_questions": len(earlier),
               "earlier_chats": -(-len(earlier) // CHAT_TURNS), "use_seconds": use_s,
               "memory_chunks_after": lib.memory.chunk_sql.count(),
               "fresh": {"summary": summary(fresh), "rows": fresh}, "after": {"summary": summary(after), "rows": after}}

@@ -46,7 +46,7 @@ from qa import (
 )
 
 from desktop_app.core.chat import sentence_split
-from desktop_app.core.chat.runtime import LlamaCppRuntime
+from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 from desktop_app.core.settings import Settings
 
 _MARK_ANYWHERE = set("。！？；؟؛۔।")  # end a sentence with or without a space after them

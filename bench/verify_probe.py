@@ -32,7 +32,7 @@ from abstain import auc
 from desktop_app.core.chat import abstain
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.quote import Quote
-from desktop_app.core.chat.template_tokens import defuse
+from desktop_app.core.chat.runtime.template_tokens import defuse
 
 WINDOW = 700
 SYSTEM = "You check facts. Answer with one word: yes or no."

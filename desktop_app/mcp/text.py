@@ -2,9 +2,9 @@
 
 A passage may hold what a chat template reads as control tokens (`<|im_start|>system`) or what a terminal runs
 (an ESC sequence that rewrites the screen or the window title), whether by accident or planted. The prompt path
-already breaks template markers (core/chat/template_tokens.py: `defuse`); the MCP tools do the same, and show C0/C1
-control characters and bidirectional overrides as visible escapes (`\\x1b`), keeping newlines and tabs. None of
-this stops a document's words from trying to steer the assistant that reads them (prompt injection): the tools
+already breaks template markers (core/chat/runtime/template_tokens.py: `defuse`); the MCP tools do the same, and
+show C0/C1 control characters and bidirectional overrides as visible escapes (`\\x1b`), keeping newlines and tabs.
+None of this stops a document's words from trying to steer the assistant that reads them (prompt injection): the tools
 say where each passage came from and that it is quoted data, and docs/mcp.md says what is and is not done.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from desktop_app.core.chat.template_tokens import defuse
+from desktop_app.core.chat.runtime.template_tokens import defuse
 from desktop_app.core.pathnames import clean_text
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi marks that reorder what follows them.

@@ -13,7 +13,7 @@ from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.model_files import ModelInfo
 from desktop_app.core.chat.prompt import PromptStyle, strip_echoed_label
 from desktop_app.core.chat.quote import Quote
-from desktop_app.core.chat.runtime import Generation
+from desktop_app.core.chat.runtime.base import Generation
 from desktop_app.core.chat.shown import hide_reason, quote_answer
 from desktop_app.core.chat.verify import verify_markers
 

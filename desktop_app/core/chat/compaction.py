@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from desktop_app.core.chat.attribution import sentences
 from desktop_app.core.chat.context import CountTokens, truncate_to_tokens
 from desktop_app.core.chat.focus import key_words
-from desktop_app.core.chat.runtime import ChatRuntime
+from desktop_app.core.chat.runtime.base import ChatRuntime
 from desktop_app.core.types import Turn
 
 ANSWER_WORDS = 40  # the first sentence of an answer, at most this many words

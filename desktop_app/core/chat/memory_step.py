@@ -28,7 +28,7 @@ from typing import Any
 
 from desktop_app.core.chat.answer import ChatAnswer
 from desktop_app.core.chat.context import CountTokens, Passage, truncate_to_tokens
-from desktop_app.core.chat.runtime import ChatRuntime
+from desktop_app.core.chat.runtime.base import ChatRuntime
 from desktop_app.core.chat.sessions import ChatStore
 from desktop_app.core.log import get_logger
 from desktop_app.core.memory.about_chat import about_chat

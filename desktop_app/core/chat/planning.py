@@ -15,7 +15,7 @@ from desktop_app.core.chat.context import CountTokens
 from desktop_app.core.chat.focus import focus
 from desktop_app.core.chat.prompt import PLAIN_SYSTEM_PROMPT, PromptStyle
 from desktop_app.core.chat.quote import Quote
-from desktop_app.core.chat.runtime import ChatRuntime
+from desktop_app.core.chat.runtime.base import ChatRuntime
 from desktop_app.core.chat.sessions import ChatStore
 from desktop_app.core.errors import BugError
 from desktop_app.core.log import get_logger

@@ -29,7 +29,8 @@ from desktop_app.core.chat.prompt import NOT_COVERED, PromptStyle, get_style
 from desktop_app.core.chat.quote import Quote, QuoteSelector, candidate_passages, place_quote
 from desktop_app.core.chat.quote_default import GetEmbedder, default_selector
 from desktop_app.core.chat.rerank_step import Reranked, Reranker, abstains, candidates, chat_reranker, rerank_results
-from desktop_app.core.chat.runtime import ChatRuntime, Generation, LlamaCppRuntime
+from desktop_app.core.chat.runtime.base import ChatRuntime, Generation
+from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 from desktop_app.core.chat.sessions import ChatMessage, ChatStore, ChatSummary, title_for
 from desktop_app.core.chat.shown import CLOSEST, not_covered
 from desktop_app.core.chat.summarize import Summarizer, Summary, SummaryProgress
@@ -53,7 +54,7 @@ AUTO = "auto"
 def default_runtime(settings: Settings, model_path: str | None) -> ChatRuntime:
     """The runtime the settings ask for: in-process llama.cpp, or an OpenAI-compatible server."""
     if settings.chat_backend == "openai" and not model_path:
-        from desktop_app.core.chat.openai_backend import OpenAICompatibleRuntime
+        from desktop_app.core.chat.runtime.openai_backend import OpenAICompatibleRuntime
 
         return OpenAICompatibleRuntime(settings.openai_base_url, settings.openai_model, n_ctx=settings.n_ctx)
     if settings.chat_backend not in ("llama", "openai"):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from desktop_app.core.chat.context import CountTokens, truncate_to_tokens
-from desktop_app.core.chat.runtime import ChatRuntime
+from desktop_app.core.chat.runtime.base import ChatRuntime
 from desktop_app.core.log import get_logger
 
 log = get_logger("chat")

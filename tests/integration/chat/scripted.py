@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
 from desktop_app.core.chat.model_files import ModelInfo
-from desktop_app.core.chat.runtime import Generation, OnText, stream_pieces
+from desktop_app.core.chat.runtime.base import Generation, OnText, stream_pieces
 
 Message = dict[str, Any]
 Reply = str | Callable[[list[Message]], str]

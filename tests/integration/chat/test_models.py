@@ -117,7 +117,7 @@ def test_a_partial_download_is_reported_for_resuming(manager, server, tmp_path):
 @pytest.mark.slow
 def test_the_real_gguf_downloaded_used_and_streaming(manager, library, server, tmp_path):
     """The bundled SmolLM2 served over loopback: download, `use`, and a real load that streams tokens."""
-    from desktop_app.core.chat.runtime import LlamaCppRuntime
+    from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 
     source = tmp_path / "src"
     source.mkdir()

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from desktop_app.core.chat.openai_backend import OpenAICompatibleRuntime
+from desktop_app.core.chat.runtime.openai_backend import OpenAICompatibleRuntime
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.settings import Settings

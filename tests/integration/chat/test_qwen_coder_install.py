@@ -6,7 +6,7 @@ from __future__ import annotations
 from desktop_app.core.chat.catalog import local_model
 from desktop_app.core.chat.gguf_header import read_gguf_info
 from desktop_app.core.chat.model_install import install_local
-from desktop_app.core.chat.runtime import LlamaCppRuntime
+from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 
 
 def test_the_installed_pieces_become_a_qwen2_gguf_that_generates(tmp_path):

@@ -74,7 +74,7 @@ def test_a_follow_up_reuses_the_cached_prefix_and_reset_forgets_it(runtime):
 
 
 def test_the_model_loads_lazily_and_reports_its_file(gguf):
-    from desktop_app.core.chat.runtime import LlamaCppRuntime
+    from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 
     rt = LlamaCppRuntime(gguf, n_ctx=512)
     info = rt.info()
@@ -87,7 +87,7 @@ def test_the_model_loads_lazily_and_reports_its_file(gguf):
 def test_a_missing_model_file_is_a_plain_error(tmp_path):
     import pytest
 
-    from desktop_app.core.chat.runtime import LlamaCppRuntime
+    from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
     from desktop_app.core.errors import UnavailableError
 
     bad = tmp_path / "broken.gguf"

@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.template_tokens import _GENERIC
+from desktop_app.core.chat.runtime.template_tokens import _GENERIC
 from desktop_app.mcp.text import bounded, inert
 
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

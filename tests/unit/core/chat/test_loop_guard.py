@@ -1,6 +1,6 @@
 """The repetition guard that ends a small model's loops."""
 
-from desktop_app.core.chat.runtime import LoopGuard, stream_pieces
+from desktop_app.core.chat.runtime.base import LoopGuard, stream_pieces
 
 
 def chunks(texts):
@@ -28,7 +28,7 @@ def test_lines_split_across_pieces_are_joined():
 
 
 def test_physical_cores_from_cpuinfo():
-    from desktop_app.core.chat.runtime import physical_cores
+    from desktop_app.core.chat.runtime.llama import physical_cores
 
     smt = "".join(
         f"processor : {i}\nphysical id : 0\ncore id : {i // 2}\n\n" for i in range(8)
@@ -40,7 +40,7 @@ def test_physical_cores_from_cpuinfo():
 
 
 def test_a_sentence_limit_ends_the_answer_before_the_next_sentence_starts():
-    from desktop_app.core.chat.runtime import stream_pieces
+    from desktop_app.core.chat.runtime.base import stream_pieces
 
     texts = ["Dr.", " Quell", " built", " it", " [1].", " It", " runs", " on", " helium!", "\n", "More", " text."]
     pieces, _, cancelled, finish = stream_pieces(chunks(texts), None, None, max_sentences=2)

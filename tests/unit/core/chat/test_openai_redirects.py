@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from desktop_app.core.chat.openai_backend import OpenAICompatibleRuntime, is_loopback_host, plain_http_warning
+from desktop_app.core.chat.runtime.openai_backend import OpenAICompatibleRuntime, is_loopback_host, plain_http_warning
 from desktop_app.core.errors import UnavailableError
 
 

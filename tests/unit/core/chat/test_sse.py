@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from desktop_app.core.chat.openai_backend import iter_sse_data, iter_stream_chunks
-from desktop_app.core.chat.runtime import stream_pieces
+from desktop_app.core.chat.runtime.base import stream_pieces
+from desktop_app.core.chat.runtime.openai_backend import iter_sse_data, iter_stream_chunks
 from desktop_app.core.errors import UnavailableError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.template_tokens import control_markers, defuse, defuse_messages
+from desktop_app.core.chat.runtime.template_tokens import control_markers, defuse, defuse_messages
 
 MARKERS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "[INST]", "[/INST]", "<s>", "</s>", "<<SYS>>",
            "<start_of_turn>", "<|eot_id|>", "<|start_header_id|>"]
