@@ -201,6 +201,7 @@ def answer_dict(answer) -> dict:
         "quote_s": answer.quote_s,
         "ttft_s": answer.ttft_s,
         "memory": list(getattr(answer, "memory", ())),  # the fact list and recalled items memory injected
+        "rows": list(answer.rows),  # a whole-library answer's table: one dict per cited document
     }
 
 

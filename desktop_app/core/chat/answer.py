@@ -45,3 +45,4 @@ class ChatAnswer:
     abstained: bool = False  # the quote selector (and the reranker, when loaded) said no passage answers
     quote_s: float | None = None  # seconds from the question to the quote being handed out
     memory: tuple[dict, ...] = ()  # what conversation memory put in the prompt (the fact list, recalled items)
+    rows: tuple[dict, ...] = ()  # a whole-library answer's table rows (core/chat/collection_answer.py), JSON-ready

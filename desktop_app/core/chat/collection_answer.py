@@ -53,7 +53,7 @@ def chat_answer(found: Collected, chat_id: int) -> ChatAnswer:
     passages = tuple(Passage(n, r.passage, r.path, r.page, r.chunk_id, 1.0, place=r.place)
                      for n, r in enumerate(found.rows, 1))
     return ChatAnswer(text=text, chat_id=chat_id, citations=citations, passages=passages, raw_text=text,
-                      generation_shown=False)
+                      generation_shown=False, rows=tuple(rows_dict(found)))
 
 
 def markdown(found: Collected) -> str:

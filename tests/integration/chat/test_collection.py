@@ -134,7 +134,7 @@ def test_a_plain_question_goes_the_usual_path_with_the_model(tmp_path, company, 
         lib.close()
 
 
-def test_trove_ask_prints_the_table_and_its_sources(tmp_path, company, records, minilm, capsys):
+def test_trove_ask_prints_the_table_and_its_sources_and_json_gives_the_rows(tmp_path, company, records, minilm, capsys):
     from desktop_app.cli import main
 
     home = tmp_path / "home"
@@ -147,3 +147,8 @@ def test_trove_ask_prints_the_table_and_its_sources(tmp_path, company, records, 
     assert "|  | Date | Document | Quoted |" in out and out.count("\n| [") == n
     sources = out.split("Sources:")[1].strip().splitlines()
     assert len(sources) == n and all(line.startswith(f"[{i}] {company}") for i, line in enumerate(sources, 1))
+    assert main(["--home", str(home), "ask", f"What is the total of the invoices from {vendor}?", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    invoices = [r for r in records if "invoice" in r.kinds and vendor in r.mentions]
+    assert sorted(Path(r["path"]).relative_to(company).as_posix() for r in rows) == sorted(r.path for r in invoices)
+    assert sum(Decimal(r["amount"]) for r in rows) == sum((r.amount for r in invoices), Decimal("0"))
