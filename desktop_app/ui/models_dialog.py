@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.chat.catalog import CATALOG, recommend
 from desktop_app.core.chat.download import DownloadCancelled, DownloadProgress
 from desktop_app.core.pathnames import display_path
 from desktop_app.ui.changes import ChangeKind
@@ -53,7 +52,8 @@ class ModelsDialog(QDialog):
         self.entries: list = []
         self.cancel_event: threading.Event | None = None
         self.downloading_label = ""
-        self.recommended = recommend(manager.memory_bytes, n_ctx=n_ctx)
+        self.catalog = manager.catalog
+        self.recommended = manager.recommended(n_ctx)
         layout = QVBoxLayout(self)
         layout.addWidget(self._build_models_box(), 2)
         layout.addWidget(self._build_download_box(), 5)
@@ -95,9 +95,9 @@ class ModelsDialog(QDialog):
                        "and are checked against their published SHA-256.")
         intro.setWordWrap(True)
         self.catalog_table = make_table(COLUMNS)
-        rows = [catalog_row(e, e is self.recommended, self.n_ctx) for e in CATALOG]
-        tips = [plain_tooltip(f"{e.url}\nsource of size and hash: {e.source}") for e in CATALOG]
-        fill_table(self.catalog_table, rows, CATALOG.index(self.recommended) if self.recommended else -1, tips)
+        rows = [catalog_row(e, e is self.recommended, self.n_ctx) for e in self.catalog]
+        tips = [plain_tooltip(f"{e.url}\nsource of size and hash: {e.source}") for e in self.catalog]
+        fill_table(self.catalog_table, rows, self.catalog.index(self.recommended) if self.recommended else -1, tips)
         self.catalog_table.itemSelectionChanged.connect(self.on_catalog_selection_changed)
         self.catalog_button = QPushButton("Download selected")
         self.catalog_button.setEnabled(False)
@@ -199,7 +199,7 @@ class ModelsDialog(QDialog):
     def on_catalog_download_clicked(self) -> None:
         rows = self.catalog_table.selectionModel().selectedRows()
         if rows:
-            self.start_download(CATALOG[rows[0].row()].id)
+            self.start_download(self.catalog[rows[0].row()].id)
 
     def on_url_download_clicked(self) -> None:
         if self.url_edit.text().strip():

@@ -110,6 +110,15 @@ class ModelManager:
 
     # ---- reading ---------------------------------------------------------------------------------
 
+    @property
+    def catalog(self) -> tuple[CatalogEntry, ...]:
+        """The models Trove offers to download (sizes and hashes pinned in catalog.py)."""
+        return catalog.CATALOG
+
+    def recommended(self, n_ctx: int) -> CatalogEntry | None:
+        """The catalog's largest model that fits this computer's memory comfortably at `n_ctx`; None if none does."""
+        return catalog.recommend(self.memory_bytes, n_ctx=n_ctx)
+
     def entries(self) -> list[ModelEntry]:
         """Every model: the bundled one first, then the rest in the order they were added."""
         settings = self._get_settings()

@@ -93,6 +93,21 @@ def test_recommendations_for_common_machines():
     assert recommend(64 * GB).id == max(CATALOG, key=lambda e: e.parameters).id
 
 
+def test_the_model_manager_offers_the_catalog_and_its_pick_for_this_machine(tmp_path):
+    """What the Models dialog shows comes through library.models, the recommendation for the manager's memory."""
+    from desktop_app.core.chat.models import ModelManager
+    from desktop_app.core.settings import Settings
+
+    def manager(memory: int) -> ModelManager:
+        return ModelManager(tmp_path, Settings, Settings, memory_bytes=memory)
+
+    assert manager(8 * GB).catalog == CATALOG
+    assert manager(1 * GB).recommended(4096) is None
+    assert manager(8 * GB).recommended(4096) is recommend(8 * GB, n_ctx=4096)
+    assert manager(8 * GB).recommended(32768) is recommend(8 * GB, n_ctx=32768)
+    assert manager(64 * GB).recommended(4096).id == max(CATALOG, key=lambda e: e.parameters).id
+
+
 def test_this_machines_memory_agrees_with_psutil():
     import psutil  # a dev dependency only: core reads the OS directly
 
