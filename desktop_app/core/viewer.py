@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop_app.core.errors import ExtractionError
 from desktop_app.core.text.language import RIGHT_TO_LEFT
 from desktop_app.core.viewer_memory import memory_passage
 from desktop_app.core.viewer_pdf import render_pdf_page
@@ -15,6 +16,8 @@ from desktop_app.core.viewer_text import assemble, find_text
 __all__ = ["LibraryViewer"]
 
 REACH = 150  # chunks either side of the passage: the text shown around it (a 200 MB log is never read whole)
+WHOLE_TYPES = ("code", "markdown")  # shown whole when small: code with the file's line numbers, Markdown rendered
+WHOLE_MAX_BYTES = 2 * 1024 * 1024
 
 
 class LibraryViewer:
@@ -33,6 +36,9 @@ class LibraryViewer:
             return None
         focus = next((i for i, c in enumerate(around) if (c[1], c[3]) == (row.start, row.text)), 0)
         text, start, end = assemble(around, focus)
+        whole = _whole_text(row)
+        if whole is not None:
+            text, start, end = whole, row.start, row.start + len(row.text)
         q_start = q_end = -1
         if quote.strip():
             inside = find_text(text[start:end], quote)
@@ -41,7 +47,7 @@ class LibraryViewer:
                 q_start, q_end = found
         return PassageText(row.container or row.path, row.title, row.type, text, start, end, row.page, q_start,
                            q_end, row.lang in RIGHT_TO_LEFT, row.text, pdf=row.type == "pdf" and not row.container,
-                           place=_place(row))
+                           place=_place(row), whole=whole is not None)
 
     def pdf_page(self, path: str, page: int, *, scale: float = 1.5, passage: str = "", quote: str = "",
                  fit_width: float = 0.0) -> PdfPage:
@@ -53,6 +59,24 @@ class LibraryViewer:
         """A memory item the Sources list shows (a cited fact, a recalled past chat's excerpt) as text: the fact with
         the turn it was stated in, or the excerpt's turns in their chat, highlighted (core/viewer_memory.py)."""
         return memory_passage(self._library, item)
+
+
+def _whole_text(row: Any) -> str | None:
+    """A small code or Markdown file's whole text, decoded as it was for indexing, when the chunk is still where its
+    span says (the file did not change since); None otherwise (the chunks around the passage are shown)."""
+    if row.type not in WHOLE_TYPES or row.container:
+        return None
+    from desktop_app.core.ingest.sniff import text_of
+
+    try:
+        with open(row.path, "rb") as fh:
+            raw = fh.read(WHOLE_MAX_BYTES + 1)
+        text = text_of(raw) if len(raw) <= WHOLE_MAX_BYTES else None
+    except (OSError, ValueError, ExtractionError):
+        return None
+    if text is None or text[row.start:row.start + len(row.text)] != row.text:
+        return None
+    return text
 
 
 def _place(row: Any) -> str:

@@ -26,6 +26,7 @@ class PassageText:
     chunk_text: str = ""  # the passage itself (what a PDF page is searched for)
     pdf: bool = False  # `path` is a PDF file of its own (an attachment inside a mailbox shows as text)
     place: str = ""  # where the passage is in its file: "slide 3", "message 2 · report.pdf", "p. 4"
+    whole: bool = False  # `text` is the whole file from its first character: its lines are the file's lines
 
 
 @dataclass(frozen=True)

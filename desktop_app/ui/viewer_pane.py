@@ -3,9 +3,10 @@
 PDFs show as rendered pages (library.viewer.pdf_page on the task runner: PDFium never runs on the UI thread) with
 the passage's characters lightly and the quote's strongly highlighted, from PDFium's own character boxes; next /
 previous page and zoom re-render one page. Every other type shows its extracted text (the chunks around the
-passage, rebuilt by their spans) with the passage selected and the quote highlighted, scrolled into view; a right-
-to-left paragraph lays out right to left (Qt's bidi, per paragraph). "Open in system viewer" is one key away
-(Ctrl+Shift+O, or Shift+Enter on a search result).
+passage, rebuilt by their spans; a small code or Markdown file whole) with the passage selected and the quote
+highlighted, scrolled into view: Markdown rendered (no resource loaded, no HTML), code in a monospace font with the
+file's line numbers; a right-to-left paragraph lays out right to left (Qt's bidi, per paragraph). "Open in system
+viewer" is one key away (Ctrl+Shift+O, or Shift+Enter on a search result).
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from PySide6.QtWidgets import (
 from desktop_app.core.pathnames import display_path
 from desktop_app.core.viewer_rows import Box, PassageText, PdfPage
 from desktop_app.ui import open_file
+from desktop_app.ui.safe_document import SafeTextDocument
 from desktop_app.ui.tasks import TaskRunner
+from desktop_app.ui.viewer_text_views import NumberedText, render_markdown
 
 PASSAGE_COLOR = QColor(255, 214, 0, 70)  # the passage: a light wash
 QUOTE_COLOR = QColor(255, 150, 0, 150)  # the quote inside it: stronger
@@ -95,9 +98,12 @@ class ViewerPane(QWidget):
         for w in (self.next_hit_button, self.prev_button, self.page_label, self.next_button, self.zoom_out_button,
                   self.zoom_in_button, self.system_button):
             bar.addWidget(w)
-        self.text = QPlainTextEdit(self)
+        self.text = NumberedText(self)
         self.text.setObjectName("viewerText")
-        self.text.setReadOnly(True)
+        self.rendered = QTextEdit(self)  # Markdown, rendered
+        self.rendered.setObjectName("viewerRendered")
+        self.rendered.setReadOnly(True)
+        self.rendered.setDocument(SafeTextDocument(self.rendered))
         self.page_image = QLabel(self)
         self.page_image.setObjectName("viewerPage")
         self.page_image.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
@@ -106,6 +112,7 @@ class ViewerPane(QWidget):
         self.scroll.setWidgetResizable(True)
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.text)
+        self.stack.addWidget(self.rendered)
         self.stack.addWidget(self.scroll)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -165,26 +172,35 @@ class ViewerPane(QWidget):
         self._show_text(passage)
         self.passage_shown.emit(passage)
 
+    @property
+    def shown_text(self) -> QPlainTextEdit | QTextEdit:
+        """The text view on show: the plain / code view, or the rendered Markdown."""
+        return self.rendered if self.stack.currentWidget() is self.rendered else self.text
+
     def _show_text(self, p: PassageText) -> None:
-        self.stack.setCurrentWidget(self.text)
-        self.text.setPlainText(p.text)
+        spans = [p.start, p.end] + ([p.quote_start, p.quote_end] if p.quote_start >= 0 else [])
+        at = render_markdown(self.rendered.document(), p.text, spans) if p.type == "markdown" else None
+        view: QPlainTextEdit | QTextEdit = self.text if at is None else self.rendered
+        if at is None:
+            self.text.setPlainText(p.text)
+            self.text.set_numbered(p.type == "code" and p.whole)  # numbers only when they are the file's
+            at = spans
+        self.stack.setCurrentWidget(view)
         # a plain-text view lays every paragraph out by its own first strong letter (Qt's bidi) but aligns them all
         # alike: a right-to-left passage's document is aligned to the right
-        option = self.text.document().defaultTextOption()
+        option = view.document().defaultTextOption()
         option.setAlignment(Qt.AlignmentFlag.AlignRight if p.rtl else Qt.AlignmentFlag.AlignLeft)
-        self.text.document().setDefaultTextOption(option)
-        cursor = QTextCursor(self.text.document())
-        cursor.setPosition(p.start)
-        cursor.setPosition(p.end, QTextCursor.MoveMode.KeepAnchor)
+        view.document().setDefaultTextOption(option)
+        cursor = _span(view, at[1], at[0])  # the cursor at the passage's start: the view scrolls to its beginning
         marks = [_mark(cursor, PASSAGE_COLOR)]
-        if p.quote_start >= 0:
-            quoted = QTextCursor(self.text.document())
-            quoted.setPosition(p.quote_start)
-            quoted.setPosition(p.quote_end, QTextCursor.MoveMode.KeepAnchor)
-            marks.append(_mark(quoted, QUOTE_COLOR))
-        self.text.setExtraSelections(marks)
-        self.text.setTextCursor(cursor)  # selected: copy works, and the view scrolls to it
-        self.text.centerCursor()
+        if len(at) == 4:
+            marks.append(_mark(_span(view, at[2], at[3]), QUOTE_COLOR))
+        view.setExtraSelections(marks)
+        view.setTextCursor(cursor)  # selected: copy works, and the view scrolls to it
+        if isinstance(view, QPlainTextEdit):
+            view.centerCursor()
+        else:
+            view.ensureCursorVisible()
 
     # ---- PDF pages -----------------------------------------------------------------------------
 
@@ -249,17 +265,15 @@ class ViewerPane(QWidget):
     def next_hit(self) -> bool:
         """Select the next place after the cursor where one of the search's words appears (from the top again
         past the last); False when there is none (or the document shows as a page)."""
-        if self.hits is None or self.stack.currentWidget() is not self.text:
+        if self.hits is None or self.stack.currentWidget() is self.scroll:
             return False
-        text = self.text.toPlainText()
-        found = self.hits.search(text, self.text.textCursor().selectionEnd()) or self.hits.search(text)
+        view = self.shown_text
+        text = view.document().toRawText()  # indexed as the cursor's positions
+        found = self.hits.search(text, view.textCursor().selectionEnd()) or self.hits.search(text)
         if found is None:
             return False
-        cursor = QTextCursor(self.text.document())
-        cursor.setPosition(found.start())
-        cursor.setPosition(found.end(), QTextCursor.MoveMode.KeepAnchor)
-        self.text.setTextCursor(cursor)
-        self.text.ensureCursorVisible()
+        view.setTextCursor(_span(view, found.start(), found.end()))
+        view.ensureCursorVisible()
         return True
 
     def on_failed_shown(self, message: str) -> None:
@@ -287,6 +301,13 @@ def painted(page: PdfPage) -> QImage:
 
 def rect_of(box: Box) -> QRectF:
     return QRectF(box.left, box.top, box.right - box.left, box.bottom - box.top)
+
+
+def _span(view: QPlainTextEdit | QTextEdit, start: int, end: int) -> QTextCursor:
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(start)
+    cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+    return cursor
 
 
 def _mark(cursor: QTextCursor, color: QColor) -> QTextEdit.ExtraSelection:

@@ -164,22 +164,26 @@ def test_a_text_result_opens_with_its_span_selected_and_the_system_viewer_is_one
         qtbot.keyClick(panel.view, Qt.Key.Key_Return)
     passage = shown.args[0]
     viewer = viewer_of(window)
-    selected = viewer.text.textCursor().selectedText().replace("\u2029", "\n")
-    assert selected == results[0].content == passage.text[passage.start:passage.end]
-    assert "Quinces ripen" in selected and "Harbour notes" in viewer.text.toPlainText()
-    viewer.text.setFocus()
+    assert results[0].content == passage.text[passage.start:passage.end] and passage.whole
+    assert viewer.shown_text is viewer.rendered  # Markdown, rendered: the heading without its "#"
+    selected = viewer.rendered.textCursor().selectedText().replace("\u2029", "\n")
+    assert selected == "\n".join(line.lstrip("# ") for line in NOTE.strip().split("\n") if line)
+    assert "#" not in viewer.rendered.toPlainText()
+    assert viewer.rendered.document().firstBlock().blockFormat().headingLevel() == 1
+    viewer.rendered.setFocus()
     hits = []
     for _ in range(4):  # F3: the search's words, one after the other, from the top again past the last
-        qtbot.keyClick(viewer.text, Qt.Key.Key_F3)
-        hits.append(viewer.text.textCursor().selectedText())
+        qtbot.keyClick(viewer.rendered, Qt.Key.Key_F3)
+        hits.append(viewer.rendered.textCursor().selectedText())
     assert hits == ["Quinces", "walled", "garden", "Quinces"]  # the query was "quinces walled garden"
     assert opened.calls == []
     qtbot.keyClick(panel.view, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyRelease(panel.view, Qt.Key.Key_Shift)  # the platform's modifier state, not held into later tests
     assert opened.calls == [(results[0].source, None)]
-    viewer.text.setFocus()
-    qtbot.keyClick(viewer.text, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    qtbot.keyRelease(viewer.text, Qt.Key.Key_Control)
+    viewer.rendered.setFocus()
+    qtbot.keyClick(viewer.rendered, Qt.Key.Key_O,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyRelease(viewer.rendered, Qt.Key.Key_Control)
     assert opened.calls[-1] == (str((docs / "harbour.md").resolve()), None) and len(opened.calls) == 2
 
 
