@@ -1,12 +1,15 @@
 """UI responsiveness: how late a 20 ms heartbeat on the Qt event loop runs while the window indexes a folder
 of N text files (both phases, real MiniLM by default) and streams a chat answer from the real SmolLM2 model,
-with searches typed meanwhile.
+with searches typed meanwhile; then the library ledger opened on a library of --ledger-files files (100,000 by
+default; bench/ledger_latency.py's measurement: first page, counts, scrolling, a filter and a sort under the same
+heartbeat).
 
 The same scenario as tests/gui/test_responsiveness.py, run to the end of the semantic phase and measured
 instead of asserted. Reports p50/p95/p99/max heartbeat gap for the whole run and for each stretch
 (keyword phase, semantic phase), plus how many gaps exceeded 100 and 200 ms.
 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/ui_latency.py [--files 1000] [--embedder minilm|hash]
+     [--ledger-files 100000] (0: no ledger stretch)
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
+    parser.add_argument("--ledger-files", type=int, default=100_000, help="files of the ledger's library (0: none)")
     parser.add_argument("--out", help="JSON path (default bench/results/ui_latency.json)")
     args = parser.parse_args()
 
@@ -103,7 +107,7 @@ def main() -> int:
         library = Library(Path(tmp) / "home", settings=settings)
         window = MainWindow(library)
         window.show()
-        spin_until(lambda: window.folder_count >= 0 and not window._sync_running, 30)
+        spin_until(lambda: window.folder_count >= 0 and not window.syncing, 30)
         beat = Heartbeat(20)
         stamped: list[tuple[float, float]] = []
         original = beat.on_timeout
@@ -130,7 +134,7 @@ def main() -> int:
             panel.query.setText(word)
         spin_until(lambda: bool(answers), 300)
         t_answer = time.perf_counter()
-        spin_until(lambda: not window._sync_running and library.stats()["documents"] >= args.files, 600)
+        spin_until(lambda: not window.syncing and library.stats()["documents"] >= args.files, 600)
         t_keyword = time.perf_counter()
         spin_until(lambda: library.wait_for_embeddings(0), 1800)
         t_semantic = time.perf_counter()
@@ -165,6 +169,10 @@ def main() -> int:
         }
         window.shutdown()
         library.close()
+        if args.ledger_files:
+            from ledger_latency import run as open_ledger  # the ledger's own benchmark, run here beside the rest
+
+            result["ledger"] = open_ledger(args.ledger_files, Path(tmp) / "ledger-home")
     hb = result["heartbeat"]
     print(
         f"{args.files} files ({result['chunks']} chunks, {args.embedder}); answer {result['answer']['tokens']} tokens "
@@ -184,6 +192,13 @@ def main() -> int:
         )
     print(f"  gaps > 100 ms at (s, ms): {result['gaps_over_100ms']}")
     print(f"  gc passes > 30 ms at (s, ms, generation, thread): {result['gc_pauses_over_30ms']}")
+    if "ledger" in result:
+        led = result["ledger"]
+        lb = led["heartbeat"]
+        print(f"ledger on {led['files']} files: first page {led['first_page_s']} s, counts {led['counts_s']} s, "
+              f"next pages {led['next_pages_s']} s, filter {led['filter_skipped_s']} s, sort {led['sort_by_size_s']} s;"
+              f" heartbeat p50 {lb['p50_ms']} / p95 {lb['p95_ms']} / max {lb['max_ms']} ms, >200 ms: "
+              f"{lb['over_200ms']}, max stall {lb['max_stall_ms']} ms")
     save("ui_latency", result, args.out)
     del app
     return 0
