@@ -135,9 +135,9 @@ def rows_dict(found: Collected) -> list[dict[str, Any]]:
 def early_answer(service: Any, chat_id: int, question: str, history_turns: int,
                  scope: Sequence[str] | None) -> ChatAnswer | None:
     """What ChatService.ask answers before any retrieval, without the model: a remember request's acknowledgement
-    (memory_step.acknowledged), else a whole-library question's table when `service.whole_library` is on (`scope`
-    None: the question is asked without the library's documents)."""
+    (memory_step.acknowledged), else a whole-library question's table when `service.whole_library` is on and the
+    answer may come from the documents (`scope` None: asked without them; the context_enabled setting off)."""
     ack = acknowledged(service._memory, service.store, chat_id, question, history_turns)
-    if ack is not None or scope is None or not service.whole_library:
-        return ack
+    if ack is not None or scope is None or not service.whole_library or not service._get_settings().context_enabled:
+        return ack  # (answering from the documents is off: the model alone answers, as it always has)
     return collection_step(service.store, question, chat_id, scope)

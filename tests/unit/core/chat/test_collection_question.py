@@ -92,3 +92,25 @@ def test_a_document_amount_is_its_labelled_total_else_its_only_amount_else_none(
 def test_totals_are_per_currency():
     amounts = amounts_in("€10.00 and $5.50 and EUR 2.25")
     assert totals(amounts) == {"EUR": Decimal("12.25"), "USD": Decimal("5.50")}
+
+
+def test_the_table_quotes_cells_literally_and_totals_each_currency_apart():
+    from desktop_app.core.chat.collection import Collected, CollectionRow
+    from desktop_app.core.chat.collection_answer import chat_answer
+
+    question = read_question("What is the total of the invoices from Acme?", TODAY)
+    eur, usd = amounts_in("Total: EUR 10.50")[0], amounts_in("Total: $2.00")[0]
+    rows = (CollectionRow("/lib/a|b_c.txt", "A", "2026-01-02", "Total: EUR 10.50", "Total: EUR 10.50", 1, None, "",
+                          eur),
+            CollectionRow("/lib/d.md", "D", "", "Total: $2.00", "Total: $2.00", 2, None, "", usd),
+            CollectionRow("/lib/e.md", "E", "2026-02-01", "no amount", "no amount", 3))
+    answer = chat_answer(Collected(question, rows, 7, sums=totals([eur, usd])), chat_id=1)
+    lines = answer.text.splitlines()
+    assert lines[0] == "**3** invoices mentioning “Acme” (7 documents read)."
+    assert "| [1] | 2026-01-02 | a\\|b\\_c.txt | EUR 10.50 | Total: EUR 10.50 |" in lines
+    assert "| [3] | 2026-02-01 | e.md | — | no amount |" in lines
+    assert lines[-1] == ("**Total: EUR 10.50 + USD 2.00** over 2 invoices; 1 without a single total amount, not added"
+                         " (currencies are never added together).")
+    assert [(c.n, c.path, c.chunk_id) for c in answer.citations] == [(1, "/lib/a|b_c.txt", 1), (2, "/lib/d.md", 2),
+                                                                      (3, "/lib/e.md", 3)]
+    assert [r["amount"] for r in answer.rows] == ["10.50", "2.00", None]
