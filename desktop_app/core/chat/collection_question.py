@@ -97,14 +97,14 @@ def read_question(question: str, today: dt.date | None = None) -> CollectionQues
 
 
 def _operation(low: list[str]) -> Operation | None:
-    """COUNT when a kind of document follows `how many` / `number of` / `count`; TOTAL with `total`, `sum`, `add
+    """COUNT when a plural kind of document follows `how many` / `number of` / `count`; TOTAL with `total`, `sum`, `add
     up` or `how much` and a plural kind or a verb of paying (`how much did we pay`); LIST when the question starts
     with `list` / `show` / … and names a kind, or with `which` / `what` and a plural kind right after."""
     pairs = list(zip(low, [*low[1:], ""], strict=False))
     for i, (a, b) in enumerate(pairs):
-        if (a, b) in (("how", "many"), ("number", "of")) and _names_kind(low[i + 2 : i + 2 + _NEAR]):
-            return Operation.COUNT
-        if a == "count" and _names_kind(low[i + 1 : i + 1 + _NEAR]):
+        if (a, b) in (("how", "many"), ("number", "of")) and _names_kind(low[i + 2 : i + 2 + _NEAR], plural=True):
+            return Operation.COUNT  # "how many invoices", not "how many file types" nor "how many minutes"
+        if a == "count" and _names_kind(low[i + 1 : i + 1 + _NEAR], plural=True):
             return Operation.COUNT
     totalled = any(w in ("total", "sum", "totals") for w in low) or ("add", "up") in pairs or ("how", "much") in pairs
     if totalled and (_names_kind(low, plural=True) or _PAY.intersection(low)):
@@ -118,7 +118,7 @@ def _operation(low: list[str]) -> Operation | None:
 
 
 def _names_kind(words: list[str], plural: bool = False) -> bool:
-    return any(kind_of(w) and (not plural or singular(w) != w or w in ("minutes",)) for w in words)
+    return any(kind_of(w) and (not plural or singular(w) != w) for w in words)
 
 
 def singular(word: str) -> str:

@@ -50,6 +50,8 @@ def test_tags_and_types_become_query_language_filters():
 
 @pytest.mark.parametrize("question", [
     "How many people attended the budget meeting?",  # something inside one document
+    "How many file types does Trove read?",
+    "How many minutes did the launch meeting last?",
     "Which meeting decided the launch date?",
     "What did the meeting notes say about hiring?",
     "What is the total weight of the reactor?",
