@@ -3,10 +3,10 @@
 PDFs show as rendered pages (library.viewer.pdf_page on the task runner: PDFium never runs on the UI thread) with
 the passage's characters lightly and the quote's strongly highlighted, from PDFium's own character boxes; next /
 previous page and zoom re-render one page. Every other type shows its extracted text (the chunks around the
-passage, rebuilt by their spans; a small code or Markdown file whole) with the passage selected and the quote
-highlighted, scrolled into view: Markdown rendered (no resource loaded, no HTML), code in a monospace font with the
-file's line numbers; a right-to-left paragraph lays out right to left (Qt's bidi, per paragraph). "Open in system
-viewer" is one key away (Ctrl+Shift+O, or Shift+Enter on a search result).
+passage, rebuilt by their spans; a small code or Markdown file whole) with the passage washed and selected (the
+quote, when there is one, selected in it), scrolled into view: Markdown rendered (no resource loaded, no HTML),
+code in a monospace font with the file's line numbers; a right-to-left paragraph lays out right to left (Qt's bidi,
+per paragraph). "Open in system viewer" is one key away (Ctrl+Shift+O, or Shift+Enter on a search result).
 """
 
 from __future__ import annotations
@@ -193,8 +193,9 @@ class ViewerPane(QWidget):
         view.document().setDefaultTextOption(option)
         cursor = _span(view, at[1], at[0])  # the cursor at the passage's start: the view scrolls to its beginning
         marks = [_mark(cursor, PASSAGE_COLOR)]
-        if len(at) == 4:
-            marks.append(_mark(_span(view, at[2], at[3]), QUOTE_COLOR))
+        if len(at) == 4:  # the quote is what is selected (a selection paints over the washes): the passage washed
+            cursor = _span(view, at[3], at[2])
+            marks.append(_mark(cursor, QUOTE_COLOR))
         view.setExtraSelections(marks)
         view.setTextCursor(cursor)  # selected: copy works, and the view scrolls to it
         if isinstance(view, QPlainTextEdit):

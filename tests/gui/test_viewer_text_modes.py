@@ -69,6 +69,7 @@ def test_markdown_is_rendered_with_the_quote_on_its_own_characters(qtbot, text_w
     text = view.toPlainText()
     assert "**" not in text and "`" not in text and "](" not in text and "## " not in text
     assert marked(view, 1) == SHOWN_QUOTE  # the quote: exactly its characters, rendered
+    assert view.textCursor().selectedText() == SHOWN_QUOTE  # selected: what copy takes
     assert SHOWN_QUOTE in marked(view, 0) and "Never leave the lamp room" in marked(view, 0)
     cursor = view.document().find("brass burner")
     assert cursor.charFormat().fontWeight() >= 700  # bold, not asterisks
@@ -96,9 +97,8 @@ def test_code_shows_monospace_with_the_files_line_numbers(qtbot, text_window):
     assert quote.selectedText() == "the lens turns twice a minute"
     assert quote.block().blockNumber() + 1 == wanted
     assert quote.block().text() == lines[wanted - 1]
-    first = view.document().findBlock(passage.start).blockNumber() + 1
-    assert lines[first - 1].strip() and lines[first - 1] in passage.text[passage.start:passage.end]
-    qtbot.waitUntil(lambda: any(n == first for n, _top in view.line_numbers_shown()), timeout=5_000)
+    assert view.textCursor().selectedText() == "the lens turns twice a minute"
+    qtbot.waitUntil(lambda: any(n == wanted for n, _top in view.line_numbers_shown()), timeout=5_000)
     numbers = [n for n, _top in view.line_numbers_shown()]
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # the file's lines, in order
 

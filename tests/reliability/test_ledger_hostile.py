@@ -94,6 +94,7 @@ def test_the_ledger_lists_every_bad_file_with_its_reason(hostile_library, capsys
         ".draft.md", ".obsidian", "bundle.zip", "seen.md", "song.mp3"]  # nothing inside the hidden or excluded folder
     assert {p.removeprefix(quiet) for p, f in by_path.items() if f["not_read"]} == {
         ".draft.md", ".obsidian", "bundle.zip", "song.mp3"}
+    assert by_path[quiet + ".obsidian"]["type"] == "" and by_path[quiet + "song.mp3"]["type"] == ""  # no kind
 
 
 def test_the_ledger_counts_equal_trove_stats(hostile_library, capsys):

@@ -19,7 +19,7 @@ from desktop_app.core.events import IndexProgress
 from desktop_app.core.folders import has_entries, may_be_unmounted
 from desktop_app.core.index.upgrades import rechunk_if_stale
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
-from desktop_app.core.ingest.discover import Found, NotRead, Skipped, classify, scan
+from desktop_app.core.ingest.discover import HIDDEN_FOLDER, Found, NotRead, Skipped, classify, scan
 from desktop_app.core.ingest.doc_facts import document_facts
 from desktop_app.core.ingest.extract import title_from_path
 from desktop_app.core.ingest.extracted import Extracted, Extraction
@@ -432,7 +432,8 @@ def record_not_read(store: Store, folder_id: int, entry: NotRead) -> None:
     """A file left alone for what it is (hidden, a type Trove does not read): listed by the ledger with its reason,
     in neither the sync's report nor the failure counts."""
     if not _gone(entry.path):
-        job = FileJob(folder_id=folder_id, item=entry, title=entry.path.name, type=file_type(entry.path) or "")
+        kind = "" if entry.reason == HIDDEN_FOLDER else file_type(entry.path) or ""  # a folder has no type
+        job = FileJob(folder_id=folder_id, item=entry, title=entry.path.name, type=kind)
         store.record_failure(job.failure(), entry.reason)
         store.mark_not_read(folder_id, str(entry.path))
 
