@@ -93,6 +93,10 @@ def test_a_count_a_list_and_a_total_are_exact_and_cited_on_sqlite(tmp_path, comp
     lib = built(tmp_path / "home", company, minilm)
     try:
         check_count_list_total(lib, company, records)
+        vendor = biggest_vendor(records)
+        mailed = [r.path for r in records if "invoice" in r.kinds and vendor in r.mentions and "mail" in r.kinds]
+        scoped = lib.ask(f"How many invoices did we get from {vendor}?", scope=(str(company / "mail"),))
+        assert mailed and cited(scoped, company) == sorted(mailed)  # `--in` / a scope narrows the documents read
         stored = lib.chat.messages(lib.chat.list_chats()[0].id)
         assert stored[-1].role == "assistant" and "| [1] |" in stored[-1].content  # kept in the chat like any answer
     finally:
@@ -112,7 +116,7 @@ def test_a_plain_question_goes_the_usual_path_with_the_model(tmp_path, company, 
     runtimes: list[RecordingRuntime] = []
 
     def factory(settings, model_path):
-        from desktop_app.core.chat.model_files import resolve_model_path
+        from desktop_app.core.chat.models.files import resolve_model_path
 
         runtimes.append(RecordingRuntime(resolve_model_path(model_path, settings.model_path), n_ctx=settings.n_ctx,
                                          n_threads=settings.n_threads))
