@@ -1,6 +1,6 @@
 """Render the viewer and ledger screenshots of docs/ui.md: a PDF citation opened at its page with the passage and
-the quote highlighted, a Markdown result with its span selected, an Arabic passage, and the ledger with skipped,
-encrypted and failed files.
+the quote highlighted, a Markdown result rendered with its span selected, code with its line numbers, an Arabic
+passage, and the ledger with skipped (hidden and unsupported files among them), encrypted and failed files.
 
 Run from the repository root (offscreen works; QT_SCALE_FACTOR=2 for the 200 % pictures):
     QT_QPA_PLATFORM=offscreen .venv/bin/python docs/screenshots/viewer_ledger.py light docs/screenshots
@@ -38,6 +38,10 @@ NOTE = ("# Harbour notes\n\nThe harbour master counts the boats each **morning**
 ARABIC = ("تقع المكتبة في وسط المدينة القديمة وتضم آلاف المخطوطات النادرة عن تاريخ العلوم والفلك والطب.\n\n"
           "ويزورها الباحثون من كل مكان لدراسة هذه المخطوطات، وتفتح أبوابها كل يوم من الصباح حتى المساء.")
 
+CODE = "".join(f"def tide_{i}(hour):\n    return (hour * {i}) % 24  # the harbour's table, row {i}\n\n"
+               for i in range(1, 40)) + \
+    "def lantern_turns(minutes):\n    return minutes * 2  # the lens turns twice a minute\n"
+
 
 def wait_for(signal, timeout_ms: int = 60_000):
     """Run the event loop until `signal` fires; its arguments."""
@@ -65,6 +69,11 @@ def build(docs: Path) -> None:
     (docs / "program.md").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8)
     (docs / "empty.txt").write_bytes(b"")
     (docs / "broken.docx").write_bytes(b"PK\x03\x04 not really a zip")
+    (docs / ".draft.md").write_text("a hidden draft", encoding="utf-8")
+    (docs / ".obsidian").mkdir()
+    (docs / ".obsidian" / "workspace.json").write_text("{}", encoding="utf-8")
+    (docs / "foghorn.mp3").write_bytes(b"ID3" + bytes(64))
+    (docs / "tides.py").write_text(CODE, encoding="utf-8")
 
 
 def main(theme: str, out: Path, suffix: str = "") -> int:
@@ -100,6 +109,11 @@ def main(theme: str, out: Path, suffix: str = "") -> int:
         wait_for(viewer.passage_shown)
         settle()
         window.grab().save(str(out / f"viewer-markdown{tag}.png"))
+        code = next(r for r in library.search("lantern_turns", top_k=5, mode="keyword") if r.source.endswith(".py"))
+        viewer.show_chunk(int(code.metadata["chunk_id"]), "the lens turns twice a minute")
+        wait_for(viewer.passage_shown)
+        settle()
+        window.grab().save(str(out / f"viewer-code{tag}.png"))
         arabic = next(r for r in library.search("المخطوطات النادرة", top_k=5) if r.source.endswith(".txt"))
         viewer.show_chunk(int(arabic.metadata["chunk_id"]))
         wait_for(viewer.passage_shown)
