@@ -52,9 +52,9 @@ from pathlib import Path
 from _common import RESULTS, median, percentile, save
 from _qa_stats import fmt, proportion, quantile, ratio_of_sums
 
-from desktop_app.core.chat.catalog import local_model
-from desktop_app.core.chat.model_files import bundled_model_path, resolve_model_path
-from desktop_app.core.chat.model_install import install_local
+from desktop_app.core.chat.models.catalog import local_model
+from desktop_app.core.chat.models.files import bundled_model_path, resolve_model_path
+from desktop_app.core.chat.models.install import install_local
 from desktop_app.core.chat.runtime.base import Generation
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime, physical_cores
 from desktop_app.core.chat.service import ChatService

@@ -31,7 +31,7 @@ from _common import save
 from _qa_stats import fmt, proportion
 from qa import SPLITS, Question, chat_service, contains_any, load_questions
 
-from desktop_app.core.chat.model_files import resolve_model_path
+from desktop_app.core.chat.models.files import resolve_model_path
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings

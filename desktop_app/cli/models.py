@@ -52,14 +52,14 @@ def add_model_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _manager(library):
-    from desktop_app.core.chat.models import ModelManager
+    from desktop_app.core.chat.models.manager import ModelManager
 
     return ModelManager.for_library(library)
 
 
 def model_line(entry) -> str:
     """One line per model: default mark, name, size, quantisation, context, RAM, origin and check."""
-    from desktop_app.core.chat.catalog import format_bytes
+    from desktop_app.core.chat.models.catalog import format_bytes
 
     mark = "*" if entry.is_default else " "
     if entry.problem:
@@ -84,7 +84,7 @@ def cmd_list(args, library) -> int:
 
 
 def cmd_catalog(args, library) -> int:
-    from desktop_app.core.chat.catalog import CATALOG, LOCAL_MODELS, format_bytes, recommend
+    from desktop_app.core.chat.models.catalog import CATALOG, LOCAL_MODELS, format_bytes, recommend
 
     manager = _manager(library)
     n_ctx = library.settings.n_ctx
@@ -126,7 +126,7 @@ def cmd_add(args, library) -> int:
 
 def cmd_download(args, library) -> int:
     """Download with a progress line on a terminal; Ctrl-C stops and keeps the partial file for a resume."""
-    from desktop_app.core.chat.download import DownloadCancelled
+    from desktop_app.core.chat.models.download import DownloadCancelled
 
     manager = _manager(library)
     printer = _ProgressLine(sys.stderr)
@@ -170,7 +170,7 @@ def cmd_use(args, library) -> int:
 
 
 def cmd_remove(args, library) -> int:
-    from desktop_app.core.chat.models import DOWNLOADED
+    from desktop_app.core.chat.models.manager import DOWNLOADED
 
     entry = _manager(library).remove(args.name)
     what = "deleted" if entry.origin == DOWNLOADED else "forgot (the file is still there)"
@@ -189,7 +189,7 @@ class _ProgressLine:
     def __call__(self, progress) -> None:
         if not self.live:
             return
-        from desktop_app.core.chat.catalog import format_bytes
+        from desktop_app.core.chat.models.catalog import format_bytes
 
         total = f" of {format_bytes(progress.total)} ({progress.fraction:.0%})" if progress.total else ""
         self.stream.write(f"\rdownloading: {format_bytes(progress.done)}{total}   ")

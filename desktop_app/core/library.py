@@ -39,7 +39,7 @@ from desktop_app.core.watch.live import LiveSync
 
 if TYPE_CHECKING:  # created on first use: search-only use never loads llama.cpp or watchdog's threads
     from desktop_app.core.chat.answer import ChatAnswer
-    from desktop_app.core.chat.models import ModelManager
+    from desktop_app.core.chat.models.manager import ModelManager
     from desktop_app.core.chat.service import ChatService
     from desktop_app.core.chat.suggest import Suggestion
     from desktop_app.core.chat.summarize import Summary
@@ -233,7 +233,7 @@ class Library:
     def models(self) -> ModelManager:
         """The chat models of this library's home: list, add, download, choose, remove."""
         if self._models is None:
-            from desktop_app.core.chat.models import ModelManager
+            from desktop_app.core.chat.models.manager import ModelManager
 
             self._models = ModelManager.for_library(self)
         return self._models

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop_app.core.chat.model_files import bundled_model_path
+from desktop_app.core.chat.models.files import bundled_model_path
 from desktop_app.core.chat.prompt import NOT_COVERED
 from desktop_app.core.errors import KnownError
 from desktop_app.core.open_check import folder_to_show, is_unc, refusal
@@ -57,7 +57,7 @@ def redact_url(url: str) -> str:
 
 def models_folder(home: str | os.PathLike[str]) -> Path:
     """Where downloaded and installed models of the library at `home` live."""
-    from desktop_app.core.chat.models import MODELS_DIR
+    from desktop_app.core.chat.models.manager import MODELS_DIR
 
     return Path(home) / MODELS_DIR
 

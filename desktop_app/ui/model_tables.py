@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from desktop_app.core.chat.catalog import CatalogEntry
+from desktop_app.core.chat.models.catalog import CatalogEntry
 from desktop_app.ui.units import format_bytes
 
 COLUMNS = ("", "Name", "Size", "Quantisation", "Context", "RAM needed", "Licence", "Check")

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.chat.download import DownloadCancelled, DownloadProgress
+from desktop_app.core.chat.models.download import DownloadCancelled, DownloadProgress
 from desktop_app.core.pathnames import display_path
 from desktop_app.ui.changes import ChangeKind
 from desktop_app.ui.model_tables import COLUMNS, catalog_row, fill_table, make_table, model_row

@@ -6,7 +6,7 @@ use it too); UI modules take it from here. And one way to write a count with its
 
 from __future__ import annotations
 
-from desktop_app.core.chat.catalog import format_bytes
+from desktop_app.core.chat.models.catalog import format_bytes
 
 __all__ = ["counted", "format_bytes"]
 

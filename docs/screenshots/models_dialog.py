@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.core.chat.model_files import bundled_model_path
-from desktop_app.core.chat.models import ModelManager
+from desktop_app.core.chat.models.files import bundled_model_path
+from desktop_app.core.chat.models.manager import ModelManager
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.ui.models_dialog import ModelsDialog

@@ -16,7 +16,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.core.chat.model_files import bundled_model_path, model_info
+from desktop_app.core.chat.models.files import bundled_model_path, model_info
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings

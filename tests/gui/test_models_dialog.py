@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtGui import QImage
 from shiboken6 import isValid
 
-from desktop_app.core.chat.catalog import CATALOG
+from desktop_app.core.chat.models.catalog import CATALOG
 from desktop_app.ui.heartbeat import Heartbeat
 from tests.support.gguf_files import write_gguf, write_not_gguf
 from tests.support.model_server import ModelServer

@@ -10,7 +10,7 @@ from desktop_app.core.chat.attribution import attribute
 from desktop_app.core.chat.budget import PromptPlan
 from desktop_app.core.chat.citations import Citation, drop_dangling_markers, resolve_citations
 from desktop_app.core.chat.context import Passage
-from desktop_app.core.chat.model_files import ModelInfo
+from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.chat.prompt import PromptStyle, strip_echoed_label
 from desktop_app.core.chat.quote import Quote
 from desktop_app.core.chat.runtime.base import Generation

@@ -23,7 +23,7 @@ from desktop_app.core.chat.budget import PromptPlan, retrieval_query
 from desktop_app.core.chat.collection_answer import early_answer
 from desktop_app.core.chat.context import Passage
 from desktop_app.core.chat.memory_step import ChatMemory, GetMemory
-from desktop_app.core.chat.model_files import ModelInfo, model_info, resolve_model_path
+from desktop_app.core.chat.models.files import ModelInfo, model_info, resolve_model_path
 from desktop_app.core.chat.planning import Planner, anchor_quote
 from desktop_app.core.chat.prompt import NOT_COVERED, PromptStyle, get_style
 from desktop_app.core.chat.quote import Quote, QuoteSelector, candidate_passages, place_quote

@@ -30,7 +30,7 @@ from collections.abc import Collection, Sequence
 from desktop_app.core.chat.abstain import THRESHOLD
 from desktop_app.core.chat.attribution import longest_common_run
 from desktop_app.core.chat.context import Passage
-from desktop_app.core.chat.model_files import ModelInfo
+from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.chat.prompt import NOT_COVERED
 from desktop_app.core.chat.quote import Quote
 from desktop_app.core.text.fields import units

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat.model_files import resolve_model_path
+from desktop_app.core.chat.models.files import resolve_model_path
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 from desktop_app.core.settings import Settings
 from tests.support.helpers import write_pdf

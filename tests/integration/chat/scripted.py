@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
-from desktop_app.core.chat.model_files import ModelInfo
+from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.chat.runtime.base import Generation, OnText, stream_pieces
 
 Message = dict[str, Any]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop_app.core.chat.model_files import ModelInfo
+from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.chat.prompt import NOT_COVERED
 from desktop_app.core.chat.quote_default import embedder_selector
 from desktop_app.core.chat.service import ChatService

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from desktop_app.core.chat.catalog import CATALOG
+from desktop_app.core.chat.models.catalog import CATALOG
 from tests.support.gguf_files import write_gguf, write_not_gguf
 from tests.support.model_server import ModelServer
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from desktop_app.core.chat.download import DownloadCancelled, DownloadError, DownloadInterrupted, download
+from desktop_app.core.chat.models.download import DownloadCancelled, DownloadError, DownloadInterrupted, download
 from tests.support.gguf_files import write_gguf, write_not_gguf
 from tests.support.model_server import ModelServer, sha256_of
 

@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from desktop_app.core.chat.download import DownloadError, download
-from desktop_app.core.chat.gguf_header import MAGIC
+from desktop_app.core.chat.models.download import DownloadError, download
+from desktop_app.core.chat.models.gguf_header import MAGIC
 from tests.reliability.runner import run_trove
 from tests.support.model_server import ModelServer
 

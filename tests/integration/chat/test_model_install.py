@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat import catalog
-from desktop_app.core.chat.catalog import LocalModel, WheelPart
-from desktop_app.core.chat.model_install import InstallError, find_pieces, install_local
-from desktop_app.core.chat.models import DOWNLOADED, ModelManager
+from desktop_app.core.chat.models import catalog
+from desktop_app.core.chat.models.catalog import LocalModel, WheelPart
+from desktop_app.core.chat.models.install import InstallError, find_pieces, install_local
+from desktop_app.core.chat.models.manager import DOWNLOADED, ModelManager
 from desktop_app.core.errors import KnownError
 from tests.support.gguf_files import write_gguf
 

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from desktop_app.core.chat import models as models_module
-from desktop_app.core.chat.gguf_header import GGUFError
-from desktop_app.core.chat.model_files import bundled_model_path, resolve_model_path
-from desktop_app.core.chat.models import BUNDLED, DOWNLOADED, LOCAL, ModelManager, ModelNotFoundError
+from desktop_app.core.chat.models import manager as models_module
+from desktop_app.core.chat.models.files import bundled_model_path, resolve_model_path
+from desktop_app.core.chat.models.gguf_header import GGUFError
+from desktop_app.core.chat.models.manager import BUNDLED, DOWNLOADED, LOCAL, ModelManager, ModelNotFoundError
 from desktop_app.core.errors import KnownError
 from tests.support.gguf_files import write_gguf, write_not_gguf
 from tests.support.model_server import ModelServer, sha256_of
@@ -142,7 +142,7 @@ def test_the_real_gguf_downloaded_used_and_streaming(manager, library, server, t
 
 
 def _catalog_entry_at(url: str, sha256: str):
-    from desktop_app.core.chat.catalog import CATALOG
+    from desktop_app.core.chat.models.catalog import CATALOG
 
     return replace(CATALOG[0], id="loopback-model", url=url, sha256=sha256, license="Test Licence")
 
@@ -165,7 +165,7 @@ def test_a_catalog_download_is_checked_against_its_pinned_hash(manager, server, 
 def test_listing_and_recommending_never_touch_the_network(manager, tmp_path, monkeypatch):
     import socket
 
-    from desktop_app.core.chat.catalog import recommend
+    from desktop_app.core.chat.models.catalog import recommend
 
     def refuse(*_args, **_kwargs):
         raise AssertionError("network used without being asked")

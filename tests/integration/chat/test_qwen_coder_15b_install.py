@@ -4,9 +4,9 @@ for a few tokens (damaged pieces: tests/integration/chat/test_model_install.py).
 
 from __future__ import annotations
 
-from desktop_app.core.chat.catalog import local_model
-from desktop_app.core.chat.gguf_header import read_gguf_info
-from desktop_app.core.chat.model_install import install_local
+from desktop_app.core.chat.models.catalog import local_model
+from desktop_app.core.chat.models.gguf_header import read_gguf_info
+from desktop_app.core.chat.models.install import install_local
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 
 

@@ -106,7 +106,7 @@ def test_nothing_relevant_means_no_model_call(make_library, tmp_path):
 
 
 def _gguf(settings, model_path):
-    from desktop_app.core.chat.model_files import resolve_model_path
+    from desktop_app.core.chat.models.files import resolve_model_path
 
     return resolve_model_path(model_path, settings.model_path)
 

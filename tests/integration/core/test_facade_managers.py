@@ -1,6 +1,6 @@
 """The Library owns its managers, typed: `models`, `chat`, `memory`, the watcher and the indexing phases."""
 
-from desktop_app.core.chat.models import MODELS_DIR, ModelManager
+from desktop_app.core.chat.models.manager import MODELS_DIR, ModelManager
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.index.phases import IndexPhases
 from desktop_app.core.memory.service import MemoryService

@@ -22,7 +22,7 @@ def test_a_level_outside_the_set_is_a_bug():
 
 
 def test_a_model_origin_is_a_closed_set_and_a_row_outside_it_is_skipped(tmp_path):
-    from desktop_app.core.chat.models import BUNDLED, ModelManager, ModelOrigin
+    from desktop_app.core.chat.models.manager import BUNDLED, ModelManager, ModelOrigin
     from desktop_app.core.settings import Settings
 
     assert BUNDLED is ModelOrigin.BUNDLED and json.dumps(BUNDLED) == '"bundled"'

@@ -121,8 +121,8 @@ UI_VALUE_TYPES = {
     "desktop_app.core.text",  # detect_language, RIGHT_TO_LEFT: which way a passage is written
     "desktop_app.core.text.language",  # LANGUAGE_NAMES
     "desktop_app.core.chat.conversation",  # Conversation, Exchange, Ending: the chat pane's headless model
-    "desktop_app.core.chat.catalog",  # CatalogEntry, CATALOG, recommend, format_bytes
-    "desktop_app.core.chat.download",  # DownloadProgress, DownloadCancelled
+    "desktop_app.core.chat.models.catalog",  # CatalogEntry, CATALOG, recommend, format_bytes
+    "desktop_app.core.chat.models.download",  # DownloadProgress, DownloadCancelled
     "desktop_app.core.ingest.filetypes",  # FormatRegistry: each format's badge and display name
     "desktop_app.core.search.query_language",  # parse_query, Chip, without_chip: the query's parts as chips (pure)
 }

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from desktop_app.core.chat.attribution import sentences
 from desktop_app.core.chat.context import Message
-from desktop_app.core.chat.model_files import ModelInfo
+from desktop_app.core.chat.models.files import ModelInfo
 
 OnText = Callable[[str], None]
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from desktop_app.core.chat.context import Message
-from desktop_app.core.chat.model_files import ModelInfo
+from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.chat.runtime.base import Generation, OnText, stream_pieces
 from desktop_app.core.chat.runtime.template_tokens import defuse_messages
 from desktop_app.core.errors import UnavailableError

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.catalog import (
+from desktop_app.core.chat.models.catalog import (
     CATALOG,
     GB,
     LOCAL_MODELS,
@@ -95,7 +95,7 @@ def test_recommendations_for_common_machines():
 
 def test_the_model_manager_offers_the_catalog_and_its_pick_for_this_machine(tmp_path):
     """What the Models dialog shows comes through library.models, the recommendation for the manager's memory."""
-    from desktop_app.core.chat.models import ModelManager
+    from desktop_app.core.chat.models.manager import ModelManager
     from desktop_app.core.settings import Settings
 
     def manager(memory: int) -> ModelManager:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.core.chat.download_http import DownloadError, file_name_for, normalise_url, sha256_from_etag
+from desktop_app.core.chat.models.download_http import DownloadError, file_name_for, normalise_url, sha256_from_etag
 
 
 @pytest.mark.parametrize("url", ["ftp://example.org/m.gguf", "http://example.org/m.gguf", "file:///etc/passwd",

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.gguf_header import GGUFError, parse_header, read_gguf_info
-from desktop_app.core.chat.model_files import bundled_model_path
+from desktop_app.core.chat.models.files import bundled_model_path
+from desktop_app.core.chat.models.gguf_header import GGUFError, parse_header, read_gguf_info
 from tests.support.gguf_files import TINY_METADATA, gguf_header, write_gguf
 
 

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from desktop_app.core.chat import model_files
-from desktop_app.core.chat.model_files import BUNDLED_FILE, ENV_OVERRIDE, bundled_model_path, resolve_model_path
+from desktop_app.core.chat.models import files as model_files
+from desktop_app.core.chat.models.files import BUNDLED_FILE, ENV_OVERRIDE, bundled_model_path, resolve_model_path
 from desktop_app.core.errors import UnavailableError
 
 

