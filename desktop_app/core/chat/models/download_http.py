@@ -34,6 +34,9 @@ def normalise_url(url: str) -> str:
     url = url.strip()
     parts = urllib.parse.urlsplit(url)
     host = (parts.hostname or "").lower()
+    if parts.username is not None or parts.password is not None:
+        # Trove sends no credentials and must not print them back: only the host is named.
+        raise DownloadError(f"Not a download link Trove accepts: it carries a name or password (host {host}).")
     if parts.scheme == "http" and host not in LOOPBACK or parts.scheme not in ("http", "https") or not host:
         raise DownloadError(f"Not a download link Trove accepts (https only): {url}")
     path = parts.path

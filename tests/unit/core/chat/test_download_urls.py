@@ -39,3 +39,11 @@ def test_only_a_sha256_shaped_etag_counts_as_a_hash():
     assert sha256_from_etag(f'"{digest}"') == digest
     assert sha256_from_etag(f'W/"{digest.upper()}"') == digest
     assert sha256_from_etag('"5d41402abc4b2a76b9719d911017c592"') == ""  # an md5 or git-sha1 etag is not one
+
+
+@pytest.mark.parametrize("url", ["https://u:secret@example.org/m.gguf", "http://u:secret@127.0.0.1:9/x.gguf",
+                                 "https://secret@example.org/m.gguf"])
+def test_a_link_with_a_name_or_password_is_refused_without_printing_it(url):
+    with pytest.raises(DownloadError) as refused:
+        normalise_url(url)
+    assert "secret" not in str(refused.value) and "name or password" in str(refused.value)
