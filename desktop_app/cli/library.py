@@ -204,6 +204,8 @@ def cmd_stats(args, library) -> int:
           + (f"  this machine: {machine}" if machine else ""))
     print(f"documents: {stats['documents']}  failed: {stats['failed']}  chunks: {stats['chunks']} "
           f"(with vectors: {stats['chunks_embedded']})  database: {stats['database_bytes'] / 1e6:.1f} MB")
+    if stats.get("not_read"):
+        print(f"not read: {stats['not_read']} hidden or unsupported files (listed by `trove files --state skipped`)")
     if stats["languages"]:
         print("languages: " + ", ".join(f"{LANGUAGE_NAMES.get(code, code)} {n}" for code, n in stats["languages"]))
     if stats["dates"]["documents"]:

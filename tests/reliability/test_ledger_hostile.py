@@ -13,8 +13,8 @@ from desktop_app.cli import main
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.ledger_rows import FileState, LedgerQuery
-from tests.reliability.hostile import Case, build_case
-from tests.reliability.runner import write_settings
+from tests.support.hostile import Case, build_case
+from tests.support.runner import write_settings
 
 # the groups that end skipped, encrypted or failed, and a few that index (the slow bombs are left to the hostile run)
 GROUPS = ("fifo", "socket", "symlinks", "long-path", "elf", "pdf-encrypted", "docx-billion-laughs", "encodings")
@@ -114,7 +114,9 @@ def test_the_ledger_counts_equal_trove_stats(hostile_library, capsys):
     assert all(f["path"].startswith(str(root / "symlinks") + os.sep) for f in only["files"])
     assert main(["--home", str(home), "files", "--state", "failed"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith(f"documents: {stats['documents']}  failed: {stats['failed']}")
+    assert text.startswith(f"documents: {stats['documents']}  failed: {stats['failed']}  not read: 4")
+    assert main(["--home", str(home), "stats"]) == 0
+    assert "not read: 4 hidden or unsupported files" in capsys.readouterr().out
 
 
 def test_files_never_read_stay_listed_through_a_sync_a_retry_and_a_removal(hostile_library):
