@@ -103,3 +103,21 @@ def test_a_folder_filter_is_not_a_name_prefix(store, tmp_path):
     store.write_document(doc(one.id, one.path + "/x.txt"), chunks("one folder"))
     store.write_document(doc(two.id, two.path + "/y.txt"), chunks("the other folder"))
     assert [r.path for r in store.ledger_page(LedgerQuery(folder=one.path), 0, 10)] == [one.path + "/x.txt"]
+
+
+def test_files_never_read_keep_the_kept_counts_true(store, folder, request, tmp_path):
+    """A row marked never read leaves the failure counts by the triggers, and the kept counts still equal a scan
+    (a folder and type holding only such rows counts nothing)."""
+    fill(store, folder)
+    store.record_failure(doc(folder.id, folder.path + "/song.mp3", type_=""), "unsupported file type (.mp3): not read")
+    assert store.counts().failed == len(REASONS) + 1
+    store.mark_not_read(folder.id, folder.path + "/song.mp3")
+    assert store.counts().failed == len(REASONS) and store.ledger_not_read(LedgerQuery()) == len(NOT_READ) + 1
+    if request.node.callspec.params["store"] == "sqlite":
+        from tests.support.helpers import assert_consistent
+
+        assert_consistent(tmp_path / "library.db")
+    else:
+        from tests.support.pg_server import assert_server_consistent
+
+        assert_server_consistent(request.getfixturevalue("pg_url"))
