@@ -264,9 +264,9 @@ class Indexer:
             report.offline.append(str(root))  # unmounted while we looked: never read it as "all deleted"
             return None
         changed = [entry for path, entry in skipped.items() if not _unchanged(known.get(path), entry)]
-        if changed:
-            with self.store.write_batch():  # a folder of photos or dotfiles is one commit, not one per entry
-                for entry in changed:
+        for at in range(0, len(changed), BATCH_FILES):  # a folder of music or dotfiles: a commit a batch, not a file
+            with self.store.write_batch():
+                for entry in changed[at:at + BATCH_FILES]:
                     self._skip(folder_id, entry, report)
         vanished = [d for p, d in known.items() if p not in found and p not in skipped]
         by_hash = {d.content_hash: d for d in vanished if d.status == DocStatus.INDEXED and d.content_hash}
