@@ -3,7 +3,7 @@
     python bench/hostile_index.py [--timeout 120] [--rss-cap-gb 6] [--cases fifo,names] [--embedder hash|minilm]
                                   [--all] [--out bench/results/hostile_index.json]
 
-Each case group of tests/reliability/hostile.py is built in a fresh temp folder and indexed by a fresh
+Each case group of tests/support/hostile.py is built in a fresh temp folder and indexed by a fresh
 `python -m desktop_app --home H index FOLDER --json` process. A run past --timeout, or whose process tree
 passes --rss-cap-gb, is killed and reported as such (the cap protects a shared machine). `--all` also indexes
 the whole hostile folder in one run, the way a user would meet it. Prints one line per case and saves JSON.
@@ -26,7 +26,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.reliability.hostile import BUILDERS, build_case, build_hostile_folder  # noqa: E402
+from tests.support.hostile import BUILDERS, build_case, build_hostile_folder  # noqa: E402
 
 
 def tree_rss(proc: psutil.Process) -> int:

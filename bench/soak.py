@@ -5,7 +5,7 @@ equal the disk.
 
 A `trove watch` process watches a temp folder of text files. Each step changes the folder (or kills the watcher
 with SIGKILL and starts a new one), then waits until the index holds exactly the files on disk with their
-current content (`tests/reliability/disk_state.mismatch`). A step that has not converged after --settle seconds
+current content (`tests/support/disk_state.mismatch`). A step that has not converged after --settle seconds
 is a mismatch (its difference is saved). At the end the database must pass `PRAGMA integrity_check` with every
 document whole. Prints steps, kills, mismatches and convergence times; saves JSON under bench/results/.
 """
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.integration.watch.test_crash_safety import check_consistent  # noqa: E402
-from tests.reliability.disk_state import mismatch  # noqa: E402
+from tests.support.disk_state import mismatch  # noqa: E402
 
 WORDS = ("river stone cloud ember willow harbor lantern meadow quartz falcon orchard tundra glacier comet "
          "saffron basalt heron thistle").split()

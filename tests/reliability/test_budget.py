@@ -11,7 +11,7 @@ import pytest
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.sandbox import Budget, ExtractionSandbox
-from tests.reliability import bombs
+from tests.support import bombs
 from tests.support.helpers import write_docx, write_pdf
 
 MIB = bombs.MIB

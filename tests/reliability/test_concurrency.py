@@ -10,8 +10,8 @@ import threading
 import time
 from pathlib import Path
 
-from tests.reliability.disk_state import mismatch
-from tests.reliability.runner import ROOT, run_trove, trove_cmd, trove_env
+from tests.support.disk_state import mismatch
+from tests.support.runner import ROOT, run_trove, trove_cmd, trove_env
 
 WORDS = "river stone cloud ember willow harbor lantern meadow quartz falcon orchard tundra".split()
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability import faults
-from tests.reliability.runner import assert_one_line_error, run_trove, trove_env
+from tests.support import faults
 from tests.support.helpers import assert_consistent
+from tests.support.runner import assert_one_line_error, run_trove, trove_env
 
 
 def make_docs(folder: Path, n: int, word: str, size: int = 40) -> Path:

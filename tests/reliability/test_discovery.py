@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from desktop_app.core.ingest.discover import Found, Skipped, classify, scan
-from tests.reliability.hostile import fifo, long_path, symlinks, unix_socket
+from tests.support.hostile import fifo, long_path, symlinks, unix_socket
 
 
 def reasons(lib) -> dict[str, str]:

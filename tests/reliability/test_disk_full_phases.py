@@ -25,10 +25,10 @@ import sqlean as sqlite3
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite.migrations import SCHEMA_VERSION
-from tests.reliability import faults
-from tests.reliability.runner import ROOT, Run, assert_one_line_error, run_trove, trove_cmd, trove_env
+from tests.support import faults
 from tests.support import sample_docs as sd
 from tests.support.helpers import assert_consistent, query_db, write_pdf
+from tests.support.runner import ROOT, Run, assert_one_line_error, run_trove, trove_cmd, trove_env
 
 UPGRADE_FIXTURES = Path(__file__).parents[1] / "fixtures" / "libraries"  # made by older schemas (test_upgrades)
 FULL = "The disk holding the library is full; free some space and try again"

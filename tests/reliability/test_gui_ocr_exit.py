@@ -14,7 +14,7 @@ import random
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from tests.reliability.runner import run_trove, trove_env
+from tests.support.runner import run_trove, trove_env
 
 WORDS = "the pangolin sleeps in a burrow while the echidna digs under moonlit gravel near river banks".split()
 

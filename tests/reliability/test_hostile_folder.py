@@ -12,9 +12,9 @@ from pathlib import Path
 
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from tests.reliability.hostile import Case, build_hostile_folder
-from tests.reliability.runner import run_trove, write_settings
 from tests.support.helpers import assert_consistent, query_db
+from tests.support.hostile import Case, build_hostile_folder
+from tests.support.runner import run_trove, write_settings
 
 # 240 MB: the worker's memory is now also polled (resident size, every 0.1 s), and the 10 MB PDF bomb that must be
 # read peaked just over 160 MB above idle once in a full run; the 300 MB bomb needs far more than either budget.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from desktop_app.core.store.sqlite.connect import connect
 from tests.integration.watch.test_crash_safety import check_consistent
-from tests.reliability.runner import ROOT, trove_env
+from tests.support.runner import ROOT, trove_env
 
 N_FILES = 400
 KILLS_PER_PHASE = 11
@@ -47,7 +47,7 @@ def count(db: Path, sql: str) -> int:
 
 
 def runner(home: Path, docs: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "tests.reliability.index_runner", str(home), str(docs), SLEEP],
+    return subprocess.Popen([sys.executable, "-m", "tests.support.index_runner", str(home), str(docs), SLEEP],
                             cwd=ROOT, env=trove_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from desktop_app.core.pathnames import display_path
-from tests.reliability.hostile import names
-from tests.reliability.runner import run_trove
+from tests.support.hostile import names
+from tests.support.runner import run_trove
 
 
 def test_every_name_is_indexed_found_and_opens(make_library, tmp_path):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.reliability.runner import run_trove
 from tests.support import sample_docs as sd
 from tests.support.helpers import write_pdf
+from tests.support.runner import run_trove
 
 
 @pytest.mark.timeout(1800)  # the last run reads the pages with the real OCR models: minutes on a busy machine

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from tests.reliability.runner import run_trove
+from tests.support.runner import run_trove
 
 ODD = ["\udcff", "\ud800", "\x00", '"', "*", "NEAR(", "é", "🦊", "\u202e", " ", "AND", "-", "^"]
 

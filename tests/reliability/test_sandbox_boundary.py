@@ -13,7 +13,7 @@ from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest import wire
 from desktop_app.core.ingest.confine import seccomp_program, worker_environment
 from desktop_app.core.ingest.sandbox import Budget, ExtractionSandbox
-from tests.reliability import bombs
+from tests.support import bombs
 from tests.support.helpers import write_docx, write_pdf
 
 SECRETS = {"TROVE_DB": "postgresql://trove:hunter2@db/trove", "OPENAI_API_KEY": "sk-secret",

@@ -7,7 +7,7 @@ import json
 
 from desktop_app.core.events import IndexProgress
 from desktop_app.core.index.semantic_scope import is_log_name, keyword_only_kind
-from tests.reliability.runner import run_trove, trove_env, write_settings
+from tests.support.runner import run_trove, trove_env, write_settings
 
 
 def log_lines(n: int, word: str) -> str:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_app.core.settings import Settings, SettingsError, read_settings, save_settings
-from tests.reliability.runner import assert_one_line_error, run_trove, write_settings
+from tests.support.runner import assert_one_line_error, run_trove, write_settings
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,

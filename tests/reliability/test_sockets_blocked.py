@@ -13,8 +13,8 @@ import subprocess
 import sys
 import textwrap
 
-from tests.reliability.runner import ROOT, trove_env
 from tests.support.helpers import write_pdf
+from tests.support.runner import ROOT, trove_env
 
 SITECUSTOMIZE = textwrap.dedent('''
     import os, socket, traceback

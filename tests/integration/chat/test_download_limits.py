@@ -12,8 +12,8 @@ import pytest
 
 from desktop_app.core.chat.models.download import DownloadError, download
 from desktop_app.core.chat.models.gguf_header import MAGIC
-from tests.reliability.runner import run_trove
 from tests.support.model_server import ModelServer
+from tests.support.runner import run_trove
 
 UNSIZED = 8 << 20  # the body the unsized answer sends: 8 MiB, with no Content-Length
 

@@ -8,8 +8,8 @@ import json
 from desktop_app.cli import main
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from tests.reliability.runner import write_settings
 from tests.support.helpers import write_pdf
+from tests.support.runner import write_settings
 
 NOTE = ("# Harbour notes\n\nThe harbour master counts the boats each morning.\n\n"
         "Quinces ripen in the walled garden behind the customs house in late October.\n")

@@ -14,7 +14,7 @@ from desktop_app.core.errors import CorruptDatabaseError, DatabaseLockedError, D
 from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.core.store.postgres.base import environment_error
 from desktop_app.core.store.sqlite import SQLiteStore
-from tests.reliability import faults
+from tests.support import faults
 
 
 def one_line(exc: BaseException) -> str:

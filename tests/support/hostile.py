@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.reliability import bombs
+from tests.support import bombs
 from tests.support.helpers import write_docx, write_pdf
 
 MIB = bombs.MIB

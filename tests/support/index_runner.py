@@ -1,5 +1,5 @@
 """What `trove index HOME FOLDER` does (Library.sync, waiting for vectors), with an embedder slowed down so a test
-can kill -9 it at chosen points of either phase. Usage: python -m tests.reliability.index_runner HOME FOLDER SLEEP
+can kill -9 it at chosen points of either phase. Usage: python -m tests.support.index_runner HOME FOLDER SLEEP
 
 The embedder is the hash embedder (same model id) sleeping SLEEP seconds per model batch; rounds are a few
 batches, so vectors are committed many times during the run. The keyword phase's write batches are cut to 8 files
