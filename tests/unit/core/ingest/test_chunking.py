@@ -93,7 +93,7 @@ def test_chunker_terminates_and_loses_no_word(text, cfg):
 
 # ---- every script: sizes in words, not in runs between spaces ---------------------------------------------------
 
-MULTILINGUAL = Path(__file__).resolve().parents[2] / "data" / "multilingual"
+MULTILINGUAL = Path(__file__).resolve().parents[3] / "data" / "multilingual"
 
 
 def test_a_thai_document_is_cut_into_bounded_chunks_about_as_long_as_english_ones():
