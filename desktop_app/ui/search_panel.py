@@ -1,6 +1,9 @@
 """The search pane: a query box answering as you type, a scope (documents, memory, both), a mode switch, filters,
 a rerank toggle, and the results (a memory result names its provenance: fact key and age, or chat and turns).
 
+The filters are the query's syntax: a picker or the Filters menu writes `type:pdf`, `folder:Notes`, `last month`
+into the box, and the pickers show what the box holds (search_panel_filters.py), so what is shown is what runs.
+
 Rerank is a second pass: the plain results are shown first (a keystroke's search never waits for a model), then,
 when the toggle is on, the same search runs again with `rerank=True` on its own lane and the list is replaced by
 the reranked one, unless a newer search started meanwhile.
@@ -28,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.library_tools import memory_results
 from desktop_app.core.log import get_logger
 from desktop_app.core.memory.rows import MemoryHit
+from desktop_app.core.search.query_edit import filter_term, group_values, set_group
 from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
@@ -35,6 +39,7 @@ from desktop_app.ui.query_chips import QueryChips
 from desktop_app.ui.result_delegate import ResultDelegate
 from desktop_app.ui.results_model import ResultsModel
 from desktop_app.ui.safe_document import make_plain
+from desktop_app.ui.search_panel_filters import TYPED, FiltersMenu, folder_term, show_values
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.type_icons import TYPE_NAMES
 from desktop_app.ui.units import counted
@@ -107,6 +112,7 @@ class SearchPanel(QWidget):
         self.lang_filter = QComboBox(toolTip="Only passages in this language")
         self.lang_filter.addItem("All languages", None)
         self.lang_filter.setVisible(False)  # until the library holds two languages
+        self.filters_menu = FiltersMenu()  # dates, tags, file names
         self.rerank = QCheckBox("Rerank", checked=rerank,
                                 toolTip="After the results appear, reorder them by reading each passage with the "
                                         "question (a second, slower pass)")
@@ -139,6 +145,7 @@ class SearchPanel(QWidget):
         filters.addWidget(self.folder_filter, 3)  # the room shared out, so "All languages" is not cut short either
         filters.addWidget(self.type_filter, 2)
         filters.addWidget(self.lang_filter, 2)
+        filters.addWidget(self.filters_menu)
         top = QHBoxLayout()  # the toggle beside the query box: the filters row would widen the pane past small screens
         top.addWidget(self.query, 1)
         top.addWidget(self.scope)
@@ -156,9 +163,13 @@ class SearchPanel(QWidget):
         self._debounce.timeout.connect(self.on_debounce_timeout)
         self.query.textChanged.connect(self.on_text_changed)
         self.query.textChanged.connect(self.chips.show_query)
+        self.query.textChanged.connect(self.show_pickers)
         self.chips.query_edited.connect(self.query.setText)  # the box changes, so the search runs again
-        for box in (self.scope, self.mode, self.folder_filter, self.type_filter, self.lang_filter):
+        self.filters_menu.group_chosen.connect(self.on_group_chosen)
+        for box in (self.scope, self.mode):
             box.currentIndexChanged.connect(self.on_filters_changed)
+        for group, box in self.pickers().items():
+            box.currentIndexChanged.connect(lambda index, g=group: self.on_picker_changed(g, index))
         self.rerank.toggled.connect(self.on_rerank_toggled)
         self.view.doubleClicked.connect(self.on_double_clicked)
         self.query.installEventFilter(self)
@@ -186,9 +197,8 @@ class SearchPanel(QWidget):
 
     def set_folders(self, paths: Sequence[str]) -> None:
         """Refresh the folder filter, keeping the current choice when it still exists."""
-        current = self.folder_filter.currentData()
         existing = [self.folder_filter.itemData(i) for i in range(1, self.folder_filter.count())]
-        if list(paths) == existing:
+        if list(paths) == [p for p in existing if p != TYPED]:
             return
         self.folder_filter.blockSignals(True)
         self.folder_filter.clear()
@@ -196,28 +206,37 @@ class SearchPanel(QWidget):
         for path in paths:
             self.folder_filter.addItem(path.rstrip("/").rsplit("/", 1)[-1] or path, path)
             self.folder_filter.setItemData(self.folder_filter.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
-        index = self.folder_filter.findData(current)
-        self.folder_filter.setCurrentIndex(max(index, 0))
         self.folder_filter.blockSignals(False)
-        if current is not None and index < 0:
-            self.on_filters_changed()
+        self.show_pickers(self.query.text())  # a typed folder that went away shows as typed; the query is unchanged
 
     def set_languages(self, languages: Sequence[Sequence]) -> None:
         """Offer the library's chunk languages ([code, chunks] pairs, most first); shown only with two or more."""
         codes = [str(code) for code, _ in languages]
         existing = [self.lang_filter.itemData(i) for i in range(1, self.lang_filter.count())]
         self.lang_filter.setVisible(len(codes) > 1)
-        if codes == existing:
+        if codes == [c for c in existing if c != TYPED]:
             return
-        current = self.lang_filter.currentData()
         self.lang_filter.blockSignals(True)
         self.lang_filter.clear()
         self.lang_filter.addItem("All languages", None)
-        self.lang_filter.setVisible(False)  # until the library holds two languages
         for code in codes:
             self.lang_filter.addItem(LANGUAGE_NAMES.get(code, code), code)
-        self.lang_filter.setCurrentIndex(max(self.lang_filter.findData(current), 0))
         self.lang_filter.blockSignals(False)
+        self.show_pickers(self.query.text())
+
+    def set_tags(self, tags: Sequence[Sequence]) -> None:
+        """Offer the library's tags ([tag, documents] pairs, most used first) in the Filters menu."""
+        self.filters_menu.set_tags(tags)
+
+    def pickers(self) -> dict[str, QComboBox]:
+        """The pickers by the query group each writes."""
+        return {"folder": self.folder_filter, "type": self.type_filter, "lang": self.lang_filter}
+
+    def show_pickers(self, text: str) -> None:
+        """Make the pickers and the Filters menu show what the query `text` holds."""
+        for group, box in self.pickers().items():
+            show_values(box, group, group_values(text, group))
+        self.filters_menu.query = text
 
     def set_memory_present(self, present: bool) -> None:
         """Offer the Documents / Memory / Both scope only while memory is on and holds something (a fact, a past
@@ -252,10 +271,7 @@ class SearchPanel(QWidget):
 
     def search_kwargs(self) -> dict:
         """Library.search's keyword arguments for the pickers' current state (rerank is the second pass's)."""
-        return {"top_k": self.top_k, "mode": self.mode.currentData(),
-                "folders": [self.folder_filter.currentData()] if self.folder_filter.currentData() else None,
-                "types": [self.type_filter.currentData()] if self.type_filter.currentData() else None,
-                "langs": [self.lang_filter.currentData()] if self.lang_filter.currentData() else None}
+        return {"top_k": self.top_k, "mode": self.mode.currentData()}  # the filters are in the query's text
 
     def rerank_now(self, seq: int, text: str) -> None:
         """The second pass for search `seq`: the same search reranked, on the rerank lane (never the search one)."""
@@ -303,6 +319,20 @@ class SearchPanel(QWidget):
     def on_filters_changed(self, *_args) -> None:
         if self.query.text().strip():
             self.search_now()
+
+    def on_picker_changed(self, group: str, index: int) -> None:
+        """A picker's choice written into the query ("All …" takes the group out); the edit runs the search."""
+        box = self.pickers()[group]
+        if box.itemData(index) == TYPED:
+            return  # the entry that shows the typed filters: choosing it changes nothing
+        if group == "folder":
+            term = folder_term(box, index) if index > 0 else ""
+        else:
+            term = filter_term(group, box.itemData(index)) if index > 0 else ""
+        self.on_group_chosen(group, term)
+
+    def on_group_chosen(self, group: str, term: str) -> None:
+        self.query.setText(set_group(self.query.text(), group, term))
 
     def on_search_done(self, seq: int, text: str, results: list[RetrievalResult]) -> None:
         started = self._started.pop(seq, None)

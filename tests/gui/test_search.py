@@ -139,14 +139,16 @@ def test_mode_and_filters_reach_the_library(qtbot, indexed, sample_folder):
     assert spy.calls[-1][1]["mode"] == "keyword"
     with qtbot.waitSignal(panel.results_shown, timeout=5000):
         panel.type_filter.setCurrentIndex(panel.type_filter.findData("markdown"))
-    assert spy.calls[-1][1]["types"] == ["markdown"]
+    assert panel.query.text() == "type:markdown search bar"  # the picker writes the syntax: what is shown runs
+    assert spy.calls[-1][0] == "type:markdown search bar" and "types" not in spy.calls[-1][1]
     assert panel.model.rowCount() > 0
     assert all(r.metadata["type"] == "markdown" for r in panel.model.results())
     folder = str(sample_folder.resolve())
     assert panel.folder_filter.findData(folder) > 0
     with qtbot.waitSignal(panel.results_shown, timeout=5000):
         panel.folder_filter.setCurrentIndex(panel.folder_filter.findData(folder))
-    assert spy.calls[-1][1]["folders"] == [folder]
+    assert spy.calls[-1][0] == f"folder:{sample_folder.name} type:markdown search bar"
+    assert all(r.source.startswith(folder) for r in panel.model.results()) and panel.model.rowCount() > 0
 
 
 def test_a_document_full_of_html_shows_as_text_and_loads_nothing(qtbot, window, tmp_path):

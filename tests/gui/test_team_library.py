@@ -97,11 +97,16 @@ def test_bobs_window_shows_the_team_folder_and_nothing_of_alices(qtbot, window, 
     assert search_in(qtbot, window, SECRET, "keyword") == []
     assert window.search_panel.summary.text() == f"No results for “{SECRET}”"
 
-    picker.setCurrentIndex(picker.findData(str(folders["team"].resolve())))
-    results = search_in(qtbot, window, "harbour berths", "hybrid")
+    panel = window.search_panel
+    search_in(qtbot, window, "harbour berths", "hybrid")
+    typed = f"folder:{folders['team'].name} harbour berths"  # the picker writes the folder into the query
+    with qtbot.waitSignal(panel.results_shown, timeout=10_000, check_params_cb=lambda q, _n: q == typed):
+        picker.setCurrentIndex(picker.findData(str(folders["team"].resolve())))
+    results = panel.model.results()
     assert places(results) == {"team-harbour"} and len(results) == 4
-    picker.setCurrentIndex(0)
-    results = search_in(qtbot, window, "harbour berths", "hybrid")
+    with qtbot.waitSignal(panel.results_shown, timeout=10_000, check_params_cb=lambda q, _n: q == "harbour berths"):
+        picker.setCurrentIndex(0)
+    results = panel.model.results()
     assert places(results) == {"team-harbour", "bob-notes"}
     assert all(r.metadata.get("machine") == "desk-alice" for r in results if "team-harbour" in r.source)
 

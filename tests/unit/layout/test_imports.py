@@ -125,6 +125,7 @@ UI_VALUE_TYPES = {
     "desktop_app.core.chat.models.download",  # DownloadProgress, DownloadCancelled
     "desktop_app.core.ingest.filetypes",  # FormatRegistry: each format's badge and display name
     "desktop_app.core.search.query_language",  # parse_query, Chip, without_chip: the query's parts as chips (pure)
+    "desktop_app.core.search.query_edit",  # set_group, group_values: the filters menu's edits of the query (pure)
 }
 
 
