@@ -206,6 +206,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.folders_panel.set_folders(folders, stats.get("failures", []))
         self.search_panel.set_folders(stats.get("search_folders") or [f.path for f in folders])
         self.search_panel.set_languages(stats.get("languages", []))
+        self.search_panel.set_tags(stats.get("tags", []))
         self.search_panel.set_memory_present(bool(stats.get("memory_items")))
         self.chat_pane.welcome.set_library(stats)
         self.status.on_stats(stats)
