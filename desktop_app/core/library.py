@@ -29,6 +29,7 @@ from desktop_app.core.log import get_logger
 from desktop_app.core.pathnames import clean_text
 from desktop_app.core.paths import resolve_home
 from desktop_app.core.read_only import chat_memory, chat_store, read_only_notice, refuse_if_read_only
+from desktop_app.core.search.saved import LibrarySavedSearches
 from desktop_app.core.search.service import SearchService
 from desktop_app.core.settings import Settings, read_settings, save_settings
 from desktop_app.core.store import Store, is_server_url, open_store
@@ -228,6 +229,7 @@ class Library:
     backups = property(LibraryBackups, doc="Back up this library while in use, check a backup, restore one.")
     ledger = property(LibraryLedger, doc="Every file the library knows, its state and why: pages, counts, retry.")
     viewer = property(LibraryViewer, doc="A passage in its document's text; a PDF page with its boxes highlighted.")
+    saved = property(LibrarySavedSearches, doc="Searches kept under a name (per library): list, save, rename, run.")
 
     @property
     def models(self) -> ModelManager:
