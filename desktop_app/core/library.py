@@ -197,9 +197,8 @@ class Library:
                rerank: bool = False) -> list[RetrievalResult]:
         """Search what is indexed now (never waits for the writer). Results are chunks, best first.
 
-        `paths` keeps documents that are one of those files or lie under one of those folders. `rerank` reorders
-        the best candidates with the reranking model (core/search/rerank.py; slower: the window runs it as a
-        second pass).
+        `paths` keeps documents that are one of those files or lie under one of those folders. `rerank` reorders the
+        best candidates with the reranking model (core/search/rerank.py; slower: the window runs it as a second pass).
         """
         self.searcher.embedder_broken = self.embed_worker.error is not None
         query = clean_text(query)  # lone surrogates (non-UTF-8 argv bytes) cannot reach the tokenizers
