@@ -2,8 +2,8 @@
 
 Exit status: 0 success, 1 a known error (message on stderr, no traceback), 2 a usage error.
 One module per command group: library (index, search, stats, folders, remove, gui), chat (ask, chats),
-watch, models, repair, backup (backup, restore), server (a team library's PostgreSQL), join (a desktop joins
-one), migrate and mcp (serve the library to AI apps);
+watch, models, repair, saved (saved searches), backup (backup, restore), server (a team library's PostgreSQL),
+join (a desktop joins one), migrate and mcp (serve the library to AI apps);
 `common` holds the exit codes and `progress` the progress printer.
 """
 
@@ -26,6 +26,7 @@ from desktop_app.cli.memory import add_memory_commands
 from desktop_app.cli.migrate import add_migrate_commands
 from desktop_app.cli.models import add_model_commands
 from desktop_app.cli.repair import add_repair_commands
+from desktop_app.cli.saved import add_saved_commands
 from desktop_app.cli.server import add_server_commands
 from desktop_app.cli.watch import add_watch_commands
 from desktop_app.core.errors import KnownError
@@ -33,7 +34,7 @@ from desktop_app.core.log import configure as configure_logging
 
 COMMAND_GROUPS = (add_library_commands, add_chat_commands, add_watch_commands, add_model_commands,
                   add_repair_commands, add_server_commands, add_join_commands, add_migrate_commands,
-                  add_memory_commands, add_backup_commands, add_mcp_commands, add_files_commands)
+                  add_memory_commands, add_backup_commands, add_mcp_commands, add_files_commands, add_saved_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ from pathlib import Path
 from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, MAX_K, add_paths, open_library, result_count
 from desktop_app.cli.memory import search_memory
 from desktop_app.cli.progress import ProgressPrinter
+from desktop_app.cli.saved import searched_query
 from desktop_app.core.chat.context import place_text
 from desktop_app.core.errors import FolderNotFoundError, KnownError
 from desktop_app.core.pathnames import display_path
@@ -44,8 +45,10 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_share)
 
     p = sub.add_parser("search", help="search the library")
-    p.add_argument("query", help='words, "a phrase", -word, -"phrase", OR, type:pdf, folder:NAME, lang:th, tag:NAME, '
-                                 "file:NAME, after:2024-03, before:2024-05-01, date:2024, last month / this year")
+    p.add_argument("query", nargs="?", default="",
+                   help='words, "a phrase", -word, -"phrase", OR, type:pdf, folder:NAME, lang:th, tag:NAME, '
+                        "file:NAME, after:2024-03, before:2024-05-01, date:2024, last month / this year")
+    p.add_argument("--saved", metavar="NAME", help="run this saved search (`trove saved list`); words typed narrow it")
     p.add_argument("-k", type=result_count, default=10, help=f"how many results (1 to {MAX_K}, default 10)")
     p.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
     p.add_argument("--documents", action="store_true", help="one result per document")
@@ -165,6 +168,10 @@ def finish_without_waiting(library) -> int:
 
 def cmd_search(args, library) -> int:
     """Search and print results (or JSON)."""
+    args.query = searched_query(args, library)
+    if args.query is None:
+        print("trove: search for what? Type a query, or --saved NAME (trove saved list)", file=sys.stderr)
+        return EXIT_USAGE
     if getattr(args, "scope", "documents") != "documents":
         return search_memory(args, library)
     pending = library.store.keyword_rebuild_pending()
