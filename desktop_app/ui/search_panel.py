@@ -40,6 +40,7 @@ from desktop_app.ui.result_delegate import ResultDelegate
 from desktop_app.ui.results_model import ResultsModel
 from desktop_app.ui.safe_document import make_plain
 from desktop_app.ui.search_panel_filters import TYPED, FiltersMenu, folder_term, show_values
+from desktop_app.ui.search_panel_saved import SavedSearchesMenu
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.type_icons import TYPE_NAMES
 from desktop_app.ui.units import counted
@@ -73,7 +74,7 @@ class SearchPanel(QWidget):
     result_opened = Signal(str, object)
 
     def __init__(self, search_fn: Callable[..., list[RetrievalResult]], tasks: TaskRunner, *, top_k: int = 10,
-                 rerank: bool = False, memory_search: MemorySearchFn | None = None,
+                 rerank: bool = False, memory_search: MemorySearchFn | None = None, saved: object = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.search_fn = search_fn  # Library.search; tests wrap it to add delays
@@ -85,6 +86,7 @@ class SearchPanel(QWidget):
         self.stale_dropped = 0
         self._started: dict[int, float] = {}
         self._build_pickers(rerank)
+        self.saved_menu = SavedSearchesMenu(saved or getattr(getattr(search_fn, "__self__", None), "saved", None))
         self._build_results()
         self._build_layout()
         self._show_hint(True)
@@ -146,6 +148,7 @@ class SearchPanel(QWidget):
         filters.addWidget(self.type_filter, 2)
         filters.addWidget(self.lang_filter, 2)
         filters.addWidget(self.filters_menu)
+        filters.addWidget(self.saved_menu)
         top = QHBoxLayout()  # the toggle beside the query box: the filters row would widen the pane past small screens
         top.addWidget(self.query, 1)
         top.addWidget(self.scope)
@@ -166,6 +169,8 @@ class SearchPanel(QWidget):
         self.query.textChanged.connect(self.show_pickers)
         self.chips.query_edited.connect(self.query.setText)  # the box changes, so the search runs again
         self.filters_menu.group_chosen.connect(self.on_group_chosen)
+        self.saved_menu.query_chosen.connect(self.try_example)  # typed into the box and searched at once
+        self.saved_menu.failed.connect(self.on_saved_failed)
         for box in (self.scope, self.mode):
             box.currentIndexChanged.connect(self.on_filters_changed)
         for group, box in self.pickers().items():
@@ -233,10 +238,10 @@ class SearchPanel(QWidget):
         return {"folder": self.folder_filter, "type": self.type_filter, "lang": self.lang_filter}
 
     def show_pickers(self, text: str) -> None:
-        """Make the pickers and the Filters menu show what the query `text` holds."""
+        """Make the pickers and the Filters and Saved menus show what the query `text` holds."""
         for group, box in self.pickers().items():
             show_values(box, group, group_values(text, group))
-        self.filters_menu.query = text
+        self.filters_menu.query = self.saved_menu.query = text
 
     def set_memory_present(self, present: bool) -> None:
         """Offer the Documents / Memory / Both scope only while memory is on and holds something (a fact, a past
@@ -333,6 +338,10 @@ class SearchPanel(QWidget):
 
     def on_group_chosen(self, group: str, term: str) -> None:
         self.query.setText(set_group(self.query.text(), group, term))
+
+    def on_saved_failed(self, message: str) -> None:
+        self.summary.setText(message)
+        self.summary.setVisible(True)
 
     def on_search_done(self, seq: int, text: str, results: list[RetrievalResult]) -> None:
         started = self._started.pop(seq, None)

@@ -102,7 +102,7 @@ class LibrarySavedSearches:
         return found
 
     def save(self, name: str, query: str, *, replace: bool = False) -> SavedSearch:
-        """Keep `query` under `name`; a name already used is refused unless `replace`."""
+        """Keep `query` under `name`; a name already used is refused unless `replace` (it keeps its name)."""
         saved = SavedSearch(clean_name(name), clean_text(query or "").strip())
         if not saved.query:
             raise SavedSearchError("A saved search needs a query.")
@@ -111,6 +111,8 @@ class LibrarySavedSearches:
             old = _find(searches, saved.name)
             if old is not None and not replace:
                 raise SavedSearchError(f"There is already a saved search called “{old.name}”.")
+            if old is not None:  # replaced under the name it had: renaming is its own step
+                saved = SavedSearch(old.name, saved.query)
             searches = [saved if s is old else s for s in searches] if old else [*searches, saved]
             self._file.write(searches)
         return saved

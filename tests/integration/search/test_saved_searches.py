@@ -65,7 +65,7 @@ def test_a_saved_search_runs_as_typed_and_round_trips(library, tmp_path):
     saved.save("launch notes", "lighthouse", replace=True)
     assert saved.get("Launch notes").query == "lighthouse"
     assert saved.remove("acme BILLS").name == "ACME bills"
-    assert saved.searches() == [SavedSearch("launch notes", "lighthouse")]
+    assert saved.searches() == [SavedSearch("Launch notes", "lighthouse")]  # replaced, its name kept
     with pytest.raises(SavedSearchError):
         saved.remove("ACME bills")
     for bad in ("", "   "):
