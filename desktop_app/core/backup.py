@@ -40,8 +40,9 @@ log = get_logger("db")
 FORMAT, FORMAT_VERSION = "trove-backup", 1
 MANIFEST = "manifest.json"
 DB_NAME = "library.db"
-# Beside the database, what a backup carries: the settings (chat model choice included) and the model list.
-HOME_FILES = ("settings.json", "models.json")
+# Beside the database, what a backup carries: the settings (chat model choice included), the model list and the
+# saved searches (core/search/saved.py).
+HOME_FILES = ("settings.json", "models.json", "saved-searches.json")
 # What belongs to the database and is rebuilt from it (moved aside with it, never copied into a backup).
 DB_COMPANIONS = ("-wal", "-shm", ".vectors", ".keywords")
 _CHUNK = 1 << 20

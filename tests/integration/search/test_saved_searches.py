@@ -101,3 +101,16 @@ def test_a_damaged_file_is_refused_and_kept(tmp_path):
         assert path.read_text(encoding="utf-8") == '{"not": "a list"'
     finally:
         lib.close()
+
+
+def test_a_backup_carries_the_saved_searches(tmp_path):
+    with Library(tmp_path / "home", settings=Settings(embedder="hash")) as lib:
+        lib.add_folder(docs_folder(tmp_path))
+        lib.sync(wait=True)
+        lib.saved.save("Bills", "folder:Invoices lighthouse")
+        archive = lib.backups.backup(tmp_path / "backup.tar.gz").path
+        lib.saved.remove("Bills")
+        lib.backups.restore(archive)
+    with Library(tmp_path / "home", settings=Settings(embedder="hash")) as again:
+        assert again.saved.searches() == [SavedSearch("Bills", "folder:Invoices lighthouse")]
+        assert names(again.saved.run("Bills", mode="keyword")) == ["acme.txt"]
