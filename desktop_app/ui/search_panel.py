@@ -35,6 +35,7 @@ from desktop_app.core.search.query_edit import filter_term, group_values, set_gr
 from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
+from desktop_app.ui.changes import ChangeKind, LibraryChanged
 from desktop_app.ui.query_chips import QueryChips
 from desktop_app.ui.result_delegate import ResultDelegate
 from desktop_app.ui.results_model import ResultsModel
@@ -49,6 +50,7 @@ from desktop_app.ui.welcome_search import SearchHint
 log = get_logger("ui")
 
 DEBOUNCE_MS = 120  # under the 150 ms budget: typing feels live, a burst of keys costs one search
+LIVE_MS = 500  # a saved search's results follow indexing: one search per burst of changes, not one per file
 MODES = (("Hybrid", "hybrid"), ("Keyword", "keyword"), ("Semantic", "semantic"))
 SCOPES = (("Documents", "documents"), ("Memory", "memory"), ("Both", "all"))
 MemorySearchFn = Callable[[str, int, str], list[MemoryHit]]
@@ -85,6 +87,7 @@ class SearchPanel(QWidget):
         self._seq = 0
         self.stale_dropped = 0
         self._started: dict[int, float] = {}
+        self._live_query = ""  # the saved search last run from the Saved menu: its results follow the files
         self._build_pickers(rerank)
         self.saved_menu = SavedSearchesMenu(saved or getattr(getattr(search_fn, "__self__", None), "saved", None))
         self._build_results()
@@ -169,7 +172,9 @@ class SearchPanel(QWidget):
         self.query.textChanged.connect(self.show_pickers)
         self.chips.query_edited.connect(self.query.setText)  # the box changes, so the search runs again
         self.filters_menu.group_chosen.connect(self.on_group_chosen)
-        self.saved_menu.query_chosen.connect(self.try_example)  # typed into the box and searched at once
+        self.saved_menu.query_chosen.connect(self.on_saved_chosen)
+        self._live = QTimer(self, singleShot=True, interval=LIVE_MS)
+        self._live.timeout.connect(self.on_live_timeout)
         self.saved_menu.failed.connect(self.on_saved_failed)
         for box in (self.scope, self.mode):
             box.currentIndexChanged.connect(self.on_filters_changed)
@@ -338,6 +343,19 @@ class SearchPanel(QWidget):
 
     def on_group_chosen(self, group: str, term: str) -> None:
         self.query.setText(set_group(self.query.text(), group, term))
+
+    def on_saved_chosen(self, query: str) -> None:
+        """Type a saved search into the box and run it; while it stays there, it runs again as files change."""
+        self._live_query = query
+        self.try_example(query)
+
+    def on_library_changed(self, change: LibraryChanged) -> None:
+        if change.kind is ChangeKind.DOCUMENTS and self._live_query and self.query.text() == self._live_query:
+            self._live.start()
+
+    def on_live_timeout(self) -> None:
+        if self.query.text() == self._live_query:
+            self.search_now()
 
     def on_saved_failed(self, message: str) -> None:
         self.summary.setText(message)
