@@ -121,6 +121,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.events.notice.connect(self.on_notice)
         self.events.changed.connect(self.on_library_changed)
         self.events.changed.connect(self.chat_pane.on_library_changed)
+        self.events.changed.connect(self.search_panel.on_library_changed)  # a saved search's results stay current
         self.tasks.task_failed.connect(self.on_task_failed)
         self.folders_panel.folders_added.connect(self.on_folders_added)
         self.folders_panel.sync_requested.connect(self.request_sync)
