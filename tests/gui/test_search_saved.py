@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop_app.core.search.saved import SavedSearch
+from desktop_app.ui.changes import ChangeKind
 from tests.gui.gui_helpers import add_and_sync, search
 
 
@@ -69,3 +70,29 @@ def test_save_run_rename_and_delete_a_search(qtbot, window, tmp_path):
     action(panel, "Launch", submenu="Delete").trigger()
     assert titles(panel) == ["Save this search…", "Bills (launch)"]
     assert [s.name for s in library.saved.searches()] == ["Bills (launch)"]
+
+
+def test_a_saved_search_follows_the_files_while_it_is_shown(qtbot, window, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "acme.txt").write_text("Invoice from ACME: lighthouse lamp repairs.\n", encoding="utf-8")
+    add_and_sync(qtbot, window, docs, 1)
+    panel, library = window.search_panel, window.library
+    library.saved.save("Lamps", "lighthouse lamp")
+    with qtbot.waitSignal(panel.results_shown, timeout=10_000):
+        action(panel, "Lamps").trigger()
+    assert [Path(r.source).name for r in panel.model.results()] == ["acme.txt"]
+
+    (docs / "globex.txt").write_text("Invoice from Globex: lighthouse lamp oil.\n", encoding="utf-8")
+    with qtbot.waitSignal(panel.results_shown, timeout=20_000, check_params_cb=lambda q, n: n == 2):
+        library.sync_paths([docs / "globex.txt"], wait=True)  # indexing announces the change; nothing is typed
+    assert sorted(Path(r.source).name for r in panel.model.results()) == ["acme.txt", "globex.txt"]
+
+    search(qtbot, window, "lighthouse lamp oil")  # typed by hand: not a saved search, so it stays as it was
+    shown, changes = [], []
+    panel.results_shown.connect(lambda q, n: shown.append(q))
+    window.events.changed.connect(lambda change: changes.append(change.kind))
+    (docs / "initech.txt").write_text("Invoice from Initech: lighthouse lamp oil.\n", encoding="utf-8")
+    library.sync_paths([docs / "initech.txt"], wait=True)
+    qtbot.waitUntil(lambda: ChangeKind.DOCUMENTS in changes, timeout=10_000)  # the pane was told, and let it be
+    assert not panel._live.isActive() and shown == []
