@@ -31,11 +31,12 @@ from desktop_app.core.text.word_units import units as word_units
 
 CountTokens = Callable[[str], int]
 ELLIPSIS = "…"
+AFTER_SHARE = 0.5  # of a window's room around the question's words, the part after them (dev: 0.35 to 0.85 alike)
 STEM = 5  # words compared by their first letters, so "invented" meets "invention" and "Normans" meets "Norman"
 _WORD = re.compile(r"\w+")
 _PHRASE = re.compile(r"\S+")
 _SEA = regex.compile(f"[{SEA}]")
-_NON_LATIN = regex.compile(r"[^\P{L}\p{Latin}]")  # a letter of another script than Latin
+NON_LATIN = regex.compile(r"[^\P{L}\p{Latin}]")  # a letter of another script than Latin
 STOPWORDS = frozenset(
     [
         "a",
@@ -139,10 +140,11 @@ STOPWORDS = frozenset(
 def key_words(text: str) -> set[str]:
     """The words of `text` that carry meaning: Latin-script words lower case, stop words dropped, long words cut
     to a stem; words of other scripts as the keyword index holds them (folded, stemmed, Han/Kana bigrams)."""
-    out = {w[:STEM] for w in _WORD.findall(text.lower()) if not _NON_LATIN.search(w) and w not in STOPWORDS}
-    if _NON_LATIN.search(text):
-        out |= {token for _, token, _, _ in index_units(normalize(text).text) if _NON_LATIN.search(token)}
+    out = {w[:STEM] for w in _WORD.findall(text.lower()) if not NON_LATIN.search(w) and w not in STOPWORDS}
+    if NON_LATIN.search(text):
+        out |= {token for _, token, _, _ in index_units(normalize(text).text) if NON_LATIN.search(token)}
     return out
+
 
 
 def overlap(sentence: str, wanted: set[str]) -> int:
@@ -155,7 +157,7 @@ def sentence_bounds(text: str) -> list[tuple[int, int]]:
     (Thai sentences end at a space, Chinese at 。, Arabic at ؟ — none of which the English rule sees). Where Thai,
     Lao, Khmer or Myanmar is written, every space-separated phrase is a unit of its own: a space there ends a
     sentence or a clause, and a sentence the rule missed ("... ในปี 1895 เทสลา ...") is still cut."""
-    if not _NON_LATIN.search(text):
+    if not NON_LATIN.search(text):
         return sentences(text)
     out: list[tuple[int, int]] = []
     for a, b in sentence_spans(text):
@@ -185,7 +187,7 @@ def focus(question: str, text: str, max_tokens: int, count_tokens: CountTokens) 
         return text
     keys = [key_words(text[a:b]) for a, b in spans]
     weight = _weights(key_words(question), keys)
-    if _NON_LATIN.search(text):
+    if NON_LATIN.search(text):
         lo, hi = _covering_window(text, spans, keys, weight, max_tokens, count_tokens)
     else:
         lo, hi = _grown_window(text, spans, keys, weight, max_tokens, count_tokens)
@@ -214,10 +216,12 @@ def _grown_window(text: str, spans: list[tuple[int, int]], keys: list[set[str]],
 def _covering_window(text: str, spans: list[tuple[int, int]], keys: list[set[str]], weight: dict[str, float],
                      max_tokens: int, count_tokens: CountTokens) -> tuple[int, int]:
     """Other scripts: the run of sentences that fits and covers the most of the question's words, each counted
-    once by its weight (first and last index; ties: the earliest). A Thai question's words are spread over the
-    short phrases of its answer, so the best single phrase is often not where the answer is (eight Thai XQuAD
-    articles, tests/integration/core/embed/test_thai_retrieval.py: 41 of 51 windows held the paragraph asked
-    about when grown from the best phrase)."""
+    once by its weight (ties: the earliest), cut down to the sentences that hold those words and grown again
+    around them (first and last index). A Thai question's words are spread over the short phrases of its answer,
+    so the best single phrase is often not where the answer is (eight Thai XQuAD articles,
+    tests/integration/core/embed/test_thai_retrieval.py: 41 of 51 windows held the paragraph asked about when
+    grown from the best phrase); and a run filled forward from its first match ended at its last one, just before
+    the answer that follows the question's words."""
     costs = [count_tokens(text[a:b]) + 1 for a, b in spans]  # +1: the space or mark between two sentences
     best, best_score = (0, 0), -1.0
     for lo in range(len(spans)):
@@ -233,7 +237,43 @@ def _covering_window(text: str, spans: list[tuple[int, int]], keys: list[set[str
         score = sum(weight.get(w, 0.0) for w in covered)
         if score > best_score:
             best, best_score = (lo, hi), score
-    return best
+    return _spread(_core(best, keys, weight), costs, max_tokens)
+
+
+def _core(window: tuple[int, int], keys: list[set[str]], weight: dict[str, float]) -> tuple[int, int]:
+    """`window` without the sentences at either end that add none of the question's words to the rest of it."""
+    lo, hi = window
+
+    def found(a: int, b: int) -> set[str]:
+        return {w for i in range(a, b + 1) for w in keys[i] if weight.get(w, 0.0) > 0}
+
+    whole = found(lo, hi)
+    while lo < hi and found(lo + 1, hi) == whole:
+        lo += 1
+    while lo < hi and found(lo, hi - 1) == whole:
+        hi -= 1
+    return lo, hi
+
+
+def _spread(core: tuple[int, int], costs: list[int], max_tokens: int) -> tuple[int, int]:
+    """`core` grown by its neighbours while they fit, AFTER_SHARE of the room after it (the answer tends to follow
+    the words of the question) and the rest before it; a side with nothing left to add leaves its room to the
+    other."""
+    lo, hi = core
+    used = sum(costs[lo:hi + 1])
+    after = before = 0
+    while True:
+        options = [i for i in (hi + 1, lo - 1) if 0 <= i < len(costs) and used + costs[i] <= max_tokens]
+        if not options:
+            return lo, hi
+        if len(options) == 2:  # the side that is further below its share of the room grows
+            options.sort(key=lambda i: (after / AFTER_SHARE) if i > hi else (before / (1 - AFTER_SHARE)))
+        i = options[0]
+        used += costs[i]
+        if i > hi:
+            hi, after = i, after + costs[i]
+        else:
+            lo, before = i, before + costs[i]
 
 
 def _weights(wanted: set[str], keys: list[set[str]]) -> dict[str, float]:
@@ -243,7 +283,7 @@ def _weights(wanted: set[str], keys: list[set[str]]) -> dict[str, float]:
     n = len(keys)
     out: dict[str, float] = {}
     for w in wanted:
-        if not _NON_LATIN.search(w):
+        if not NON_LATIN.search(w):
             out[w] = 1.0
             continue
         df = sum(w in k for k in keys)

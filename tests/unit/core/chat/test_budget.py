@@ -152,3 +152,22 @@ def test_thai_passages_get_the_room_english_ones_of_as_many_words_get():
 
     assert len(sent(english)) == 4  # about 100 tokens a passage
     assert len(sent(thai)) == 4  # 230 tokens a passage for as many words: the room grows with the cost
+
+
+def test_non_latin_passages_spend_their_focus_windows_on_the_best_one():
+    from desktop_app.core.chat.budget import FIRST_WINDOW, LATER_WINDOW, focus_window
+
+    thai, english = "เทสลาเกิดที่หมู่บ้านสมิลยาน", "Tesla was born in Smiljan."
+    assert focus_window(96, 0, thai) == int(96 * FIRST_WINDOW) > 96
+    assert focus_window(96, 1, thai) == focus_window(96, 4, thai) == int(96 * LATER_WINDOW) < 96
+    assert focus_window(96, 0, english) == focus_window(96, 3, english) == 96  # the window English was tuned with
+
+
+def test_the_best_thai_passage_is_sent_wider_than_the_next_one():
+    sentence = "ประโยคภาษาไทยที่มีคำหลายคำอยู่ในนั้น"
+    text = " ".join(f"{sentence}{n}" for n in range(80))
+    results = [RetrievalResult(text, 1.0, f"/docs/th{i}.txt", {"chunk_id": i, "page": None}) for i in range(2)]
+    cfg = BudgetConfig(n_ctx=20000, answer_reserve=10, max_context_tokens=10000)
+    plan = plan_prompt("ประโยคภาษาไทย", results, [], cfg, lambda t: len(t.encode("utf-8")) // 2, style="grounded-96")
+    first, second = (p.content for p in plan.passages)
+    assert len(first) > 3 * len(second) and len(first) < len(text)

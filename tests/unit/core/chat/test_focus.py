@@ -106,3 +106,16 @@ def test_a_thai_window_holds_about_as_many_words_as_an_english_one():
     english = "Tesla was born in the village of Smiljan in 1856 and studied electrical engineering in Graz."
     assert cost_scale(english, utf8_pieces(english) // 2) == 1.0  # English-like cost: the tuned window, exactly
     assert cost_scale(thai, utf8_pieces(thai)) > 2.0
+
+
+
+def test_a_thai_window_reaches_past_the_question_words_to_the_answer_after_them():
+    # An XQuAD dev paragraph (CC BY-SA 4.0, bench/data/qa-xquad-dev): the question's words sit in the phrases before
+    # the answer. Filled forward from the first phrase holding any of them, the window ended there and cut the
+    # answer off; grown around the phrases that hold them, it keeps it.
+    from pathlib import Path
+
+    article = Path(__file__).resolve().parents[4] / "bench" / "data" / "qa-xquad-dev" / "articles" / "th" / "th-06.txt"
+    paragraph = article.read_text(encoding="utf-8").split("\n\n")[0]
+    out = focus("อะไรล้อมรอบคลอโรพลาสต์?", paragraph, 96, utf8_pieces)
+    assert "สองเยื่อหุ้มเซลล์ไขมันในชั้นในสุด" in out and len(out) < len(paragraph)
