@@ -44,7 +44,7 @@ from desktop_app.core.chat.quote import Quote, candidate_passages
 from desktop_app.core.chat.quote_default import embedder_selector
 from desktop_app.core.chat.rerank_step import rerank_results
 from desktop_app.core.library import Library
-from desktop_app.core.search.cross_encoder import FLOOR, MAX_LENGTH, CrossEncoderReranker
+from desktop_app.core.search.cross_encoder import FLOOR, MAX_LENGTH, QUOTE_FLOOR, CrossEncoderReranker
 from desktop_app.core.search.cross_encoder_files import locate
 from desktop_app.core.settings import Settings
 
@@ -83,7 +83,17 @@ def row(lib: Library, selector, reranker, q, kind: str) -> dict:
             "relevant": any(r.score >= min_score and r.content.strip() for r in found.results),
             "best": found.best, "rerank_ms": rerank_ms, "quote": quote.to_dict() if quote else None,
             "confidence": quote.confidence if quote else None,
-            "ceiling": bool(q.answers) and any(contains_any(r.content, q.answers) for r in found.results)}
+            "ceiling": bool(q.answers) and any(contains_any(r.content, q.answers) for r in found.results),
+            "quote_best": reranker.score(q.question, [quote.text])[0] if quote else None}
+
+
+def add_quote_scores(rows: list[dict], max_length: int) -> None:
+    """Rows saved before the gate read the quote itself (no "quote_best"): the cross-encoder reads it now."""
+    missing = [r for r in rows if "quote_best" not in r]
+    if missing:
+        reranker = CrossEncoderReranker(locate(), max_length=max_length)
+        for r in missing:
+            r["quote_best"] = reranker.score(r["question"], [r["quote"]["text"]])[0] if r["quote"] else None
 
 
 def collect(split: str, limit: int | None, max_length: int, work: Path, saved: Path) -> list[dict]:
@@ -114,12 +124,14 @@ def collect(split: str, limit: int | None, max_length: int, work: Path, saved: P
     return rows
 
 
-def refused(r: dict, floor: float, threshold: float | None = None, weights: dict | None = None) -> bool:
+def refused(r: dict, floor: float, threshold: float | None = None, weights: dict | None = None,
+            quote_floor: float | None = CrossEncoderReranker.quote_floor) -> bool:
     """What ChatService decides for this row: no relevant passage, or the reranked gate says no."""
     if not r["relevant"] or r["best"] is None:
         return True
     quote = Quote.from_dict(r["quote"]) if r["quote"] else None
-    return bool(abstain.reranked_refusal(r["best"], floor, quote, threshold, weights))
+    return bool(abstain.reranked_refusal(r["best"], floor, quote, threshold, weights, r.get("quote_best"),
+                                         quote_floor))
 
 
 def fit_gate(rows: list[dict]) -> dict:
@@ -162,6 +174,8 @@ def report(rows: list[dict], floor: float, threshold: float | None = None, weigh
     for kind in KINDS:
         some = [r for r in rows if r["kind"] == kind]
         out[kind] = {"refused": proportion([refused(r, floor, threshold, weights) for r in some]),
+                     "refused_with_quote_floor": proportion([refused(r, floor, threshold, weights, QUOTE_FLOOR)
+                                                             for r in some]),
                      "refused_by_old_gate": proportion([old_refused(r) for r in some])}
         if kind == "answerable":
             out[kind]["retrieval_ceiling"] = proportion([r["ceiling"] for r in some])
@@ -177,9 +191,9 @@ def old_refused(r: dict) -> bool:
 
 def show(label: str, rep: dict) -> None:
     for kind in KINDS:
-        p, o = rep[kind]["refused"], rep[kind]["refused_by_old_gate"]
+        p, o, w = rep[kind]["refused"], rep[kind]["refused_by_old_gate"], rep[kind]["refused_with_quote_floor"]
         print(f"{label:<10} {kind:<12} refused {p['value']:.3f} [{p['lo']:.3f}, {p['hi']:.3f}] n={p['n']}"
-              f"   (old gate {o['value']:.3f})")
+              f"   (with the quote floor {w['value']:.3f}, old gate {o['value']:.3f})")
     print(f"{label:<10} rerank of the prompt's passages: p50 {rep['rerank_ms']['p50']:.0f} ms, "
           f"p95 {rep['rerank_ms']['p95']:.0f} ms")
 
@@ -195,6 +209,7 @@ def main() -> int:
     cached = CACHE / f"abstain_ce_{args.split}_{args.max_length}.json"
     if args.rows:
         rows = json.loads(cached.read_text(encoding="utf-8"))["rows"]
+        add_quote_scores(rows, args.max_length)
     else:
         work = args.work or Path(tempfile.mkdtemp(prefix="trove-abstain-ce-"))
         try:
@@ -210,7 +225,8 @@ def main() -> int:
         f = out["fitted"]
         out["dev_in_sample"] = report(rows, f["floor"], f["threshold"], f["weights"])
         show("dev", out["dev_in_sample"])
-    out["shipped"] = {"floor": FLOOR, "weights": abstain.RERANKED_WEIGHTS, "threshold": abstain.RERANKED_THRESHOLD}
+    out["shipped"] = {"floor": FLOOR, "quote_floor": CrossEncoderReranker.quote_floor, "weights": abstain.RERANKED_WEIGHTS,
+                      "threshold": abstain.RERANKED_THRESHOLD}
     out["report"] = report(rows, FLOOR)
     show(args.split, out["report"])
     save("abstain_ce", out, str(RESULTS / f"abstain_ce_{args.split}_{args.max_length}.json"))

@@ -233,10 +233,15 @@ def reranked_probability(best: float, confidence: float, weights: dict[str, floa
 
 
 def reranked_refusal(best: float, floor: float, quote: Quote | None, threshold: float | None = None,
-                     weights: dict[str, float] | None = None) -> str:
-    """Why the library refuses, given a strong reranker's best logit `best` over the passages ("" = it answers)."""
+                     weights: dict[str, float] | None = None, quote_best: float | None = None,
+                     quote_floor: float | None = None) -> str:
+    """Why the library refuses, given a strong reranker's best logit `best` over the passages ("" = it answers)
+    and, when it read the quote on its own, `quote_best` against its `quote_floor` (see QUOTE_FLOOR in
+    core/search/cross_encoder.py)."""
     if best < floor:
         return "no passage is about the question (the reranker's best score is under its floor)"
+    if quote_best is not None and quote_floor is not None and quote_best < quote_floor:
+        return "the reranker reads the quote as not answering the question"
     if quote is None or quote.confidence is None:
         return ""  # no quote gate ran (an embedder it was not fitted for): the floor alone decides
     if quote.confidence <= 0.0:

@@ -54,11 +54,16 @@ def chat_reranker(search_rerank: bool) -> Reranker | None:
     return reranker if reranker is not None and (search_rerank or is_strong(reranker)) else None
 
 
-def abstains(reranker: Reranker | None, found: Reranked, quote: Quote | None, selector: QuoteSelector) -> bool:
-    """No passage answers. With a strong reranker's score (the cross-encoder's), abstain.reranked_refusal decides;
-    otherwise the quote gate (shown.abstains), a weak reranker's floor able to overrule it."""
+def abstains(reranker: Reranker | None, found: Reranked, quote: Quote | None, selector: QuoteSelector,
+             question: str = "") -> bool:
+    """No passage answers. With a strong reranker's score (the cross-encoder's), abstain.reranked_refusal decides,
+    the reranker reading the quote itself too (one more pair) when it has a quote floor; otherwise the quote gate
+    (shown.abstains), a weak reranker's floor able to overrule it."""
     if found.best is not None and reranker is not None and is_strong(reranker):
-        why = reranked_refusal(found.best, reranker.floor, quote)
+        quote_floor = getattr(reranker, "quote_floor", None)
+        quote_best = (reranker.score(question, [quote.text])[0]
+                      if quote is not None and question and quote_floor is not None else None)
+        why = reranked_refusal(found.best, reranker.floor, quote, quote_best=quote_best, quote_floor=quote_floor)
         if why:
             log.info("abstained: %s", why)
         return bool(why)

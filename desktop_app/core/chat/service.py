@@ -208,7 +208,7 @@ class ChatService:
                 return self._refuse(chat_id, question, len(turns), runtime, (), None, memory)
             found_passages = candidate_passages(found.results, settings.context_min_score) if grounded else []
             first = self._quote(question, found_passages) if found_passages else None
-            if found_passages and not ask_model and self._abstains(first, found):
+            if found_passages and not ask_model and self._abstains(question, first, found):
                 if not from_chat:
                     return self._refuse(chat_id, question, len(turns), runtime, found_passages, first, memory)
                 first = None  # no evidence answers: the model answers from the conversation, quoting nothing
@@ -239,11 +239,11 @@ class ChatService:
         selector = self.quote_selector()
         return selector.select(question, passages) if selector is not None else None
 
-    def _abstains(self, quote: Quote | None, found: Reranked) -> bool:
+    def _abstains(self, question: str, quote: Quote | None, found: Reranked) -> bool:
         selector = self.quote_selector()
         if selector is None or (quote is None and found.best is None):
             return False
-        return abstains(self.reranker(), found, quote, selector)  # the cross-encoder's gate when it scored them
+        return abstains(self.reranker(), found, quote, selector, question)  # the cross-encoder's when it scored them
 
     def plan(self, question: str, results: list[RetrievalResult], turns: list[Turn], settings: Settings,
              runtime: ChatRuntime, grounded: bool, reserve: int, *, summary: str = "") -> PromptPlan:

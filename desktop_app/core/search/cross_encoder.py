@@ -42,6 +42,14 @@ STRIDE = 32  # word pieces two windows of one passage share, so a sentence at th
 # of those and the quote gate the rest). Only 10 + 10 dev questions were measured on this loaded machine: a floor to
 # refit on more (docs/answers.md).
 FLOOR = -10.25
+# The logit under which the cross-encoder, reading the shown quote itself (one sentence or unit, one more pair),
+# would call it not answering: 0, the model's own boundary (MS MARCO: above 0 relevant), not fitted. Measured, NOT
+# on by default (`quote_floor` below is None): on the dev split (bench/abstain_ce.py --rows, 60 of each kind) it
+# refused 0.083 / 0.467 / 0.983 (answerable / adversarial / absent article; 0.083 / 0.383 / 0.933 without), but on
+# the final split, looked at once, 0.20 / 0.575 / 1.00 (0.15 / 0.525 / 0.975 without): two more false refusals;
+# and it refuses a two-part question whose quote answers one part ("Who invented X, and how long does the loaf
+# bake?" over the bread notes). docs/benchmarks.md, Answers.
+QUOTE_FLOOR = 0.0
 
 
 class CrossEncoderReranker:
@@ -50,6 +58,7 @@ class CrossEncoderReranker:
 
     name = NAME
     floor = FLOOR
+    quote_floor: float | None = None  # QUOTE_FLOOR turns the quote's own reading on (measured, not shipped)
     strong = True  # a reader of question and passage together: the abstention gate trusts its floor on its own
 
     def __init__(self, files: CrossEncoderFiles | None = None, *, max_length: int = MAX_LENGTH,

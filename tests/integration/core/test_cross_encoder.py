@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.chat.prompt import NOT_COVERED
-from desktop_app.core.chat.quote import EmbedderQuoteSelector
+from desktop_app.core.chat.quote import EmbedderQuoteSelector, Quote
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.errors import KnownError, UnavailableError
 from desktop_app.core.search import rerank as rerank_module
-from desktop_app.core.search.cross_encoder import FLOOR, CrossEncoderReranker, load_cross_encoder
+from desktop_app.core.search.cross_encoder import FLOOR, QUOTE_FLOOR, CrossEncoderReranker, load_cross_encoder
 from desktop_app.core.search.cross_encoder_files import DamagedModelError, forget_verified, locate, model_folder
 from desktop_app.core.search.rerank import forget_reranker, is_strong, load_reranker
 from desktop_app.core.settings import Settings
@@ -90,11 +90,11 @@ class SureSelector(EmbedderQuoteSelector):
         return replace(quote, confidence=0.99) if quote is not None else None
 
 
-def service(tmp_path: Path, runtime, reranker, found: list[str]) -> ChatService:
+def service(tmp_path: Path, runtime, reranker, found: list[str], selector=None) -> ChatService:
     results = [RetrievalResult(t, 1.0 - i / 10, f"/docs/p{i}.txt", {"chunk_id": i}) for i, t in enumerate(found)]
     return ChatService(SQLiteStore(tmp_path / "library.db"), lambda q, k: results[:k],
                        lambda: Settings(**CHAT_SETTINGS), runtime_factory=lambda s, p: runtime,
-                       quote_selector=SureSelector(None, None), reranker=reranker)
+                       quote_selector=selector or SureSelector(None, None), reranker=reranker)
 
 
 def test_the_chat_model_sees_the_passages_in_the_cross_encoders_order(tmp_path, cross_encoder):
@@ -120,6 +120,46 @@ def test_the_same_question_with_an_answering_passage_is_answered(tmp_path, cross
     runtime = ScriptedRuntime("Press Ctrl+F [1].")
     answer = service(tmp_path, runtime, cross_encoder, [BREAD, SHORTCUTS]).ask(QUESTION, top_k=2)
     assert not answer.refused and len(runtime.sent) == 1
+
+
+class ChosenQuote(EmbedderQuoteSelector):
+    """Quotes the passage sentence it is given, sure of it: the quote gate alone would always answer."""
+
+    def __init__(self, sentence: str) -> None:
+        super().__init__(None, None)
+        self.sentence = sentence
+
+    def select(self, question, passages):
+        n = next(i for i, p in enumerate(passages) if self.sentence in p.content)
+        start = passages[n].content.index(self.sentence)
+        return Quote(self.sentence, n, start, start + len(self.sentence), 1.0, passages[n].source, confidence=0.99)
+
+
+def quoting(tmp_path: Path, runtime, sentence: str) -> ChatService:
+    """The cross-encoder with its quote floor turned on (measured, off as shipped: cross_encoder.QUOTE_FLOOR)."""
+    reranker = load_cross_encoder()
+    reranker.quote_floor = QUOTE_FLOOR
+    return service(tmp_path, runtime, reranker, [SHORTCUTS, TRAINS], ChosenQuote(sentence))
+
+
+def test_the_quote_floor_is_off_as_shipped(cross_encoder):
+    assert cross_encoder.quote_floor is None
+
+
+def test_a_quote_the_cross_encoder_reads_as_not_answering_is_refused_without_calling_the_model(tmp_path):
+    # With the quote floor on: a passage sent answers (the floor passes), but the quote chosen is the train
+    # timetable: read on its own under QUOTE_FLOOR, it is refused rather than shown as the answer.
+    answer = quoting(tmp_path, MustNotGenerate(), TRAINS).ask(QUESTION, top_k=2)
+    assert answer.refused and answer.abstained and answer.citations == ()
+
+
+def test_a_quote_the_cross_encoder_reads_as_answering_is_shown(tmp_path):
+    sentence = "Press Ctrl+F or Ctrl+K to focus the search bar."
+    assert load_cross_encoder().score(QUESTION, [sentence])[0] >= QUOTE_FLOOR
+    runtime = ScriptedRuntime("Press Ctrl+F [1].")
+    answer = quoting(tmp_path, runtime, sentence).ask(QUESTION, top_k=2)
+    assert not answer.refused and answer.quote is not None and answer.quote.text == sentence
+    assert len(runtime.sent) == 1
 
 
 @pytest.fixture
