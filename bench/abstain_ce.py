@@ -225,8 +225,8 @@ def main() -> int:
         f = out["fitted"]
         out["dev_in_sample"] = report(rows, f["floor"], f["threshold"], f["weights"])
         show("dev", out["dev_in_sample"])
-    out["shipped"] = {"floor": FLOOR, "quote_floor": CrossEncoderReranker.quote_floor, "weights": abstain.RERANKED_WEIGHTS,
-                      "threshold": abstain.RERANKED_THRESHOLD}
+    out["shipped"] = {"floor": FLOOR, "quote_floor": CrossEncoderReranker.quote_floor,
+                      "weights": abstain.RERANKED_WEIGHTS, "threshold": abstain.RERANKED_THRESHOLD}
     out["report"] = report(rows, FLOOR)
     show(args.split, out["report"])
     save("abstain_ce", out, str(RESULTS / f"abstain_ce_{args.split}_{args.max_length}.json"))
