@@ -194,7 +194,7 @@ class Library:
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
                langs: Iterable[str] | None = None, paths: Iterable[str] | None = None,
-               rerank: bool = False) -> list[RetrievalResult]:
+               rerank: bool = False, literal: bool = False) -> list[RetrievalResult]:
         """Search what is indexed now (never waits for the writer). Results are chunks, best first.
 
         `paths` keeps documents that are one of those files or lie under one of those folders. `rerank` reorders the
@@ -203,7 +203,7 @@ class Library:
         self.searcher.embedder_broken = self.embed_worker.error is not None
         query = clean_text(query)  # lone surrogates (non-UTF-8 argv bytes) cannot reach the tokenizers
         return self.searcher.search(query, top_k, mode, group_by_document=group_by_document, folders=folders,
-                                    types=types, langs=langs, paths=paths, rerank=rerank)
+                                    types=types, langs=langs, paths=paths, rerank=rerank, literal=literal)
 
     # ---- stats and settings --------------------------------------------------------------------
 
@@ -260,7 +260,7 @@ class Library:
         return self._memory
 
     def _retrieve_for_chat(self, query: str, top_k: int, paths: Iterable[str] = ()) -> list[RetrievalResult]:
-        return whole_units(self.store.chunks_around, self.search(query, top_k, "hybrid", paths=paths or None))
+        return whole_units(self.store.chunks_around, self.search(query, top_k, paths=paths or None, literal=True))
 
     def ask(self, question: str, **kwargs: Any) -> ChatAnswer:
         """Answer a question from the library's documents (see ChatService.ask; `scope=` paths narrows them)."""

@@ -16,7 +16,7 @@ from desktop_app.core.errors import UnavailableError
 from desktop_app.core.folders import normalise
 from desktop_app.core.log import get_logger
 from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
-from desktop_app.core.search.query_language import parse_query
+from desktop_app.core.search.query_language import ParsedQuery, parse_query
 from desktop_app.core.search.query_search import checked_search, query_filters
 from desktop_app.core.search.rerank import SEARCH_MIX, Reranker, load_reranker
 from desktop_app.core.search.rerank import rerank as rerank_results
@@ -178,15 +178,16 @@ class SearchService:
     def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
                langs: Iterable[str] | None = None, paths: Iterable[str] | None = None,
-               rerank: bool = False) -> list[RetrievalResult]:
+               rerank: bool = False, literal: bool = False) -> list[RetrievalResult]:
         """Search what is indexed now (never waits for the writer). Results are chunks, best first. `query` is in
-        the query language (core/search/query_language.py): its filters narrow the menu's.
+        the query language (core/search/query_language.py): its filters narrow the menu's. `literal`: the query is
+        plain words, as a chat question is (its "quoted" words, -words and "last month" are words, not filters).
 
         `rerank`: the best max(top_k, RERANK_DEPTH) results reordered by the reranker, the first top_k kept
         (UnavailableError when no reranking model loads here)."""
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
-        parsed = parse_query(query, today=self.today())
+        parsed = ParsedQuery(query, free_text=query) if literal else parse_query(query, today=self.today())
         filters = query_filters(parsed, self.filters(folders, types, langs, paths))
         embedder: Embedder | None = None if self.embedder_broken else self.embedder
         if mode == "hybrid" and not self.store.has_vectors():

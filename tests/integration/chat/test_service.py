@@ -247,3 +247,16 @@ def test_a_scope_is_a_file_or_everything_under_a_folder_never_a_sibling(make_lib
     answer = lib.ask("When do tides turn?", scope=[str(tmp_path / "notes-old")])
     assert [Path(p.source).parent.name for p in answer.passages] == ["notes-old"]
     assert "Tides in notes-old" in last_user(runtime.sent[-1])
+
+
+def test_a_question_is_plain_words_not_the_search_query_language(chat_library):
+    # In the search box "quoted words" are a phrase every result must hold; a question is not search syntax: words
+    # quoted the way the document does not put them must not empty its passages (XQuAD's Arabic questions quote
+    # names, and lost their passage this way).
+    runtime = use(chat_library, ScriptedRuntime(REACTOR_ANSWER))
+    for question in ('Who invented the "Zorblax power reactor"?',
+                     'Is "Dr. Quell" the inventor of the Zorblax reactor?'):
+        assert chat_library.search(question, 3) == []  # as a search: no passage holds the phrase
+        answer = chat_library.ask(question)
+        assert names(answer.passages)[0] == "reactor.txt", question
+    assert len(runtime.sent) == 2
