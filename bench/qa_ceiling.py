@@ -52,7 +52,7 @@ def build(home: Path, settings: Settings, folders: list[Path]) -> Library:
 def ceiling_rows(lib: Library, questions: list[Question], golds: dict[str, tuple[str, ...]], modes: list[str],
                  top_k: int, runtime: LlamaCppRuntime, max_tokens: int) -> list[dict]:
     """One row per question and mode: whether a gold answer is in the top-k chunks and in the planned prompt."""
-    service = chat_service(lib, lambda q, k, paths=(): lib.search(q, top_k=k), runtime, None)
+    service = chat_service(lib, lambda q, k, paths=(): lib.search(q, top_k=k, literal=True), runtime, None)
     rows = []
     try:
         for i, q in enumerate(questions, 1):
@@ -60,7 +60,7 @@ def ceiling_rows(lib: Library, questions: list[Question], golds: dict[str, tuple
                 print(f"  {i}/{len(questions)} questions", file=sys.stderr, flush=True)
             answers = golds.get(q.id, q.answers)
             for mode in modes:
-                found = lib.search(q.question, top_k=top_k, mode=mode)
+                found = lib.search(q.question, top_k=top_k, mode=mode, literal=True)  # a question, as chat reads it
                 plan = service.plan(q.question, found, [], lib.settings, runtime, True, max_tokens)
                 rows.append({"id": q.id, "lang": q.lang, "mode": mode,
                              "top_k": any(contains_any(r.content, answers) for r in found),
