@@ -51,8 +51,10 @@ def pg_url(pg_server):
         pg_server.drop_database(name)
 
 
-def server_consistency(url: str) -> dict[str, int]:
-    """Cross-table counts that must agree in a consistent server library (tests look inside; the app never does)."""
+def server_consistency(url: str, conn=None) -> dict[str, int]:
+    """Cross-table counts that must agree in a consistent server library (tests look inside; the app never does).
+    `conn`: an open connection to use instead of a new one (a new session cannot start on a full disk: it must
+    write its relation-cache file first)."""
     import psycopg
 
     checks = {
@@ -81,15 +83,17 @@ def server_consistency(url: str) -> dict[str, int]:
                               "(SELECT folder_id, lang, count(*) AS chunks FROM chunks GROUP BY 1, 2) s "
                               "USING (folder_id, lang) WHERE k.chunks IS DISTINCT FROM s.chunks",
     }
-    with psycopg.connect(url) as conn:
-        if conn.execute("SELECT to_regclass('public.doc_counts')").fetchone()[0] is not None:
-            checks.update(kept)
-        return {name: int(conn.execute(sql).fetchone()[0]) for name, sql in checks.items()}
+    if conn is None:
+        with psycopg.connect(url) as fresh:
+            return server_consistency(url, fresh)
+    if conn.execute("SELECT to_regclass('public.doc_counts')").fetchone()[0] is not None:
+        checks.update(kept)
+    return {name: int(conn.execute(sql).fetchone()[0]) for name, sql in checks.items()}
 
 
-def assert_server_consistent(url: str) -> dict[str, int]:
+def assert_server_consistent(url: str, conn=None) -> dict[str, int]:
     """No half-indexed document, no chunk flagged embedded without vectors (or the reverse)."""
-    c = server_consistency(url)
+    c = server_consistency(url, conn)
     assert c["half_indexed"] == c["indexed_without_chunks"] == 0, c
     assert c["embedded_without_vectors"] == c["vectors_of_pending_chunks"] == c["empty_terms"] == 0, c
     assert c.get("kept_counts_off", 0) == c.get("kept_languages_off", 0) == 0, c

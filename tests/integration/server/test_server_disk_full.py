@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import psycopg
 import pytest
 from psycopg import sql
 
@@ -76,6 +77,9 @@ def test_a_full_server_disk_stops_indexing_in_one_line_and_the_next_sync_resumes
     url, point = small_disk
     folder = make_files(tmp_path / "docs", 400)
     lib = Library(tmp_path / "home", settings=Settings(embedder="hash"), db=url)
+    # The check's session opens while there is room: a session started on the full disk fails before any query
+    # ("could not write init file"), whatever the library did.
+    checker = psycopg.connect(url, autocommit=True)
     try:
         lib.add_folder(folder)
         with pytest.raises(KnownError) as full:
@@ -85,13 +89,14 @@ def test_a_full_server_disk_stops_indexing_in_one_line_and_the_next_sync_resumes
         assert "picks up where it stopped" in str(full.value)
         before = lib.store.counts()
         assert 0 < before.documents < 400
-        assert_server_consistent(url)  # what was committed is whole; nothing is half-written
+        assert_server_consistent(url, checker)  # what was committed is whole; nothing is half-written
         mount(["-o", "remount,size=64m", str(point)])  # room again
         report = lib.sync(wait=True)
         assert report.failed == 0 and 0 < report.indexed <= 400 - before.documents + 1
         assert lib.store.counts().documents == 400
         assert lib.store.counts().embedded == lib.store.counts().chunks
     finally:
+        checker.close()
         lib.close()
     assert_server_consistent(url)
     assert_server_matches_disk(url, folder)
