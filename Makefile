@@ -59,10 +59,12 @@ package: setup
 package-test: package
 	bash packaging/smoke_test.sh
 	bash packaging/linux/deb_test.sh
+	bash packaging/linux/deb_upgrade_test.sh "$(PREVIOUS)"
 
 # The .deb upgrade path (install PREVIOUS, index, upgrade to this build, search): PREVIOUS is the previous release's
-# .deb or its git ref (built in a worktree; as long as `make package`). Not part of package-test until a release
-# exists to upgrade from.
+# .deb or its git ref (built in a worktree; as long as `make package`). The default is the last commit of the previous
+# round (2026-12-05, SQLite schema 011, before 012 and 013), so the snapshot before a migration is exercised.
+PREVIOUS ?= 2cbeb9f
 package-upgrade-test: package
 	bash packaging/linux/deb_upgrade_test.sh "$(PREVIOUS)"
 
