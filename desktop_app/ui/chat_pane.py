@@ -12,8 +12,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -26,7 +24,8 @@ from desktop_app.core.chat.conversation import Conversation, Request
 from desktop_app.core.log import get_logger
 from desktop_app.ui.changes import ChangeKind, LibraryChanged
 from desktop_app.ui.chat_answer_view import shown_exchange
-from desktop_app.ui.chat_parts import ScopeBar, fill_chat_list
+from desktop_app.ui.chat_list import ChatList
+from desktop_app.ui.chat_scope_bar import ScopeBar
 from desktop_app.ui.chat_transcript import ChatTranscript
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.sources_panel import SourcesPanel
@@ -112,11 +111,8 @@ class ChatPane(QWidget):
 
     def _build_body(self) -> QSplitter:
         """Past chats on the left; the welcome state or transcript above the passages on the right."""
-        self.chats = QListWidget()
-        self.chats.setObjectName("chatList")
-        self.chats.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.chats.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.chats.itemClicked.connect(self.on_chat_clicked)
+        self.chats = ChatList(self.chat, self.tasks)
+        self.chats.chat_chosen.connect(self.open_chat)
         self.transcript = ChatTranscript()
         self.transcript.citation_clicked.connect(self.on_citation_clicked)
         self.transcript.generation_toggled.connect(self.on_generation_toggled)
@@ -138,8 +134,9 @@ class ChatPane(QWidget):
         body.setObjectName("chatBodySplit")
         body.addWidget(self.chats)
         body.addWidget(right)
+        body.setStretchFactor(0, 0)  # a wider pane widens the talk, not the list of titles
         body.setStretchFactor(1, 1)
-        body.setSizes([120, 470])
+        body.setSizes([self.chats.sizeHint().width(), right.sizeHint().width()])
         self.splitters = (right, body)
         return body
 
@@ -213,10 +210,7 @@ class ChatPane(QWidget):
         self.suggestions_shown.emit(suggestions)
 
     def refresh_chats(self) -> None:
-        self.tasks.run(self.chat.list_chats, self.on_chats_listed, lambda exc: log.warning("chats: %s", exc))
-
-    def on_chats_listed(self, chats) -> None:
-        fill_chat_list(self.chats, chats, self.chat_id)
+        self.chats.reload(lambda: self.chat_id)
 
     # ---- asking --------------------------------------------------------------------------------
 
@@ -392,9 +386,6 @@ class ChatPane(QWidget):
 
     def on_new_chat_clicked(self) -> None:
         self.new_chat()
-
-    def on_chat_clicked(self, item: QListWidgetItem) -> None:
-        self.open_chat(item.data(Qt.ItemDataRole.UserRole))
 
     def on_model_button_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF models (*.gguf);;All files (*)")

@@ -1,15 +1,12 @@
-"""The chat pane's small parts: the scope bar and the list of past chats. Each does one thing, so the pane itself
-only lays them out and forwards."""
+"""The chat pane's scope bar: which files and folders the next questions are limited to, and the way back to the
+whole library."""
 
 from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QWidget
-
-from desktop_app.ui.safe_document import plain_tooltip
-from desktop_app.ui.units import counted
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 
 def scope_text(paths) -> str:
@@ -42,15 +39,3 @@ class ScopeBar(QWidget):
         self.label.setVisible(bool(scope))
         self.clear.setVisible(bool(scope))
         self.setVisible(bool(scope))
-
-
-def fill_chat_list(chats: QListWidget, summaries, current: int | None) -> None:
-    """Past chats, newest first as listed, the current one selected."""
-    chats.clear()
-    for summary in summaries:
-        item = QListWidgetItem(summary.title or "(untitled)")
-        item.setData(Qt.ItemDataRole.UserRole, summary.id)
-        item.setToolTip(plain_tooltip(f"{summary.title}\n{counted(summary.message_count // 2, 'question')}"))
-        chats.addItem(item)
-        if summary.id == current:
-            chats.setCurrentItem(item)
