@@ -7,7 +7,7 @@ import html
 import re
 from collections.abc import Sequence
 
-from desktop_app.ui.snippet_text import plain_spans, strip_markup
+from desktop_app.core.text.markup import plain_spans, strip_markup
 
 SNIPPET_CHARS = 260
 _WS = re.compile(r"\s+")
@@ -43,7 +43,7 @@ def snippet_window(text: str, spans: Sequence[Sequence[int]], limit: int = SNIPP
 def snippet_html(text: str, spans: Sequence[Sequence[int]], limit: int = SNIPPET_CHARS, mark: str = "b", *,
                  markup: bool = False) -> str:
     """Escaped HTML of the snippet window with highlighted spans wrapped in <mark>; whitespace collapsed.
-    `markup`: the passage may hold Markdown or HTML syntax, shown as the text it marks up (snippet_text.py).
+    `markup`: the passage may hold Markdown or HTML syntax, shown as the text it marks up (core/text/markup.py).
 
     Everything that comes from the document goes through html.escape, so a passage holding `<img src=…>`
     shows those characters and loads nothing.

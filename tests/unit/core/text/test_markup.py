@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_app.ui.snippet_text import plain_spans, strip_markup
+from desktop_app.core.text.markup import plain_spans, strip_markup
 from desktop_app.ui.snippets import snippet_html
 
 
