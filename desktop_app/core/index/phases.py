@@ -81,7 +81,9 @@ class IndexPhases:
                     continue  # a vanished root must never read as "every file deleted"
                 if not self.claim(folder):
                     continue
-                if path.is_dir():
+                # a hidden folder inside a library folder is one not-read row, never walked (as a sync lists it)
+                hidden = path.name.startswith(".") and str(path) != folder.path
+                if path.is_dir() and not hidden:
                     report.merge(self.indexer.sync_folder(folder.id, path))
                 else:
                     report.merge(self.indexer.index_path(folder.id, path))

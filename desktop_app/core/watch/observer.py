@@ -29,7 +29,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
-from desktop_app.core.ingest.discover import is_excluded
+from desktop_app.core.ingest.discover import is_excluded, matches_pattern
 from desktop_app.core.ingest.filetypes import file_type
 from desktop_app.core.log import get_logger
 from desktop_app.core.watch.debounce import Debouncer
@@ -43,20 +43,38 @@ _CHANGE_EVENTS = (FileCreatedEvent, FileModifiedEvent, FileClosedEvent, FileDele
 
 
 class PathFilter:
-    """Which paths under a root Trove cares about: the same rules as discovery (hidden, excluded, known types)."""
+    """Which paths under a root Trove cares about: the same rules as discovery (hidden, excluded, known types).
+
+    A path is either read (`wants`), listed without being read (`lists`: the ledger's hidden and unsupported rows,
+    which a sync records too), or nothing to Trove (an excluded name, anything inside a hidden folder)."""
 
     def __init__(self, root: str, patterns: tuple[str, ...]) -> None:
         self.root = root.rstrip(os.sep)
         self.patterns = patterns
 
-    def wants(self, path: str, is_dir: bool) -> bool:
-        """True for a folder with no excluded part, or a file of a known type with none."""
+    def _parts(self, path: str) -> list[str] | None:
+        """The path's parts below the root; None outside it, or for the root itself."""
         rel = os.path.relpath(path, self.root)
         if rel == "." or rel.startswith(".." + os.sep) or rel == "..":
-            return False
-        if any(is_excluded(part, self.patterns) for part in rel.split(os.sep)):
+            return None
+        return rel.split(os.sep)
+
+    def wants(self, path: str, is_dir: bool) -> bool:
+        """True for a folder with no excluded part, or a file of a known type with none."""
+        parts = self._parts(path)
+        if parts is None or any(is_excluded(part, self.patterns) for part in parts):
             return False
         return is_dir or file_type(Path(path)) is not None
+
+    def lists(self, path: str, is_dir: bool) -> bool:
+        """True for what a sync lists as not read: a hidden file or folder (not what is inside a hidden folder: the
+        folder is the one row), or a file of a type Trove does not read; never a name the user's patterns exclude."""
+        parts = self._parts(path)
+        if parts is None or any(matches_pattern(part, self.patterns) for part in parts):
+            return False
+        if any(part.startswith(".") for part in parts[:-1]):
+            return False
+        return parts[-1].startswith(".") or (not is_dir and file_type(Path(path)) is None)
 
 
 class FolderEventHandler(FileSystemEventHandler):
@@ -75,17 +93,22 @@ class FolderEventHandler(FileSystemEventHandler):
         src = os.fsdecode(event.src_path)
         if isinstance(event, (FileMovedEvent, DirMovedEvent)):
             self._moved(src, os.fsdecode(event.dest_path), event.is_directory)
-        elif isinstance(event, _CHANGE_EVENTS) and self.paths.wants(src, event.is_directory):
+        elif isinstance(event, _CHANGE_EVENTS) and self._matters(src, event.is_directory):
             self.sink.changed(src, event.is_directory)
 
+    def _matters(self, path: str, is_dir: bool) -> bool:
+        return self.paths.wants(path, is_dir) or self.paths.lists(path, is_dir)
+
     def _moved(self, src: str, dest: str, is_dir: bool) -> None:
-        src_ok, dest_ok = self.paths.wants(src, is_dir), self.paths.wants(dest, is_dir)
-        if src_ok and dest_ok:
+        if self.paths.wants(src, is_dir) and self.paths.wants(dest, is_dir):
             self.sink.moved(src, dest, is_dir)
-        elif dest_ok:  # e.g. an editor's hidden temp file renamed over the real one
-            self.sink.changed(dest, is_dir)
-        elif src_ok:  # renamed to a name we skip (a backup "notes.txt~", a hidden folder): gone for us
-            self.sink.changed(src, is_dir)
+            return
+        # Not a move of something read (e.g. an editor's hidden temp file renamed over the real one, a file renamed
+        # to a backup "notes.txt~", a folder hidden by a rename): each end is brought up to date on its own, so a
+        # hidden or unsupported end is listed (or forgotten) as a sync would, and a read one is read.
+        for path in (src, dest):
+            if self._matters(path, is_dir):
+                self.sink.changed(path, is_dir)
 
 
 @dataclass(frozen=True)

@@ -46,16 +46,30 @@ def test_content_events_become_changes_and_noise_is_dropped():
     assert handle(FileOpenedEvent("/r/a.txt"), FileClosedNoWriteEvent("/r/a.txt"), DirModifiedEvent("/r")) == []
 
 
-def test_hidden_excluded_and_unknown_types_are_ignored():
-    assert handle(FileCreatedEvent("/r/.hidden.txt"), FileCreatedEvent("/r/node_modules/x.md"),
-                  FileCreatedEvent("/r/photo.xyz"), DirCreatedEvent("/r/.git")) == []
+def test_excluded_names_and_what_is_inside_hidden_folders_are_ignored():
+    assert handle(FileCreatedEvent("/r/node_modules/x.md"), FileCreatedEvent("/r/node_modules/x.xyz"),
+                  DirCreatedEvent("/r/.git"), FileCreatedEvent("/r/.cache/a.txt"), FileCreatedEvent("/r/.cache/.b"),
+                  FileCreatedEvent("/elsewhere/a.txt"), DirCreatedEvent("/r")) == []
     assert handle(DirCreatedEvent("/r/notes")) == [("changed", "/r/notes", True)]
+
+
+def test_hidden_and_unknown_types_are_changes_the_ledger_lists():
+    """A sync lists them as not read; the watcher brings them up to date the same way (listed, or forgotten)."""
+    assert handle(FileCreatedEvent("/r/.hidden.txt"), FileCreatedEvent("/r/photo.xyz"),
+                  DirCreatedEvent("/r/.cache"), FileDeletedEvent("/r/sub/old.xyz")) == [
+        ("changed", "/r/.hidden.txt", False), ("changed", "/r/photo.xyz", False), ("changed", "/r/.cache", True),
+        ("changed", "/r/sub/old.xyz", False)]
 
 
 def test_moves_depend_on_which_end_we_care_about():
     assert handle(FileMovedEvent("/r/a.txt", "/r/b.txt")) == [("moved", "/r/a.txt", "/r/b.txt", False)]
-    assert handle(FileMovedEvent("/r/.goutputstream-X", "/r/a.txt")) == [("changed", "/r/a.txt", False)]
-    assert handle(FileMovedEvent("/r/a.txt", "/r/a.txt~")) == [("changed", "/r/a.txt", False)]
+    # an end Trove does not read is no move: each end is brought up to date (read, listed or forgotten) on its own
+    assert handle(FileMovedEvent("/r/.goutputstream-X", "/r/a.txt")) == [("changed", "/r/.goutputstream-X", False),
+                                                                         ("changed", "/r/a.txt", False)]
+    assert handle(FileMovedEvent("/r/a.txt", "/r/a.txt~")) == [("changed", "/r/a.txt", False),
+                                                               ("changed", "/r/a.txt~", False)]
+    assert handle(DirMovedEvent("/r/x", "/r/.x")) == [("changed", "/r/x", True), ("changed", "/r/.x", True)]
+    assert handle(FileMovedEvent("/r/a.txt", "/r/node_modules/a.txt")) == [("changed", "/r/a.txt", False)]
     assert handle(DirMovedEvent("/r/x", "/r/y")) == [("moved", "/r/x", "/r/y", True)]
     assert handle(FileMovedEvent("/r/x/a.txt", "/r/y/a.txt", is_synthetic=True)) == []
 
