@@ -9,9 +9,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFileDialog,
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -24,13 +22,12 @@ from desktop_app.core.chat.conversation import Conversation, Request
 from desktop_app.core.log import get_logger
 from desktop_app.ui.changes import ChangeKind, LibraryChanged
 from desktop_app.ui.chat_answer_view import shown_exchange
+from desktop_app.ui.chat_header import ChatHeader
 from desktop_app.ui.chat_list import ChatList
 from desktop_app.ui.chat_scope_bar import ScopeBar
 from desktop_app.ui.chat_transcript import ChatTranscript
-from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.sources_panel import SourcesPanel
 from desktop_app.ui.tasks import TaskRunner
-from desktop_app.ui.units import format_bytes
 from desktop_app.ui.welcome import WelcomeView
 
 log = get_logger("ui")
@@ -70,15 +67,21 @@ class ChatPane(QWidget):
         self.conversation = Conversation()
         self.viewer: Callable[[int, str], object] | None = None  # opens (chunk id, quote) in the window's viewer
         self.scope: tuple[str, ...] = ()
-        header = self._build_header()
+        self.header = ChatHeader(library, tasks)
+        self.model_label, self.model_button, self.new_button = (self.header.model_label, self.header.model_button,
+                                                                 self.header.new_button)
+        self.header.new_button.clicked.connect(self.on_new_chat_clicked)
+        self.header.model_changed.connect(self.model_changed.emit)
+        self.header.failed.connect(self.answer_failed.emit)
         body = self._build_body()
+        self.header.model_shown.connect(self.welcome.set_model)
         self.scope_bar = ScopeBar()
         self.scope_bar.cleared.connect(self.clear_scope)
         self.scope_label, self.scope_clear = self.scope_bar.label, self.scope_bar.clear
         ask_row = self._build_ask_row()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(header)
+        layout.addWidget(self.header)
         layout.addWidget(body, 1)
         layout.addWidget(self.scope_bar)
         layout.addLayout(ask_row)
@@ -92,22 +95,6 @@ class ChatPane(QWidget):
         self._render()
 
     # ---- building ------------------------------------------------------------------------------
-
-    def _build_header(self) -> QHBoxLayout:
-        """The model's name and size, Model… and New chat."""
-        self.model_label = QLabel("Model: …")
-        self.model_label.setObjectName("modelLabel")
-        make_plain(self.model_label)  # it shows a GGUF file's model name
-        self.model_button = QPushButton("Model…")
-        self.model_button.setToolTip("Use another GGUF model file")
-        self.model_button.clicked.connect(self.on_model_button_clicked)
-        self.new_button = QPushButton("New chat")
-        self.new_button.clicked.connect(self.on_new_chat_clicked)
-        header = QHBoxLayout()
-        header.addWidget(self.model_label, 1)
-        header.addWidget(self.model_button)
-        header.addWidget(self.new_button)
-        return header
 
     def _build_body(self) -> QSplitter:
         """Past chats on the left; the welcome state or transcript above the passages on the right."""
@@ -178,7 +165,7 @@ class ChatPane(QWidget):
     def _set_busy(self, busy: bool) -> None:
         self.stop_button.setEnabled(busy)
         self.send_button.setEnabled(not busy)
-        self.model_button.setEnabled(not busy)
+        self.header.model_button.setEnabled(not busy)
 
     def on_library_changed(self, change: LibraryChanged) -> None:
         """Settings changed (another default model, or its settings): show the model questions will use."""
@@ -186,19 +173,8 @@ class ChatPane(QWidget):
             self.refresh_model()
 
     def refresh_model(self) -> None:
-        chat = self.chat
-        self.tasks.run(chat.model_info, self.on_model_info, self.on_model_info_error)
-
-    def on_model_info(self, info) -> None:
-        size = f" · {format_bytes(info.size_bytes)}" if info.size_bytes else ""
-        self.model_label.setText(f"Model: {info.name}{size}")
-        self.model_label.setToolTip(plain_tooltip(info.path, path=True))
-        self.welcome.set_model(info)
-
-    def on_model_info_error(self, exc: BaseException) -> None:
-        self.model_label.setText("Model: none")
-        self.model_label.setToolTip(plain_tooltip(str(exc)))
-        self.welcome.set_model(None)
+        """Show the model questions will use (the header, and the welcome state's model note)."""
+        self.header.refresh()
 
     def refresh_suggestions(self) -> None:
         """Draw the welcome state's questions from the library again (after indexing), off the UI thread."""
@@ -370,10 +346,7 @@ class ChatPane(QWidget):
 
     def set_model_path(self, path: str) -> None:
         """Use another GGUF file (saved in the library's settings); the next question loads it."""
-        library = self.library
-        self.tasks.run(lambda: library.update_settings(model_path=path),
-                       lambda _s: (self.refresh_model(), self.model_changed.emit(path)),
-                       lambda exc: self.answer_failed.emit(str(exc)))
+        self.header.set_model_path(path)
 
     # ---- slots ---------------------------------------------------------------------------------
 
@@ -386,11 +359,6 @@ class ChatPane(QWidget):
 
     def on_new_chat_clicked(self) -> None:
         self.new_chat()
-
-    def on_model_button_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF models (*.gguf);;All files (*)")
-        if path:
-            self.set_model_path(path)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (watched is self.input and event.type() == QEvent.Type.KeyPress
