@@ -5,13 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QHBoxLayout,
-    QPlainTextEdit,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -22,6 +18,7 @@ from desktop_app.core.chat.conversation import Conversation, Request
 from desktop_app.core.log import get_logger
 from desktop_app.ui.changes import ChangeKind, LibraryChanged
 from desktop_app.ui.chat_answer_view import shown_exchange
+from desktop_app.ui.chat_ask_box import AskBox
 from desktop_app.ui.chat_header import ChatHeader
 from desktop_app.ui.chat_list import ChatList
 from desktop_app.ui.chat_scope_bar import ScopeBar
@@ -78,14 +75,17 @@ class ChatPane(QWidget):
         self.scope_bar = ScopeBar()
         self.scope_bar.cleared.connect(self.clear_scope)
         self.scope_label, self.scope_clear = self.scope_bar.label, self.scope_bar.clear
-        ask_row = self._build_ask_row()
+        self.ask_box = AskBox()
+        self.input, self.use_context = self.ask_box.input, self.ask_box.use_context
+        self.send_button, self.stop_button = self.ask_box.send_button, self.ask_box.stop_button
+        self.ask_box.send_requested.connect(self.on_send_requested)
+        self.ask_box.stop_requested.connect(self.stop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
         layout.addWidget(body, 1)
         layout.addWidget(self.scope_bar)
-        layout.addLayout(ask_row)
-        layout.addWidget(self.use_context)
+        layout.addWidget(self.ask_box)
         self._render_timer = QTimer(self, singleShot=True, interval=RENDER_MS)
         self._render_timer.timeout.connect(self.on_render_timeout)
         QShortcut(QKeySequence("Ctrl+N"), self, self.on_new_chat_clicked)
@@ -127,27 +127,6 @@ class ChatPane(QWidget):
         self.splitters = (right, body)
         return body
 
-    def _build_ask_row(self) -> QHBoxLayout:
-        """The question box with Send and Stop (and the Answer from my documents box, laid out below)."""
-        self.input = QPlainTextEdit(placeholderText="Ask a question about your documents  (Ctrl+Enter to send)")
-        self.input.setObjectName("chatInput")
-        self.input.setMaximumHeight(80)
-        self.input.installEventFilter(self)
-        self.use_context = QCheckBox("Answer from my documents", checked=True)
-        self.send_button = QPushButton("Send")
-        self.send_button.setDefault(True)
-        self.send_button.clicked.connect(self.on_send_clicked)
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.on_stop_clicked)
-        buttons = QVBoxLayout()
-        buttons.addWidget(self.send_button)
-        buttons.addWidget(self.stop_button)
-        ask_row = QHBoxLayout()
-        ask_row.addWidget(self.input, 1)
-        ask_row.addLayout(buttons)
-        return ask_row
-
     # ---- state ---------------------------------------------------------------------------------
 
     @property
@@ -163,8 +142,7 @@ class ChatPane(QWidget):
         return self.conversation.tokens_received
 
     def _set_busy(self, busy: bool) -> None:
-        self.stop_button.setEnabled(busy)
-        self.send_button.setEnabled(not busy)
+        self.ask_box.set_busy(busy)
         self.header.model_button.setEnabled(not busy)
 
     def on_library_changed(self, change: LibraryChanged) -> None:
@@ -350,20 +328,9 @@ class ChatPane(QWidget):
 
     # ---- slots ---------------------------------------------------------------------------------
 
-    def on_send_clicked(self) -> None:
-        if self.ask(self.input.toPlainText()):
+    def on_send_requested(self, text: str) -> None:
+        if self.ask(text):
             self.input.clear()
-
-    def on_stop_clicked(self) -> None:
-        self.stop()
 
     def on_new_chat_clicked(self) -> None:
         self.new_chat()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (watched is self.input and event.type() == QEvent.Type.KeyPress
-                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-                and event.modifiers() & Qt.KeyboardModifier.ControlModifier):
-            self.on_send_clicked()
-            return True
-        return False
