@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QMainWindow,
-    QMessageBox,
     QSplitter,
     QStackedWidget,
     QWidget,
@@ -26,10 +25,10 @@ from desktop_app.ui.library_events import LibraryEvents
 from desktop_app.ui.notices_view import NoticesView
 from desktop_app.ui.sample import install_sample_docs
 from desktop_app.ui.search_panel import SearchPanel
-from desktop_app.ui.settings_dialog import SettingsDialog
 from desktop_app.ui.status_bar import StatusBar
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.viewer_dock import attach_viewer
+from desktop_app.ui.window_menus import WindowMenus
 
 log = get_logger("ui")
 
@@ -72,7 +71,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self._suggested_for = -1  # the document count the welcome questions were drawn for
 
         self._build_panes(library)
-        self._build_menus()
+        self.menus = WindowMenus(self)
         self._connect()
 
         self.restore_layout()
@@ -139,45 +138,10 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self._refresh_timer.timeout.connect(self.refresh_now)
         self._suggest_timer = QTimer(self, singleShot=True, interval=SUGGEST_MS)
         self._suggest_timer.timeout.connect(self.chat_pane.refresh_suggestions)
-        self.chat_pane.models_requested.connect(self.on_models_triggered)
-        self.chat_pane.welcome.team_requested.connect(self.on_settings_triggered)  # the team library is there
+        self.chat_pane.models_requested.connect(self.menus.open_models)
+        self.chat_pane.welcome.team_requested.connect(self.menus.open_settings)  # the team library is there
         self.chat_pane.suggestions_shown.connect(self.on_suggestions_shown)
         self.chat_pane.answer_finished.connect(lambda _answer: self.events.announce(ChangeKind.MEMORY))  # facts left
-
-    # ---- menus and shortcuts -------------------------------------------------------------------
-
-    def _build_menus(self) -> None:
-        def action(menu, text, slot, *keys) -> QAction:
-            act = QAction(text, self)
-            if keys:
-                act.setShortcuts([QKeySequence(k) for k in keys])
-            act.triggered.connect(slot)
-            menu.addAction(act)
-            return act
-        file_menu = self.menuBar().addMenu("&File")
-        action(file_menu, "&Add folder…", self.folders_panel.on_add_clicked, "Ctrl+O")
-        action(file_menu, "Open the &sample documents", self.open_sample)
-        action(file_menu, "&Resync all folders", self.request_sync, "F5")
-        file_menu.addSeparator()
-        action(file_menu, "&Back up…", self.backups.on_backup_triggered)
-        action(file_menu, "Res&tore…", self.backups.on_restore_triggered)
-        file_menu.addSeparator()
-        action(file_menu, "&Settings…", self.on_settings_triggered, "Ctrl+,")
-        file_menu.addSeparator()
-        action(file_menu, "&Quit", self.close, "Ctrl+Q")
-        edit = self.menuBar().addMenu("&Search")
-        action(edit, "&Find", self.search_panel.focus_search, "Ctrl+F", "Ctrl+K")
-        chat = self.menuBar().addMenu("&Chat")
-        action(chat, "&New chat", self.chat_pane.new_chat)
-        action(chat, "&Stop answering", self.chat_pane.stop)
-        action(chat, "Chat &models…", self.on_models_triggered)
-        action(chat, "&Memory…", self.on_memory_triggered)
-        view = self.menuBar().addMenu("&View")
-        action(view, "&Notices", self.on_notices_clicked)
-        action(view, "Library &files…", self.on_ledger_triggered, "Ctrl+Shift+L")
-        help_menu = self.menuBar().addMenu("&Help")
-        action(help_menu, "&Keyboard shortcuts", self.on_shortcuts_triggered, "F1")
-        action(help_menu, "&About Trove", self.on_about_triggered)
 
     # ---- refresh and sync ----------------------------------------------------------------------
 
@@ -303,47 +267,11 @@ class MainWindow(FolderDropTarget, QMainWindow):
             self.on_folders_added([path])
         self.tasks.run(install, added, lambda exc: self.on_action_failed(f"Could not open the samples: {exc}"))
 
-    def on_settings_triggered(self) -> None:
-        dialog = SettingsDialog(self.library.settings, self, home=self.library.home)
-        if dialog.exec():
-            changes = dialog.changes()
-            reindex = SettingsDialog.needs_reindex(changes) and QMessageBox.question(
-                self, "Trove", "Chunking or exclusions changed. Re-index the library now?\n\n"
-                               "Search keeps working while it runs.") == QMessageBox.StandardButton.Yes
-            self.apply_settings(changes, reindex=reindex)
-
     def on_suggestions_shown(self, suggestions) -> None:
         """The search box's example follows the library: the first suggested question's key term."""
         terms = [s.term for s in suggestions if s.term]
         if terms:
             self.search_panel.set_example(terms[0])
-
-    def on_shortcuts_triggered(self) -> None:
-        from desktop_app.ui.about_dialog import ShortcutsDialog, menu_shortcuts
-
-        self.shortcuts_dialog = ShortcutsDialog(menu_shortcuts(self.menuBar()), self)
-        self.shortcuts_dialog.show()
-
-    def on_about_triggered(self) -> None:
-        from desktop_app.ui.about_dialog import AboutDialog
-
-        self.about_dialog = AboutDialog(self.library, self)
-        self.about_dialog.show()
-
-    def on_memory_triggered(self) -> None:
-        from desktop_app.ui.memory_panel import open_memory_panel
-
-        open_memory_panel(self)
-
-    def on_ledger_triggered(self) -> None:
-        from desktop_app.ui.ledger_panel import open_ledger_panel
-
-        open_ledger_panel(self)
-
-    def on_models_triggered(self) -> None:
-        from desktop_app.ui.models_dialog import open_models_dialog
-
-        open_models_dialog(self)
 
     def apply_settings(self, changes: dict, *, reindex: bool = False) -> None:
         """Save changed settings (off the UI thread) and, if asked, re-index with them."""

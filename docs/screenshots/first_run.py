@@ -92,8 +92,8 @@ def main(kind: str, dialogs: str = "") -> int:
         result["code"] = 0 if window.grab().save(str(out), "PNG") else 1
         print(out, window.grab().size().toTuple())
         if dialogs:  # Help → About and Help → Keyboard shortcuts, to look at (not kept in docs/)
-            window.on_about_triggered()
-            window.on_shortcuts_triggered()
+            window.menus.open_about()
+            window.menus.open_shortcuts()
             QTimer.singleShot(500, lambda: (window.about_dialog.grab().save(f"{dialogs}/about-{kind}.png"),
                                             window.shortcuts_dialog.grab().save(f"{dialogs}/shortcuts-{kind}.png"),
                                             app.quit()))

@@ -31,7 +31,7 @@ def server():
 def dialog(window, qtbot):
     with qtbot.waitSignal(window.tasks.idle, timeout=10_000, raising=False):
         pass
-    window.on_models_triggered()
+    window.menus.open_models()
     d = window.models_dialog
     qtbot.waitUntil(lambda: len(d.entries) >= 1, timeout=10_000)
     yield d

@@ -12,7 +12,7 @@ NAME = "<img src=pic.png><b>loud-Q4_0.gguf"  # no "/" in a file name
 def test_a_model_named_like_html_is_shown_as_text(window, qtbot, tmp_path):
     with qtbot.waitSignal(window.tasks.idle, timeout=10_000, raising=False):
         pass
-    window.on_models_triggered()
+    window.menus.open_models()
     dialog = window.models_dialog
     qtbot.waitUntil(lambda: len(dialog.entries) >= 1, timeout=10_000)
     local = write_gguf(tmp_path / NAME)
