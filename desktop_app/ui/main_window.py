@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QMainWindow,
@@ -28,6 +28,7 @@ from desktop_app.ui.search_panel import SearchPanel
 from desktop_app.ui.status_bar import StatusBar
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.viewer_dock import attach_viewer
+from desktop_app.ui.window_layout import LayoutMemory
 from desktop_app.ui.window_menus import WindowMenus
 
 log = get_logger("ui")
@@ -74,7 +75,8 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.menus = WindowMenus(self)
         self._connect()
 
-        self.restore_layout()
+        self.layout_memory = LayoutMemory(self, self._splitters)
+        self.layout_memory.restore()
         self.refresh_now()
         if notice := getattr(library.store, "journal_notice", ""):  # on a network drive (sqlite/network_drive.py)
             self.status.set_network_drive(notice)
@@ -298,22 +300,9 @@ class MainWindow(FolderDropTarget, QMainWindow):
         right, body = self.chat_pane.splitters
         return {"main": self.splitter, "chat": right, "chatBody": body, "folders": self.folders_panel.split}
 
-    def restore_layout(self) -> None:
-        settings = QSettings()
-        geometry = settings.value("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        for name, splitter in self._splitters().items():
-            state = settings.value(f"splitters/{name}")
-            if isinstance(state, QByteArray) and not state.isEmpty():
-                splitter.restoreState(state)
-
     def save_layout(self) -> None:
-        settings = QSettings()
-        settings.setValue("window/geometry", self.saveGeometry())
-        for name, splitter in self._splitters().items():
-            settings.setValue(f"splitters/{name}", splitter.saveState())
-        settings.sync()
+        """Remember the geometry and the splitters for the next start (app.py also calls it on a session end)."""
+        self.layout_memory.save()
 
     def shutdown(self) -> None:
         """Stop background work; results still in flight are dropped. The caller closes the library."""
