@@ -2,7 +2,8 @@
 a rerank toggle, and the results (a memory result names its provenance: fact key and age, or chat and turns).
 
 The filters are the query's syntax: a picker or the Filters menu writes `type:pdf`, `folder:Notes`, `last month`
-into the box, and the pickers show what the box holds (search_panel_filters.py), so what is shown is what runs.
+into the box, and the pickers show what the box holds (search_panel_pickers.py, search_panel_filters.py), so what
+is shown is what runs.
 
 Rerank is a second pass: the plain results are shown first (a keystroke's search never waits for a model), then,
 when the toggle is on, the same search runs again with `rerank=True` on its own lane and the list is replaced by
@@ -31,8 +32,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.library_tools import memory_results
 from desktop_app.core.log import get_logger
 from desktop_app.core.memory.rows import MemoryHit
-from desktop_app.core.search.query_edit import filter_term, group_values, set_group
-from desktop_app.core.text.language import LANGUAGE_NAMES
+from desktop_app.core.search.query_edit import set_group
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
 from desktop_app.ui.changes import ChangeKind, LibraryChanged
@@ -40,10 +40,9 @@ from desktop_app.ui.query_chips import QueryChips
 from desktop_app.ui.result_delegate import ResultDelegate
 from desktop_app.ui.results_model import ResultsModel
 from desktop_app.ui.safe_document import make_plain
-from desktop_app.ui.search_panel_filters import TYPED, FiltersMenu, folder_term, show_values
+from desktop_app.ui.search_panel_pickers import FilterPickers
 from desktop_app.ui.search_panel_saved import SavedSearchesMenu
 from desktop_app.ui.tasks import TaskRunner
-from desktop_app.ui.type_icons import TYPE_NAMES
 from desktop_app.ui.units import counted
 from desktop_app.ui.welcome_search import SearchHint
 
@@ -108,22 +107,12 @@ class SearchPanel(QWidget):
         self.mode = QComboBox(toolTip="Hybrid combines keyword and semantic search")
         for label, value in MODES:
             self.mode.addItem(label, value)
-        self.folder_filter = QComboBox(toolTip="Only this folder")
-        self.folder_filter.addItem("All folders", None)
-        self.type_filter = QComboBox(toolTip="Only this file type")
-        self.type_filter.addItem("All types", None)
-        for key, name in TYPE_NAMES.items():
-            self.type_filter.addItem(name, key)
-        self.lang_filter = QComboBox(toolTip="Only passages in this language")
-        self.lang_filter.addItem("All languages", None)
-        self.lang_filter.setVisible(False)  # until the library holds two languages
-        self.filters_menu = FiltersMenu()  # dates, tags, file names
+        self.pickers = FilterPickers()  # folder, type, language and the Filters menu
+        self.folder_filter, self.type_filter = self.pickers.folder_filter, self.pickers.type_filter
+        self.lang_filter, self.filters_menu = self.pickers.lang_filter, self.pickers.filters_menu
         self.rerank = QCheckBox("Rerank", checked=rerank,
                                 toolTip="After the results appear, reorder them by reading each passage with the "
                                         "question (a second, slower pass)")
-        for box in (self.folder_filter, self.type_filter, self.lang_filter):  # long names must not widen the window
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(6)
 
     def _build_results(self) -> None:
         """The summary line, the results list and the empty state."""
@@ -147,10 +136,7 @@ class SearchPanel(QWidget):
     def _build_layout(self) -> None:
         filters = QHBoxLayout()
         filters.addWidget(self.mode)
-        filters.addWidget(self.folder_filter, 3)  # the room shared out, so "All languages" is not cut short either
-        filters.addWidget(self.type_filter, 2)
-        filters.addWidget(self.lang_filter, 2)
-        filters.addWidget(self.filters_menu)
+        filters.addWidget(self.pickers, 1)
         filters.addWidget(self.saved_menu)
         top = QHBoxLayout()  # the toggle beside the query box: the filters row would widen the pane past small screens
         top.addWidget(self.query, 1)
@@ -171,15 +157,13 @@ class SearchPanel(QWidget):
         self.query.textChanged.connect(self.chips.show_query)
         self.query.textChanged.connect(self.show_pickers)
         self.chips.query_edited.connect(self.query.setText)  # the box changes, so the search runs again
-        self.filters_menu.group_chosen.connect(self.on_group_chosen)
+        self.pickers.group_chosen.connect(self.on_group_chosen)
         self.saved_menu.query_chosen.connect(self.on_saved_chosen)
         self._live = QTimer(self, singleShot=True, interval=LIVE_MS)
         self._live.timeout.connect(self.on_live_timeout)
         self.saved_menu.failed.connect(self.on_saved_failed)
         for box in (self.scope, self.mode):
             box.currentIndexChanged.connect(self.on_filters_changed)
-        for group, box in self.pickers().items():
-            box.currentIndexChanged.connect(lambda index, g=group: self.on_picker_changed(g, index))
         self.rerank.toggled.connect(self.on_rerank_toggled)
         self.view.doubleClicked.connect(self.on_double_clicked)
         self.query.installEventFilter(self)
@@ -207,46 +191,20 @@ class SearchPanel(QWidget):
 
     def set_folders(self, paths: Sequence[str]) -> None:
         """Refresh the folder filter, keeping the current choice when it still exists."""
-        existing = [self.folder_filter.itemData(i) for i in range(1, self.folder_filter.count())]
-        if list(paths) == [p for p in existing if p != TYPED]:
-            return
-        self.folder_filter.blockSignals(True)
-        self.folder_filter.clear()
-        self.folder_filter.addItem("All folders", None)
-        for path in paths:
-            self.folder_filter.addItem(path.rstrip("/").rsplit("/", 1)[-1] or path, path)
-            self.folder_filter.setItemData(self.folder_filter.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
-        self.folder_filter.blockSignals(False)
-        self.show_pickers(self.query.text())  # a typed folder that went away shows as typed; the query is unchanged
+        self.pickers.set_folders(paths, self.query.text())
 
     def set_languages(self, languages: Sequence[Sequence]) -> None:
         """Offer the library's chunk languages ([code, chunks] pairs, most first); shown only with two or more."""
-        codes = [str(code) for code, _ in languages]
-        existing = [self.lang_filter.itemData(i) for i in range(1, self.lang_filter.count())]
-        self.lang_filter.setVisible(len(codes) > 1)
-        if codes == [c for c in existing if c != TYPED]:
-            return
-        self.lang_filter.blockSignals(True)
-        self.lang_filter.clear()
-        self.lang_filter.addItem("All languages", None)
-        for code in codes:
-            self.lang_filter.addItem(LANGUAGE_NAMES.get(code, code), code)
-        self.lang_filter.blockSignals(False)
-        self.show_pickers(self.query.text())
+        self.pickers.set_languages(languages, self.query.text())
 
     def set_tags(self, tags: Sequence[Sequence]) -> None:
         """Offer the library's tags ([tag, documents] pairs, most used first) in the Filters menu."""
         self.filters_menu.set_tags(tags)
 
-    def pickers(self) -> dict[str, QComboBox]:
-        """The pickers by the query group each writes."""
-        return {"folder": self.folder_filter, "type": self.type_filter, "lang": self.lang_filter}
-
     def show_pickers(self, text: str) -> None:
         """Make the pickers and the Filters and Saved menus show what the query `text` holds."""
-        for group, box in self.pickers().items():
-            show_values(box, group, group_values(text, group))
-        self.filters_menu.query = self.saved_menu.query = text
+        self.pickers.show_query(text)
+        self.saved_menu.query = text
 
     def set_memory_present(self, present: bool) -> None:
         """Offer the Documents / Memory / Both scope only while memory is on and holds something (a fact, a past
@@ -330,18 +288,8 @@ class SearchPanel(QWidget):
         if self.query.text().strip():
             self.search_now()
 
-    def on_picker_changed(self, group: str, index: int) -> None:
-        """A picker's choice written into the query ("All …" takes the group out); the edit runs the search."""
-        box = self.pickers()[group]
-        if box.itemData(index) == TYPED:
-            return  # the entry that shows the typed filters: choosing it changes nothing
-        if group == "folder":
-            term = folder_term(box, index) if index > 0 else ""
-        else:
-            term = filter_term(group, box.itemData(index)) if index > 0 else ""
-        self.on_group_chosen(group, term)
-
     def on_group_chosen(self, group: str, term: str) -> None:
+        """A picker's or the Filters menu's choice written into the query; the edit runs the search."""
         self.query.setText(set_group(self.query.text(), group, term))
 
     def on_saved_chosen(self, query: str) -> None:
