@@ -29,9 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.library_tools import memory_results
 from desktop_app.core.log import get_logger
-from desktop_app.core.memory.rows import MemoryHit
 from desktop_app.core.search.query_edit import set_group
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
@@ -40,6 +38,7 @@ from desktop_app.ui.query_chips import QueryChips
 from desktop_app.ui.result_delegate import ResultDelegate
 from desktop_app.ui.results_model import ResultsModel
 from desktop_app.ui.safe_document import make_plain
+from desktop_app.ui.search_panel_memory import MemorySearchFn, library_memory_search, memory_hits_as_results
 from desktop_app.ui.search_panel_pickers import FilterPickers
 from desktop_app.ui.search_panel_saved import SavedSearchesMenu
 from desktop_app.ui.tasks import TaskRunner
@@ -52,7 +51,6 @@ DEBOUNCE_MS = 120  # under the 150 ms budget: typing feels live, a burst of keys
 LIVE_MS = 500  # a saved search's results follow indexing: one search per burst of changes, not one per file
 MODES = (("Hybrid", "hybrid"), ("Keyword", "keyword"), ("Semantic", "semantic"))
 SCOPES = (("Documents", "documents"), ("Memory", "memory"), ("Both", "all"))
-MemorySearchFn = Callable[[str, int, str], list[MemoryHit]]
 EMPTY_HINT = "Type to search: results appear as you type. ↓ moves into them, Enter opens, Esc clears."
 
 
@@ -398,26 +396,3 @@ class SearchPanel(QWidget):
                 self.query.setFocus(Qt.FocusReason.OtherFocusReason)
                 return True
         return False
-
-
-def memory_hits_as_results(hits: Sequence[MemoryHit]) -> list[RetrievalResult]:
-    """Memory hits for the results list: a fact or a past-chat excerpt is named "Memory · fact" / "Memory · chat"
-    with its provenance (key and age, or chat title, turns and date; "outdated: …" when a newer fact replaced it)
-    on the line under it; a document passage (scope "Both") keeps its file."""
-    out = []
-    for hit, result in zip(hits, memory_results(hits), strict=True):
-        if hit.kind == "document":
-            out.append(RetrievalResult(result.content, result.score, result.source,
-                                       {**result.metadata, "label": hit.provenance.get("label", "")}))
-        else:
-            name = "Memory · fact" if hit.kind == "fact" else "Memory · chat"
-            out.append(RetrievalResult(result.content, result.score, name, {**result.metadata, "type": ""}))
-    return out
-
-
-def library_memory_search(search_fn: Callable[..., object]) -> MemorySearchFn | None:
-    """Library.memory.search beside Library.search (the window passes the bound method), or None."""
-    owner = getattr(search_fn, "__self__", None)
-    if owner is None or not hasattr(type(owner), "memory"):
-        return None
-    return lambda query, k, scope: owner.memory.search(query, k, scope)
