@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.library_tools import is_memory
 from desktop_app.core.pathnames import display_path
-from desktop_app.core.text import RIGHT_TO_LEFT, detect_language
+from desktop_app.core.text.language import RIGHT_TO_LEFT, detect_language
 from desktop_app.ui import open_file
 from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.theme import secondary_text

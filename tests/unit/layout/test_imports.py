@@ -118,8 +118,7 @@ UI_VALUE_TYPES = {
     "desktop_app.core.memory.rows",  # MemoryHit
     "desktop_app.core.log",  # get_logger and the redacting formatter (the log is the core's, the handlers the UI's)
     "desktop_app.core.pathnames",  # display_path, clean_text: how a stored path is shown
-    "desktop_app.core.text",  # detect_language, RIGHT_TO_LEFT: which way a passage is written
-    "desktop_app.core.text.language",  # LANGUAGE_NAMES
+    "desktop_app.core.text.language",  # LANGUAGE_NAMES, detect_language, RIGHT_TO_LEFT (not the text pipeline itself)
     "desktop_app.core.text.markup",  # strip_markup, plain_spans: a passage's Markdown/HTML shown as text (pure)
     "desktop_app.core.chat.conversation",  # Conversation, Exchange, Ending: the chat pane's headless model
     "desktop_app.core.chat.models.catalog",  # CatalogEntry, CATALOG, recommend, format_bytes
