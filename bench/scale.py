@@ -14,7 +14,8 @@ as write_document makes them with the text pipeline run once per original; Postg
 index) in a child process, and cached under --work with the build time (a must-show); later runs reuse it.
 
 Measured per engine, in this process, after opening the cached library (the open is timed):
-  - queries.<mode>.p50_ms / p95_ms for keyword / semantic / hybrid (server_scale.json's shape), and the same with
+  - queries.<mode>.p50_ms / p95_ms for keyword / semantic / hybrid (server_scale.json's shape), hybrid's with its
+    two sides one after the other as before (queries.hybrid_in_sequence, the same queries), and the same with
     a folder filter (queries_folder.<mode>, with how many queries came back short of k);
   - semantic recall@10 of the store's dense candidates against exact search (numpy over every stored vector),
     with and without the folder filter;
@@ -53,6 +54,7 @@ from server_scale import (
     fill,
     library_docs,
     load_library,
+    minilm_vectors,
     replica_language,
 )
 
@@ -62,6 +64,8 @@ MODES = ("keyword", "semantic", "hybrid")
 ACTIVE_MODES = list(MODES)  # --modes narrows it
 EF_SWEEP: list[int] = []  # --ef-search: PostgreSQL HNSW breadths to time semantic search and recall at
 RECALL_TRAIN: list[np.ndarray] = []  # --recall-queries train: the training claims' vectors (a second held-out set)
+DEFAULT_DOCS = 1500  # SciFact abstracts embedded for the library (every judged one first; server_scale.minilm_vectors)
+DEFAULT_VECTORS = Path.home() / ".cache" / "trove-bench" / f"scifact_minilm_{DEFAULT_DOCS}.npz"
 BUILD_VERSION = 1  # bump when the bulk rows change: cached libraries are rebuilt
 
 
@@ -222,10 +226,24 @@ def store_queries(store, texts, qvecs, filters) -> dict:
 
         out[mode] = timed(one, len(texts))
         out[mode]["queries_short_of_k"] = sum(c < K for c in counts[-len(texts):])
+        if mode == "hybrid":  # the baseline, same run: the two sides one after the other, as before side_pool
+            out["hybrid_in_sequence"] = in_sequence(lambda: timed(one, len(texts)))
         if mode == "semantic":  # semantic search drops cosines under min_similarity (noise): is that why?
             out[mode]["queries_short_of_k_before_min_similarity"] = sum(
                 len(store.dense_candidates(q, K, filters=filters)) < K for q in qvecs)
     return out
+
+
+def in_sequence(fn: Callable[[], dict]) -> dict:
+    """fn() with hybrid search's sides run one after the other (search_store's run_both swapped for a plain call)."""
+    from desktop_app.core.search import service
+
+    kept = service.run_both
+    service.run_both = lambda first, second: (first(), second())
+    try:
+        return fn()
+    finally:
+        service.run_both = kept
 
 
 def stored_vectors(store, engine: str) -> tuple[np.ndarray, np.ndarray]:
@@ -501,7 +519,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="100k chunks, SQLite, the first 100 queries")
     ap.add_argument("--queries", type=int, default=0, help="only the first N test queries (0: all 300)")
     ap.add_argument("--folders", type=int, default=10, help="folders the library is dealt into (filter keeps 1)")
-    ap.add_argument("--vectors", default=str(Path.home() / ".cache" / "trove-bench" / "scifact_minilm_1500.npz"))
+    ap.add_argument("--vectors", default=str(DEFAULT_VECTORS),
+                    help="saved vectors (the default is made with the real MiniLM when missing, a few minutes)")
     ap.add_argument("--dataset", default=str(ROOT.parent.parent / "shared" / "eval" / "scifact"))
     ap.add_argument("--work", default=str(Path.home() / ".cache" / "trove-bench"), help="where the libraries go")
     ap.add_argument("--rebuild", action="store_true", help="build the libraries again even when cached")
@@ -518,6 +537,9 @@ def main() -> None:
         args.chunks, args.engines, args.queries = 100_000, "sqlite", args.queries or 100
     if not Path(args.dataset).exists():
         args.dataset = "/work/shared/eval/scifact"
+    if not Path(args.vectors).exists() and Path(args.vectors) == DEFAULT_VECTORS:  # a fresh checkout: make them
+        say(f"{DEFAULT_VECTORS} is missing: embedding {DEFAULT_DOCS} SciFact abstracts with MiniLM once")
+        args.vectors = minilm_vectors(Path(args.dataset), DEFAULT_DOCS)
     _, _, texts, qvecs = load_library(Path(args.vectors), Path(args.dataset))
     if args.recall_queries == "train":
         RECALL_TRAIN[:] = [train_query_vectors(Path(args.dataset))]

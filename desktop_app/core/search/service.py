@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from desktop_app.core.embed.base import Embedder, embed_query
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.folders import normalise
@@ -20,6 +22,7 @@ from desktop_app.core.search.query_language import ParsedQuery, parse_query
 from desktop_app.core.search.query_search import checked_search, query_filters
 from desktop_app.core.search.rerank import SEARCH_MIX, Reranker, load_reranker
 from desktop_app.core.search.rerank import rerank as rerank_results
+from desktop_app.core.search.side_pool import run_both
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.text import Query, build_query, highlight_spans
@@ -74,24 +77,24 @@ def search_store(
     if top_k <= 0 or not (query or "").strip():
         return []
     n = candidate_count(top_k, params)
-    keyword: list[tuple[int, float]] = []
-    dense: list[tuple[int, float]] = []
-    if mode in (SearchMode.KEYWORD, SearchMode.HYBRID):
-        keyword = store.keyword_candidates(query, n, title_weight=params.title_weight, filters=filters)
-    if mode in (SearchMode.SEMANTIC, SearchMode.HYBRID):
-        if embedder is None:
-            if mode == SearchMode.SEMANTIC:
-                raise UnavailableError("Semantic search is not available: no embedding model is loaded.")
-        else:
-            try:
-                qvec = embed_query(embedder, query)
-            except UnavailableError:
-                if mode == SearchMode.SEMANTIC:
-                    raise
-                log.warning("embedding model unavailable: hybrid search falls back to keywords")
-                qvec = None
-            if qvec is not None:
-                dense = [h for h in store.dense_candidates(qvec, n, filters=filters) if h[1] >= params.min_similarity]
+
+    def keyword_side() -> list[tuple[int, float]]:
+        if mode == SearchMode.SEMANTIC:
+            return []
+        return store.keyword_candidates(query, n, title_weight=params.title_weight, filters=filters)
+
+    def dense_side() -> list[tuple[int, float]]:
+        if mode == SearchMode.KEYWORD:
+            return []
+        qvec = query_vector(embedder, query, mode)
+        if qvec is None:
+            return []
+        return [h for h in store.dense_candidates(qvec, n, filters=filters) if h[1] >= params.min_similarity]
+
+    if mode == SearchMode.HYBRID and embedder is not None:
+        keyword, dense = run_both(keyword_side, dense_side)  # at once: each side waits outside the GIL
+    else:
+        keyword, dense = keyword_side(), dense_side()
     if mode == SearchMode.KEYWORD:
         ranked = keyword
     elif mode == SearchMode.SEMANTIC:
@@ -99,6 +102,21 @@ def search_store(
     else:
         ranked = fuse(keyword, dense, params)
     return hydrate(store, ranked, top_k, build_query(query), group_by_document)
+
+
+def query_vector(embedder: Embedder | None, query: str, mode: SearchMode) -> np.ndarray | None:
+    """The query's vector; None for hybrid search without a usable model (it is keyword only then)."""
+    if embedder is None:
+        if mode == SearchMode.SEMANTIC:
+            raise UnavailableError("Semantic search is not available: no embedding model is loaded.")
+        return None
+    try:
+        return embed_query(embedder, query)
+    except UnavailableError:
+        if mode == SearchMode.SEMANTIC:
+            raise
+        log.warning("embedding model unavailable: hybrid search falls back to keywords")
+        return None
 
 
 def fuse(
