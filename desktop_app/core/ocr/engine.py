@@ -14,6 +14,7 @@ from pathlib import Path
 
 from desktop_app.core.errors import ExtractionError, UnavailableError
 from desktop_app.core.log import get_logger
+from desktop_app.core.ocr.words import OcrWord, band_words
 
 log = get_logger("ocr")
 
@@ -38,11 +39,13 @@ BAND_OVERLAP = 160
 
 @dataclass(frozen=True)
 class OcrResult:
-    """What OCR read from one image: its lines joined top to bottom, and their mean confidence (0..1)."""
+    """What OCR read from one image: its lines joined top to bottom, their mean confidence (0..1), and the words
+    with their boxes (in fractions of the image: the viewer highlights a passage on the page with them)."""
 
     text: str
     confidence: float
     lines: int = 0
+    words: tuple[OcrWord, ...] = ()
 
 
 class OcrEngine:
@@ -70,16 +73,19 @@ class OcrEngine:
 
         array = np.asarray(picture)[:, :, ::-1]  # RGB -> BGR, the channel order OpenCV and rapidocr use
         lines: list[tuple[str, float]] = []
+        words: list[OcrWord] = []
+        height, width = array.shape[:2]
         with self._lock:
             engine = self._load()
-            for top, bottom, keep_from, keep_to in band_ranges(array.shape[0]):
-                try:
-                    output = engine(array[top:bottom])
+            for top, bottom, keep_from, keep_to in band_ranges(height):
+                try:  # word boxes: rapidocr places each word by where the recogniser read its characters
+                    output = engine(array[top:bottom], return_word_box=True)
                 except Exception as exc:  # onnxruntime/imageops errors on one odd image
                     raise ExtractionError(f"OCR failed on this image ({type(exc).__name__}: "
                                           f"{str(exc)[:200]})") from exc
                 lines += _band_lines(output, top, keep_from, keep_to)
-        return _result(lines)
+                words += band_words(getattr(output, "word_results", ()), top, keep_from, keep_to, width, height)
+        return _result(lines, words)
 
     def _load(self):
         if self._ocr is None:
@@ -140,10 +146,11 @@ def _band_lines(output, top: int, keep_from: int, keep_to: int) -> list[tuple[st
     return kept
 
 
-def _result(lines: list[tuple[str, float]]) -> OcrResult:
+def _result(lines: list[tuple[str, float]], words: list[OcrWord]) -> OcrResult:
     if not lines:
         return OcrResult("", 0.0)
-    return OcrResult("\n".join(t for t, _ in lines), sum(s for _, s in lines) / len(lines), len(lines))
+    return OcrResult("\n".join(t for t, _ in lines), sum(s for _, s in lines) / len(lines), len(lines),
+                     tuple(words))
 
 
 def _within(picture, side: int):
