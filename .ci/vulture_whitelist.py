@@ -40,7 +40,7 @@ plain.read_text, plain.read_markdown, plain.read_code, plain.read_html, plain.re
 
 # data fields of frozen rows and events: read by the UI, the CLI's JSON and tests
 from desktop_app.core import events
-from desktop_app.core.chat import budget
+from desktop_app.core.chat.answer import budget
 
 budget.PromptPlan.estimated_tokens
 events.IndexProgress.bytes_done

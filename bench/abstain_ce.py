@@ -39,10 +39,10 @@ from _qa_stats import proportion
 from abstain import auc, fit, prob
 from qa import SPLITS, contains_any, load_questions
 
-from desktop_app.core.chat import abstain
-from desktop_app.core.chat.quote import Quote, candidate_passages
-from desktop_app.core.chat.quote_default import embedder_selector
-from desktop_app.core.chat.rerank_step import rerank_results
+from desktop_app.core.chat.answer import abstain
+from desktop_app.core.chat.answer.quote import Quote, candidate_passages
+from desktop_app.core.chat.answer.quote_default import embedder_selector
+from desktop_app.core.chat.answer.rerank_step import rerank_results
 from desktop_app.core.library import Library
 from desktop_app.core.search.cross_encoder import FLOOR, MAX_LENGTH, QUOTE_FLOOR, CrossEncoderReranker
 from desktop_app.core.search.cross_encoder_files import locate

@@ -13,7 +13,7 @@ the passages sent) it asks the model, with no generation, one forward pass per p
   Signals: the least supported token, the mean, and the mean of the passage-conditioned log-probabilities.
 
 It prints each signal's AUC (answerable against unanswerable) over all questions and over the residual that the
-shipped rules and gate (core/chat/abstain.py) let through, and what refusing the residual's lowest would add at
+shipped rules and gate (core/chat/answer/abstain.py) let through, and what refusing the residual's lowest would add at
 0.02 / 0.035 / 0.05 more false refusals. Saves the per-question signals and the table as JSON.
 """
 
@@ -29,9 +29,9 @@ import numpy as np
 from _common import RESULTS, save
 from abstain import auc
 
-from desktop_app.core.chat import abstain
-from desktop_app.core.chat.context import Passage
-from desktop_app.core.chat.quote import Quote
+from desktop_app.core.chat.answer import abstain
+from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.quote import Quote
 from desktop_app.core.chat.runtime.template_tokens import defuse
 
 WINDOW = 700

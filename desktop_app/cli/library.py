@@ -12,7 +12,7 @@ from desktop_app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, MAX_K, add_p
 from desktop_app.cli.memory import search_memory
 from desktop_app.cli.progress import ProgressPrinter
 from desktop_app.cli.saved import searched_query
-from desktop_app.core.chat.context import place_text
+from desktop_app.core.chat.answer.context import place_text
 from desktop_app.core.errors import FolderNotFoundError, KnownError
 from desktop_app.core.pathnames import display_path
 from desktop_app.core.shutdown import end_now

@@ -1,6 +1,6 @@
 """Trove's headless core. Never imports PySide6; torch and llama.cpp load only when first used."""
 
-from desktop_app.core.chat.context import ContextConfig, inject_context
+from desktop_app.core.chat.answer.context import ContextConfig, inject_context
 from desktop_app.core.errors import BugError, KnownError, TroveError
 from desktop_app.core.events import IndexProgress, Notice
 from desktop_app.core.folders import FolderInfo

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from desktop_app.core.backup import LibraryBackups
-from desktop_app.core.chat.whole_units import whole_units  # chat's passages (so its quotes) are whole sentences
+from desktop_app.core.chat.answer.whole_units import whole_units  # chat's passages (so its quotes) are whole sentences
 from desktop_app.core.embed.base import Embedder
 from desktop_app.core.errors import KnownError
 from desktop_app.core.events import Event, EventBus
@@ -39,7 +39,7 @@ from desktop_app.core.viewer import LibraryViewer
 from desktop_app.core.watch.live import LiveSync
 
 if TYPE_CHECKING:  # created on first use: search-only use never loads llama.cpp or watchdog's threads
-    from desktop_app.core.chat.answer import ChatAnswer
+    from desktop_app.core.chat.answer.result import ChatAnswer
     from desktop_app.core.chat.models.manager import ModelManager
     from desktop_app.core.chat.service import ChatService
     from desktop_app.core.chat.suggest import Suggestion

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop_app.core.chat.answer.prompt import NOT_COVERED
 from desktop_app.core.chat.models.files import bundled_model_path
-from desktop_app.core.chat.prompt import NOT_COVERED
 from desktop_app.core.errors import KnownError
 from desktop_app.core.open_check import folder_to_show, is_unc, refusal
 from desktop_app.core.paths import default_home, resolve_home
@@ -24,7 +24,7 @@ from desktop_app.core.shutdown import end_now
 from desktop_app.core.store import is_server_url
 
 if TYPE_CHECKING:
-    from desktop_app.core.chat.context import Passage
+    from desktop_app.core.chat.answer.context import Passage
     from desktop_app.core.memory.rows import MemoryHit
     from desktop_app.core.server.joining import Joined
     from desktop_app.core.types import RetrievalResult
@@ -64,7 +64,7 @@ def models_folder(home: str | os.PathLike[str]) -> Path:
 
 def is_memory(passage: Passage) -> bool:
     """Whether a passage came from conversation memory (a fact or a past chat), not from a document."""
-    from desktop_app.core.chat.memory_step import is_memory as from_memory  # loaded with the chat already
+    from desktop_app.core.chat.answer.memory_step import is_memory as from_memory  # loaded with the chat already
 
     return from_memory(passage)
 

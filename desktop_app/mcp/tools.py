@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from desktop_app.core.chat.context import place_text
+from desktop_app.core.chat.answer.context import place_text
 from desktop_app.core.errors import KnownError
 from desktop_app.mcp.text import DATA_NOTE, bounded, inert
 
 if TYPE_CHECKING:
-    from desktop_app.core.chat.answer import ChatAnswer
+    from desktop_app.core.chat.answer.result import ChatAnswer
     from desktop_app.core.library import Library
     from desktop_app.core.types import RetrievalResult
 

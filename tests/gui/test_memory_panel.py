@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat.memory_step import is_memory
+from desktop_app.core.chat.answer.memory_step import is_memory
 from desktop_app.core.chat.service import ChatService
 from desktop_app.ui.sources_panel import passage_label
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.core.chat.memory_step import is_memory
+from desktop_app.core.chat.answer.memory_step import is_memory
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.memory.facts import fact_text
 from desktop_app.ui.viewer_dock import viewer_of

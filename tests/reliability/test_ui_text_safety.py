@@ -14,7 +14,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
-from desktop_app.core.chat.context import Passage  # noqa: E402
+from desktop_app.core.chat.answer.context import Passage  # noqa: E402
 from desktop_app.core.library import Library  # noqa: E402
 from desktop_app.core.types import RetrievalResult  # noqa: E402
 from desktop_app.ui.safe_document import SafeTextDocument, image_fragments, plain_tooltip  # noqa: E402

@@ -14,13 +14,13 @@ from typing import Any
 
 import regex
 
-from desktop_app.core.chat.answer import ChatAnswer
-from desktop_app.core.chat.citations import Citation
+from desktop_app.core.chat.answer.citations import Citation
+from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.memory_step import acknowledged
+from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.collection import Collected, CollectionRow, collect
 from desktop_app.core.chat.collection_question import CollectionQuestion, Operation, read_question
 from desktop_app.core.chat.collection_values import money
-from desktop_app.core.chat.context import Passage
-from desktop_app.core.chat.memory_step import acknowledged
 from desktop_app.core.chat.sessions import ChatStore
 from desktop_app.core.log import get_logger
 

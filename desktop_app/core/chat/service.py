@@ -17,22 +17,29 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from desktop_app.core.chat.answer import ChatAnswer, ChatToken
-from desktop_app.core.chat.assemble import Outcome, shown_answer
-from desktop_app.core.chat.budget import PromptPlan, retrieval_query
+from desktop_app.core.chat.answer.assemble import Outcome, shown_answer
+from desktop_app.core.chat.answer.budget import PromptPlan, retrieval_query
+from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.memory_step import ChatMemory, GetMemory
+from desktop_app.core.chat.answer.planning import Planner, anchor_quote
+from desktop_app.core.chat.answer.prompt import NOT_COVERED, PromptStyle, get_style
+from desktop_app.core.chat.answer.quote import Quote, QuoteSelector, candidate_passages, place_quote
+from desktop_app.core.chat.answer.quote_default import GetEmbedder, default_selector
+from desktop_app.core.chat.answer.rerank_step import (
+    Reranked,
+    Reranker,
+    abstains,
+    candidates,
+    chat_reranker,
+    rerank_results,
+)
+from desktop_app.core.chat.answer.result import ChatAnswer, ChatToken
+from desktop_app.core.chat.answer.shown import CLOSEST, not_covered
 from desktop_app.core.chat.collection_answer import early_answer
-from desktop_app.core.chat.context import Passage
-from desktop_app.core.chat.memory_step import ChatMemory, GetMemory
 from desktop_app.core.chat.models.files import ModelInfo, model_info, resolve_model_path
-from desktop_app.core.chat.planning import Planner, anchor_quote
-from desktop_app.core.chat.prompt import NOT_COVERED, PromptStyle, get_style
-from desktop_app.core.chat.quote import Quote, QuoteSelector, candidate_passages, place_quote
-from desktop_app.core.chat.quote_default import GetEmbedder, default_selector
-from desktop_app.core.chat.rerank_step import Reranked, Reranker, abstains, candidates, chat_reranker, rerank_results
 from desktop_app.core.chat.runtime.base import ChatRuntime, Generation
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 from desktop_app.core.chat.sessions import ChatMessage, ChatStore, ChatSummary, title_for
-from desktop_app.core.chat.shown import CLOSEST, not_covered
 from desktop_app.core.chat.summarize import Summarizer, Summary, SummaryProgress
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
@@ -80,7 +87,7 @@ class ChatService:
 
     `quote_selector` and `reranker` default to the best that loads ("auto"); None turns either off. `embedder`
     gives the library's embedder to the fallback quote selector (without it, the one the settings name).
-    `memory` gives the library's conversation memory (wired in by core/chat/memory_step.py).
+    `memory` gives the library's conversation memory (wired in by core/chat/answer/memory_step.py).
     """
 
     def __init__(

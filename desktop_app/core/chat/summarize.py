@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from desktop_app.core.chat.context import CountTokens, truncate_to_tokens
+from desktop_app.core.chat.answer.context import CountTokens, truncate_to_tokens
 from desktop_app.core.chat.runtime.base import ChatRuntime
 from desktop_app.core.log import get_logger
 

@@ -1,5 +1,5 @@
 """Words of every script, as units of length: what chunk sizes (ingest/chunking.py) and prompt windows
-(chat/focus.py) are counted in, so a Thai or Chinese chunk holds about as much as an English one.
+(chat/answer/focus.py) are counted in, so a Thai or Chinese chunk holds about as much as an English one.
 
 A whitespace word used to be the unit, but Thai, Chinese and Japanese put no spaces between words: a Thai
 paragraph was a handful of "words" of up to 64 characters, and a whole five-paragraph article one chunk.

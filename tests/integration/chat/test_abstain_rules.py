@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from desktop_app.core.chat.answer.prompt import NOT_COVERED
+from desktop_app.core.chat.answer.quote_default import embedder_selector
 from desktop_app.core.chat.models.files import ModelInfo
-from desktop_app.core.chat.prompt import NOT_COVERED
-from desktop_app.core.chat.quote_default import embedder_selector
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore

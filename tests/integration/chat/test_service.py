@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from desktop_app.core.chat.budget import NOT_COVERED
-from desktop_app.core.chat.prompt import DEFAULT_STYLE
+from desktop_app.core.chat.answer.budget import NOT_COVERED
+from desktop_app.core.chat.answer.prompt import DEFAULT_STYLE
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from desktop_app.core.chat.context import Passage
-from desktop_app.core.chat.quote import candidate_passages
-from desktop_app.core.chat.quote_default import embedder_selector
+from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.quote import candidate_passages
+from desktop_app.core.chat.answer.quote_default import embedder_selector
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.resources import sample_docs_dir

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat.prompt import NOT_COVERED
-from desktop_app.core.chat.quote import EmbedderQuoteSelector, Quote
+from desktop_app.core.chat.answer.prompt import NOT_COVERED
+from desktop_app.core.chat.answer.quote import EmbedderQuoteSelector, Quote
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.errors import KnownError, UnavailableError
 from desktop_app.core.search import rerank as rerank_module
@@ -238,7 +238,7 @@ def test_a_verified_file_is_not_hashed_again_while_its_size_and_time_hold(damage
 
 
 def test_a_question_in_another_language_keeps_the_search_order_and_leaves_the_gate_to_the_quote(cross_encoder):
-    from desktop_app.core.chat.rerank_step import rerank_results
+    from desktop_app.core.chat.answer.rerank_step import rerank_results
     from desktop_app.core.search.rerank import rerank
 
     query = "ปุ่มลัดใดใช้สำหรับไปที่ช่องค้นหา"  # which shortcut key goes to the search box (the model reads English)

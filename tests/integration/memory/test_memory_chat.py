@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from desktop_app.core.chat.memory_step import is_memory
+from desktop_app.core.chat.answer.memory_step import is_memory
 from desktop_app.core.chat.models.files import resolve_model_path
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library

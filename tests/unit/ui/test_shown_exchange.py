@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from desktop_app.core.chat.answer import ChatAnswer
-from desktop_app.core.chat.context import Passage
+from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.conversation import Conversation
-from desktop_app.core.chat.quote import Quote
 from desktop_app.ui.chat_answer_view import SHOW_LABEL, WRITING, shown_exchange
 from desktop_app.ui.units import format_bytes
 

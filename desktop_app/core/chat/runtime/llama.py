@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.chat.context import Message
+from desktop_app.core.chat.answer.context import Message
 from desktop_app.core.chat.models.files import ModelInfo, model_info
 from desktop_app.core.chat.runtime.base import Generation, OnText, stream_pieces
 from desktop_app.core.chat.runtime.template_tokens import control_markers, defuse_messages

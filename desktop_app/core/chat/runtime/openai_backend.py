@@ -19,7 +19,7 @@ import urllib.request
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from desktop_app.core.chat.context import Message
+from desktop_app.core.chat.answer.context import Message
 from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.chat.runtime.base import Generation, OnText, stream_pieces
 from desktop_app.core.chat.runtime.template_tokens import defuse_messages

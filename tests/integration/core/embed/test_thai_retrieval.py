@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat.focus import focus
+from desktop_app.core.chat.answer.focus import focus
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from desktop_app.core.chat.answer.prompt import SUMMARY_HEADER
 from desktop_app.core.chat.compaction import extractive_summary, first_sentence, uses_model_summary
-from desktop_app.core.chat.prompt import SUMMARY_HEADER
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from desktop_app.core.chat.answer import ChatAnswer
-from desktop_app.core.chat.citations import Citation
-from desktop_app.core.chat.context import Passage
+from desktop_app.core.chat.answer.citations import Citation
+from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.conversation import Conversation, Ending
-from desktop_app.core.chat.quote import Quote
 from desktop_app.core.chat.sessions import ChatMessage
 from desktop_app.core.chat.summarize import Summary
 

@@ -4,7 +4,7 @@ so turns from before it are never saved into memory again."""
 
 from __future__ import annotations
 
-from desktop_app.core.chat.memory_step import acknowledgement, remember_request
+from desktop_app.core.chat.answer.memory_step import acknowledgement, remember_request
 from desktop_app.core.chat.sessions import ChatStore
 
 

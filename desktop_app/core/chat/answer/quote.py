@@ -1,0 +1,264 @@
+"""The quoted answer: the sentence of the passages sent that answers the question, verbatim, with where it is.
+
+A `QuoteSelector` scores every sentence of the passages (sentence_split.py, any script) against the question and
+returns the best as a `Quote`: `text` is always `passage.content[start:end]`, so it is text the library holds,
+never something a model wrote. `EmbedderQuoteSelector` is the fallback that always works: the library's own
+embedder (question vs sentence cosine) mixed with the share of the question's terms, weighted by how rare they
+are among the candidate sentences, that the sentence contains (terms from the text pipeline, so Thai, Chinese
+and Arabic work the same). A better model (an extractive-QA or cross-encoder reader) plugs in behind the same
+protocol; abstention reads `Quote.score` on the selector's own scale (`QuoteSelector.floor`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import numpy as np
+
+from desktop_app.core.chat.answer.answer_kind import answer_kind, offers
+from desktop_app.core.chat.answer.context import Passage, place_text, to_passage
+from desktop_app.core.chat.answer.line_units import is_heading
+from desktop_app.core.chat.answer.sentence_split import sentence_spans
+from desktop_app.core.log import get_logger
+from desktop_app.core.text.fields import analyze
+from desktop_app.core.text.query import build_query
+from desktop_app.core.types import RetrievalResult
+
+log = get_logger("chat")
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+EmbedQuery = Callable[[str], np.ndarray]
+ELLIPSIS = "…"  # how focus.py and context.py mark where they cut a passage
+MAX_CANDIDATES = 200  # sentences scored by keywords per question (five whole chunks hold ~90)
+SHORTLIST = 10  # of those, the best by keywords and rank that the embedder reads (~0.05 s each on a busy CPU)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A verbatim stretch of passage `n`: `text == passage.content[start:end]`; `score` on the selector's scale."""
+
+    text: str
+    n: int
+    start: int
+    end: int
+    score: float
+    source: str = ""
+    page: int | None = None
+    place: str = ""
+    selector: str = ""
+    support: float = 1.0  # rarity-weighted share of the question's terms found in any passage sent
+    margin: float = 0.0  # the score above the second-best sentence's (0 when there was no other)
+    confidence: float | None = None  # the abstention gate's probability that it answers (abstain.py); None: no gate
+
+    @property
+    def where(self) -> str:
+        """The place in its file, or "p. N", or ""."""
+        return place_text(self.place, self.page)
+
+    def cited(self) -> str:
+        """The quote as an answer: its text (one line) and its citation marker."""
+        return f"{' '.join(self.text.split())} [{self.n}]"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (stored with the answer, printed by `trove ask --json`)."""
+        return {"text": self.text, "n": self.n, "start": self.start, "end": self.end, "score": self.score,
+                "source": self.source, "page": self.page, "place": self.place, "selector": self.selector,
+                "support": self.support, "margin": self.margin,
+                "confidence": self.confidence}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Quote:
+        """The inverse of to_dict."""
+        return cls(text=d["text"], n=int(d["n"]), start=int(d["start"]), end=int(d["end"]),
+                   score=float(d.get("score", 0.0)), source=d.get("source", ""), page=d.get("page"),
+                   place=d.get("place", ""), selector=d.get("selector", ""), support=float(d.get("support", 1.0)),
+                   margin=float(d.get("margin", 0.0)), confidence=d.get("confidence"))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sentence of one passage."""
+
+    passage: Passage
+    rank: int  # the passage's position in the order sent (0 = first)
+    start: int
+    end: int
+
+    @property
+    def text(self) -> str:
+        return self.passage.content[self.start:self.end]
+
+
+class QuoteSelector(Protocol):
+    """Picks the sentence that answers a question from the passages sent (None when there is no sentence)."""
+
+    name: str
+    floor: float  # below this score the selector says no passage answers (chosen on the dev questions)
+    min_support: float  # below this share of the question's terms in the passages, no passage answers either
+
+    def select(self, question: str, passages: Sequence[Passage]) -> Quote | None: ...
+
+
+def cut_edges(content: str) -> tuple[bool, bool]:
+    """Whether a passage was cut short at its start and at its end: a window focused on part of a chunk, or a
+    passage cut to the prompt's budget, is marked there with an ellipsis (focus.py, context.py)."""
+    body = content.strip()
+    return body.startswith(ELLIPSIS), body.endswith(ELLIPSIS)
+
+
+def candidates(passages: Sequence[Passage], limit: int = MAX_CANDIDATES) -> list[Candidate]:
+    """Every unit (sentence, table row, list item, or a heading with the unit after it) of every passage with a word
+    in it, passages in the order sent, at most `limit`. A unit at an edge where the passage was cut is not whole and
+    is left out (the chunks themselves reach whole sentences: whole_units.py)."""
+    out: list[Candidate] = []
+    for rank, p in enumerate(passages):
+        spans = sentence_spans(p.content)
+        head_cut, tail_cut = cut_edges(p.content)
+        for i, (start, end) in enumerate(spans):
+            if (i == 0 and head_cut) or (i == len(spans) - 1 and tail_cut):
+                continue
+            if i + 1 < len(spans) and is_heading(p.content[start:end]):
+                if i + 1 == len(spans) - 1 and tail_cut:
+                    continue  # a heading alone answers nothing, and the unit after it was cut
+                end = spans[i + 1][1]  # a heading is quoted with its line: alone it answers nothing
+            if any(ch.isalnum() for ch in p.content[start:end]):
+                out.append(Candidate(p, rank, start, end))
+                if len(out) >= limit:
+                    return out
+    return out
+
+
+def terms(text: str) -> set[str]:
+    """The text pipeline's tokens of `text` (stems, words and CJK bigrams), as one set."""
+    return {t for tokens in analyze(text).values() for t in tokens}
+
+
+def question_terms(question: str) -> set[str]:
+    """The question's search terms: stop words left out, as search leaves them out."""
+    return {t.token for t in build_query(question, prefix_last=False).terms}
+
+
+def matched(wanted: set[str], have: set[str], min_len: int = 4) -> set[str]:
+    """The wanted terms `have` holds, exactly or (terms of `min_len`+) as a prefix either way: Porter stems
+    "focuses" to "focus" but "Focus" to "focu"."""
+    out = wanted & have
+    long = [h for h in have if len(h) >= min_len]
+    for t in wanted - out:
+        if len(t) >= min_len and any(h.startswith(t) or t.startswith(h) for h in long):
+            out.add(t)
+    return out
+
+
+def keyword_scores(question: str, texts: Sequence[str], among: Sequence[str] = ()) -> tuple[list[float], float]:
+    """Per text, the rarity-weighted share of the question's terms it contains (0..1; idf over `texts`); and the
+    share found in any of `among` (the whole passages): SQuAD 2.0's unanswerable questions mostly carry a term
+    (a swapped name or date) that no passage holds."""
+    wanted = question_terms(question)
+    if not wanted or not texts:
+        return [0.0] * len(texts), 1.0
+    found = [matched(wanted, terms(t)) for t in texts]
+    df = Counter(t for f in found for t in f)
+    idf = {t: math.log(1 + (len(texts) + 1) / (df[t] + 0.5)) for t in wanted}
+    total = sum(idf.values())
+    anywhere = set().union(*(matched(wanted, terms(t)) for t in among)) if among else wanted
+    return [sum(idf[t] for t in f) / total for f in found], sum(idf[t] for t in anywhere) / total
+
+
+def to_quote(c: Candidate, score: float, selector: str) -> Quote:
+    """The Quote for a candidate sentence."""
+    p = c.passage
+    return Quote(text=c.text, n=p.n, start=c.start, end=c.end, score=float(score), source=p.source, page=p.page,
+                 place=p.place, selector=selector)
+
+
+class EmbedderQuoteSelector:
+    """Question vs sentence cosine from the library's embedder, plus keyword overlap and the passage's rank.
+
+    `embed_query`/`embed` may be None (no embedder could load): keywords and rank alone then choose. Weights
+    were picked on the dev questions (bench/data/qa/questions.jsonl), not on any held-out split.
+    """
+
+    name = "embedder"
+
+    def __init__(self, embed: Embed | None, embed_query: EmbedQuery | None, *, semantic: float = 0.5,
+                 rank_bonus: float = 0.05, floor: float = 0.0, min_support: float = 0.0,
+                 kind_bonus: float = 0.0) -> None:
+        self._embed, self._embed_query = embed, embed_query
+        self.semantic = semantic if embed is not None and embed_query is not None else 0.0
+        self.rank_bonus = rank_bonus
+        self.kind_bonus = kind_bonus  # added, when choosing only, to a sentence offering the kind of answer asked for
+        self.floor = floor
+        self.min_support = min_support
+        self.support = 1.0  # of the last question scored
+
+    def scores(self, question: str, found: Sequence[Candidate]) -> list[float]:
+        """One score per candidate (higher answers better)."""
+        texts = [c.text for c in found]
+        passages = list({id(c.passage): c.passage.content for c in found}.values())
+        shares, self.support = keyword_scores(question, texts, passages)
+        keyword = np.asarray(shares, dtype=np.float32)
+        prior = np.asarray([self.rank_bonus / (1 + c.rank) for c in found], dtype=np.float32)
+        lexical = (1 - self.semantic) * keyword + prior
+        if not self.semantic:
+            return [float(x) for x in lexical]
+        # The embedder reads only the shortlist; a sentence off it cannot win (its cosine would be needed).
+        short = np.argsort(-lexical, kind="stable")[:SHORTLIST]
+        mixed = np.full(len(texts), -1.0, dtype=np.float32)
+        try:
+            q = np.asarray(self._embed_query(question), dtype=np.float32)  # type: ignore[misc]
+            cosine = np.asarray(self._embed([texts[i] for i in short]), dtype=np.float32) @ q  # type: ignore[misc]
+        except Exception as exc:  # noqa: BLE001 - an embedder that fails must not lose the answer
+            log.warning("quote: embedder failed (%s); keywords only", exc)
+            return [float(x) for x in lexical]
+        mixed[short] = self.semantic * cosine + lexical[short]
+        return [float(x) for x in mixed]
+
+    def with_kind(self, question: str, found: Sequence[Candidate], scored: Sequence[float]) -> list[float]:
+        """The scores a sentence is chosen by: its score plus the kind bonus (the score reported stays the selector's
+        own, on the scale the abstention gate was fitted on)."""
+        bonuses = kind_bonuses(question, [c.text for c in found], self.kind_bonus)
+        return [s + b if s > -1.0 else s for s, b in zip(scored, bonuses, strict=True)]
+
+    def select(self, question: str, passages: Sequence[Passage]) -> Quote | None:
+        """The best-scoring sentence as a Quote (None when the passages hold no sentence)."""
+        found = candidates(passages)
+        if not found:
+            return None
+        scored = self.scores(question, found)
+        chosen = self.with_kind(question, found, scored)
+        best = max(range(len(found)), key=lambda i: (chosen[i], -i))
+        runner_up = max((s for i, s in enumerate(scored) if i != best), default=scored[best])
+        return replace(to_quote(found[best], scored[best], self.name), support=self.support,
+                       margin=scored[best] - runner_up)
+
+
+def kind_bonuses(question: str, texts: Sequence[str], bonus: float) -> list[float]:
+    """Per text, `bonus` when the question asks for a time, number, person or place (answer_kind.py, per language)
+    and the text offers one; else 0."""
+    kind = answer_kind(question) if bonus else None
+    if kind is None:
+        return [0.0] * len(texts)
+    return [bonus if offers(kind, t, question) else 0.0 for t in texts]
+
+
+def candidate_passages(results: Sequence[RetrievalResult], min_score: float) -> list[Passage]:
+    """The retrieved chunks, whole, numbered as the prompt will number them (those under `min_score` left out)."""
+    kept = [r for r in results if r.score >= min_score and r.content.strip()]
+    return [to_passage(i, r) for i, r in enumerate(kept, 1)]
+
+
+def place_quote(quote: Quote | None, passages: Sequence[Passage]) -> Quote | None:
+    """`quote` (chosen from the whole chunks) inside the passages as sent, renumbered; None when it was cut out."""
+    if quote is None:
+        return None
+    for p in passages:
+        if p.source != quote.source:
+            continue
+        at = p.content.find(quote.text)
+        if at >= 0:
+            return replace(quote, n=p.n, start=at, end=at + len(quote.text), page=p.page, place=p.place)
+    return None
