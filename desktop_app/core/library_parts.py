@@ -73,7 +73,5 @@ def library_stats(home: Path, store: Store, folders: list[FolderInfo]) -> dict[s
 def memory_items(store: Store) -> int:
     """Facts and past-chat excerpts memory holds, 0 while memory is off (the search pane offers its scope only
     when there is something to search)."""
-    from desktop_app.core.memory.engines import memory_sql
-
-    facts, chunks = memory_sql(store)
+    facts, chunks = store.memory_facts(), store.memory_chunks()
     return len(facts.facts(current_only=True)) + chunks.count() if facts.enabled() else 0

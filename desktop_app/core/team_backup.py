@@ -18,7 +18,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.memory.engines import memory_sql
 from desktop_app.core.memory.rows import FactSource, NewFact, NewMemoryChunk
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.copy import BATCH, CopyReport, copy_document
@@ -65,8 +64,8 @@ def _copy_chats(source: Store, target: Store) -> dict[int, int]:
 
 def _copy_memory(source: Store, target: Store, chats: dict[int, int]) -> None:
     """The person's memory: the switch, facts (with vectors, corrections and times) and raw history chunks."""
-    facts_in, chunks_in = memory_sql(source)
-    facts_out, chunks_out = memory_sql(target)
+    facts_in, chunks_in = source.memory_facts(), source.memory_chunks()
+    facts_out, chunks_out = target.memory_facts(), target.memory_chunks()
     facts_out.set_enabled(facts_in.enabled())
     if facts_in.forgot_through():  # message ids differ here: every copied turn counts as already handled
         last = max((m.id for cid in chats.values() for m in target.chat_messages(cid)), default=0)

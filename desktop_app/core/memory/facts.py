@@ -19,11 +19,11 @@ import numpy as np
 
 from desktop_app.core.memory.extract import slug
 from desktop_app.core.memory.rows import Fact, NewFact
-from desktop_app.core.store.sqlite.memory import fact_title
+from desktop_app.core.store.memory_rows import fact_title
 from desktop_app.core.text.stem import stem
 
 if TYPE_CHECKING:
-    from desktop_app.core.memory.engines import FactSQL
+    from desktop_app.core.store.base import MemoryFacts
 
 FILLER = frozenset("preferred prefered favourite favorite fav primary main default current usual personal own "
                    "chosen go to".split())
@@ -85,7 +85,7 @@ def age_text(seconds: float) -> str:
 class FactBook:
     """The person's facts in one library."""
 
-    def __init__(self, sql: FactSQL, vectorise: Vectorise, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, sql: MemoryFacts, vectorise: Vectorise, clock: Callable[[], float] = time.time) -> None:
         self.sql = sql
         self.vectorise = vectorise
         self.clock = clock

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from desktop_app.core.memory.facts import age_text
 from desktop_app.core.memory.rows import Fact, MemoryHit
 from desktop_app.core.memory.search import MemorySearch, coverage
-from desktop_app.core.store.sqlite.memory import fact_title
+from desktop_app.core.store.memory_rows import fact_title
 
 CountTokens = Callable[[str], int]
 MAX_EXCERPTS = 2

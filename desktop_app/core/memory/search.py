@@ -20,14 +20,14 @@ import regex
 from desktop_app.core.memory.facts import FactBook, age_text, fact_text
 from desktop_app.core.memory.rows import Fact, MemoryChunk, MemoryHit
 from desktop_app.core.search.fusion import convex_fuse
-from desktop_app.core.store.sqlite.memory import fact_title
+from desktop_app.core.store.memory_rows import fact_title
 from desktop_app.core.text import build_query
 from desktop_app.core.text.fields import analyze
 from desktop_app.core.text.query import STOPWORDS
 from desktop_app.core.types import RetrievalResult
 
 if TYPE_CHECKING:
-    from desktop_app.core.memory.engines import ChunkSQL
+    from desktop_app.core.store.base import MemoryChunks
 
 SCOPES = ("memory", "documents", "all")
 FACT_TIER, HISTORY_TIER, DOCUMENT_TIER = 0, 1, 2
@@ -49,7 +49,7 @@ def date_text(when: float) -> str:
 class MemorySearch:
     """Searches one library's memory (and, for scope "all", its documents through `documents`)."""
 
-    def __init__(self, facts: FactBook, chunks: ChunkSQL, query_vector: QueryVector,
+    def __init__(self, facts: FactBook, chunks: MemoryChunks, query_vector: QueryVector,
                  documents: Documents | None = None, clock: Callable[[], float] = time.time) -> None:
         self.facts = facts
         self.chunks = chunks

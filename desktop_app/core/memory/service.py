@@ -20,14 +20,12 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from desktop_app.core.embed.base import MAX_WINDOWS, Embedder, embed_passages, embed_query
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
-from desktop_app.core.memory.engines import memory_sql
 from desktop_app.core.memory.extract import extract_statements
 from desktop_app.core.memory.facts import FactBook, FactChange
 from desktop_app.core.memory.raw import (
@@ -49,6 +47,7 @@ from desktop_app.core.memory.recall import (
 )
 from desktop_app.core.memory.rows import Fact, FactSource, Forgotten, MemoryHit, NewFact, Recall
 from desktop_app.core.memory.search import Documents, MemorySearch
+from desktop_app.core.store.base import MemoryStore, Store
 from desktop_app.core.types import MEMORY_SOURCE, RetrievalResult, Turn
 
 log = get_logger("chat")
@@ -63,15 +62,17 @@ EmbedderSource = Embedder | Callable[[], Embedder | None] | None
 class MemoryService:
     """One library's memory. Thread-safe through its store (one writer, a reader per thread)."""
 
-    def __init__(self, store: Any, embedder: EmbedderSource = None, *, documents: Documents | None = None,
+    def __init__(self, store: Store, embedder: EmbedderSource = None, *, documents: Documents | None = None,
                  clock: Callable[[], float] = time.time, owns_store: bool = False,
                  target_chars: int = RAW_TARGET_CHARS) -> None:
+        if not isinstance(store, MemoryStore):
+            raise TypeError(f"no memory for a {type(store).__name__}")
         self.store = store
         self._embedder = embedder
         self._owns_store = owns_store
         self.clock = clock
         self.target_chars = target_chars
-        self.fact_sql, self.chunk_sql = memory_sql(store)
+        self.fact_sql, self.chunk_sql = store.memory_facts(), store.memory_chunks()  # the engine's own SQL
         self.facts = FactBook(self.fact_sql, self._vectorise, clock)
         self.searcher = MemorySearch(self.facts, self.chunk_sql, self._query_vector, documents, clock)
         self.recaller = Recaller(self.searcher, clock)
@@ -79,7 +80,7 @@ class MemoryService:
         self._vectors_lock = threading.Lock()
 
     @classmethod
-    def for_store(cls, store: object, home: Path, embedder: EmbedderSource = None, *,
+    def for_store(cls, store: Store, home: Path, embedder: EmbedderSource = None, *,
                   documents: Documents | None = None) -> MemoryService:
         """Memory in the library's own store: its SQLite file, or the team server (the person's own rows).
         `home` is unused now (memory of a server library was once kept in a local file there)."""

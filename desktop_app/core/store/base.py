@@ -5,8 +5,8 @@ PostgresStore (a team library on a server). Every write method is one transactio
 document before or after, never half-written. Reads never wait for writers. Safe to call from any thread.
 
 `Store` is composed of one small protocol per responsibility (EngineStore, MachineStore, FolderStore,
-DocumentStore, OcrStore, KeywordStore, VectorStore, SearchStore, ChatStore); a collaborator that needs only one
-part may ask for that part.
+DocumentStore, OcrStore, KeywordStore, VectorStore, SearchStore, ChatStore, LedgerStore, MemoryStore); a
+collaborator that needs only one part may ask for that part.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from desktop_app.core.store.ledger_rows import FileState, LedgerQuery, LedgerRow
+from desktop_app.core.store.memory_rows import Fact, MemoryChunk, NewFact, NewMemoryChunk
 from desktop_app.core.store.rows import (
     ChatRow,
     ChunkRow,
@@ -370,7 +371,150 @@ class LedgerStore(Protocol):
         ...
 
 
+class MemoryFacts(Protocol):
+    """The person's remembered facts (on a team library, only their own rows), the memory switch, and clearing."""
+
+    def enabled(self) -> bool:
+        """Whether memory is on (it is unless the person turned it off)."""
+        ...
+
+    def set_enabled(self, on: bool) -> None:
+        """Turn memory on or off."""
+        ...
+
+    def forgot_through(self) -> int:
+        """The newest chat message the last forget-all covered (0: never): older turns are not saved again."""
+        ...
+
+    def set_forgot_through(self, message_id: int) -> None:
+        """Record a forget-all's watermark (see forgot_through)."""
+        ...
+
+    def insert_fact(self, fact: NewFact, now: float, merged_keys: Sequence[str] = (),
+                    vector: bytes | None = None) -> int:
+        """Store a new fact with its keyword row; returns its id."""
+        ...
+
+    def touch_fact(self, fact_id: int, now: float, confidence: float, merged_keys: Sequence[str],
+                   expires_at: float | None) -> None:
+        """The same fact said again: newer, at least as confident, maybe under another key spelling."""
+        ...
+
+    def supersede(self, old_id: int, new_id: int) -> None:
+        """Mark `old_id` as corrected by `new_id` (it stays, flagged outdated)."""
+        ...
+
+    def fact(self, fact_id: int) -> Fact | None:
+        """One fact by id."""
+        ...
+
+    def facts(self, *, current_only: bool = False) -> list[Fact]:
+        """Every fact (or only those no correction replaced), newest first."""
+        ...
+
+    def facts_by_id(self, ids: Iterable[int]) -> dict[int, Fact]:
+        """Facts by id (missing ids left out)."""
+        ...
+
+    def fact_keyword_candidates(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """Facts whose key or value match the query's terms, best first (higher score is better)."""
+        ...
+
+    def fact_vectors(self) -> list[tuple[int, bytes]]:
+        """(id, vector) of every fact that has one."""
+        ...
+
+    def facts_without_vectors(self) -> list[Fact]:
+        """Facts whose vector is missing (stored without an embedder, or the model changed)."""
+        ...
+
+    def set_fact_vectors(self, items: Iterable[tuple[int, bytes]]) -> None:
+        """Store facts' vectors."""
+        ...
+
+    def delete_facts(self, ids: Iterable[int]) -> int:
+        """Forget facts by id, with every older value they superseded. Returns how many rows went."""
+        ...
+
+    def delete_all(self) -> int:
+        """Forget every fact, raw chunk and recall record. Returns how many facts and chunks went."""
+        ...
+
+    def delete_chat(self, chat_id: int) -> int:
+        """Forget what one chat left in memory (its raw chunks, the facts said in it, its recall records)."""
+        ...
+
+
+class MemoryChunks(Protocol):
+    """Raw history: verbatim turns of the person's chats, their keyword rows and window vectors, and what recall
+    already put into each chat."""
+
+    def ensure_model(self, model_id: str, dim: int) -> bool:
+        """Another embedding model (or size) than the one memory's vectors were made with drops them all, the
+        facts' too (they are made again). True when they were reset."""
+        ...
+
+    def insert(self, chunks: Sequence[NewMemoryChunk], now: float) -> list[int]:
+        """Append chunks with their keyword rows; a text already stored for that chat is skipped. New ids."""
+        ...
+
+    def last_turn(self, chat_id: int) -> int:
+        """The newest turn number of a chat already in raw memory (0: none)."""
+        ...
+
+    def chunks(self, ids: Iterable[int]) -> dict[int, MemoryChunk]:
+        """Chunks by id (missing ids left out)."""
+        ...
+
+    def chat_chunks(self, chat_id: int) -> list[MemoryChunk]:
+        """One chat's raw chunks, oldest first."""
+        ...
+
+    def count(self) -> int:
+        """How many raw chunks memory holds."""
+        ...
+
+    def keyword_candidates(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """Chunks matching the query's terms, best first (higher score is better)."""
+        ...
+
+    def dense_candidates(self, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """Chunks nearest to a normalised query vector: (id, cosine of the chunk's best window), best first."""
+        ...
+
+    def pending(self, limit: int) -> list[MemoryChunk]:
+        """Chunks without vectors, oldest first."""
+        ...
+
+    def store_vectors(self, items: Iterable[tuple[int, np.ndarray]]) -> int:
+        """Write the window vectors (windows x dim) of chunks that still exist and have none. Returns how many."""
+        ...
+
+    def recalled(self, chat_id: int) -> set[int]:
+        """Chunks recall already injected into this chat."""
+        ...
+
+    def mark_recalled(self, chat_id: int, chunk_ids: Iterable[int], now: float) -> None:
+        """Record that these chunks were injected into this chat (never again there)."""
+        ...
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """Conversation memory, kept by the library's engine: in the SQLite file beside the documents, or on a team
+    server in tables row-level security keeps to their person. Each call hands out a view over the open store
+    (cheap; it shares the store's connections and transactions)."""
+
+    def memory_facts(self) -> MemoryFacts:
+        """The person's facts and memory switch."""
+        ...
+
+    def memory_chunks(self) -> MemoryChunks:
+        """The person's raw history chunks."""
+        ...
+
+
 @runtime_checkable
 class Store(EngineStore, MachineStore, FolderStore, DocumentStore, OcrStore, KeywordStore, VectorStore, SearchStore,
-            ChatStore, LedgerStore, Protocol):
-    """A library's index, folders and chats: every part above, on one engine."""
+            ChatStore, LedgerStore, MemoryStore, Protocol):
+    """A library's index, folders, chats and memory: every part above, on one engine."""

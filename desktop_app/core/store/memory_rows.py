@@ -9,6 +9,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 
+def fact_title(key: str) -> str:
+    """The words of a key, as the keyword index and the embedder read them (preferred_language → preferred language);
+    both engines index a fact's key this way, and recall shows it so."""
+    return key.replace("_", " ")
+
+
 class FactSource(StrEnum):
     """Where a fact came from."""
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
+from desktop_app.core.store.base import MemoryChunks, MemoryFacts
 from desktop_app.core.store.postgres.chats import ChatSQL
 from desktop_app.core.store.postgres.connect import ServerAuthError, scalar
 from desktop_app.core.store.postgres.documents import DocumentSQL
@@ -15,6 +16,8 @@ from desktop_app.core.store.postgres.folders import FolderSQL
 from desktop_app.core.store.postgres.formats import FormatSQL
 from desktop_app.core.store.postgres.keywords import KeywordSQL
 from desktop_app.core.store.postgres.ledger import LedgerSQL
+from desktop_app.core.store.postgres.memory import PgMemoryFactSQL
+from desktop_app.core.store.postgres.memory_chunks import PgMemoryChunkSQL
 from desktop_app.core.store.postgres.ocr import OcrSQL
 from desktop_app.core.store.postgres.permissions import display_name, is_person
 from desktop_app.core.store.postgres.search import SearchSQL
@@ -61,6 +64,14 @@ class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, Searc
             raise KnownError(f"This computer's machine id ({self.machine_id}) belongs to {display_name(owner)} in "
                              "this team library, so it cannot be used as you: unset TROVE_MACHINE_ID (or use your "
                              "own computer); nothing was changed.")
+
+    def memory_facts(self) -> MemoryFacts:
+        """The person's remembered facts and memory switch (memory.py: their own rows only)."""
+        return PgMemoryFactSQL(self)
+
+    def memory_chunks(self) -> MemoryChunks:
+        """The person's raw history chunks (memory_chunks.py)."""
+        return PgMemoryChunkSQL(self)
 
     def info(self) -> EngineInfo:
         """Engine, server version, the URL without its password, and the database size."""

@@ -1,10 +1,10 @@
 """Conversation memory in the PostgreSQL engine: the person's facts (a tsvector of core/text's fields and a vector
-each), their memory switch, and clearing. Raw history chunks are in memory_chunks.py; the tables and their
-row-level security in memory_schema.py.
+each), their memory switch, and clearing. Raw history chunks are in memory_chunks.py; the tables and their row-level
+security in memory_schema.py.
 
-The same methods as the SQLite engine's MemoryFactSQL, over an open PostgresStore's pool. Every statement also
-says `owner = current_user`: the policies already restrict a person to their own rows, and the clause keeps a
-superuser's connection (which policies do not bind) to its own memory too.
+The MemoryFacts role (core/store/base.py), as the SQLite engine's MemoryFactSQL, over an open PostgresStore's pool.
+Every statement also says `owner = current_user`: the policies already restrict a person to their own rows, and the
+clause keeps a superuser's connection (which policies do not bind) to its own memory too.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 
 from desktop_app.core import text as tp
-from desktop_app.core.store.memory_rows import Fact, NewFact
+from desktop_app.core.store.memory_rows import Fact, NewFact, fact_title
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.connect import scalar
 from desktop_app.core.store.postgres.keywords import chunk_terms, rank_weights
@@ -47,7 +47,7 @@ def ts_candidates(conn: psycopg.Connection, table: str, query: str, limit: int) 
 
 def fact_terms(key: str, value: str) -> str:
     """A fact's tsvector literal: its key's words as the title, its value as the text."""
-    return chunk_terms(key.replace("_", " "), value)
+    return chunk_terms(fact_title(key), value)
 
 
 class PgMemoryFactSQL:

@@ -1,9 +1,9 @@
-"""Raw history chunks of conversation memory in the PostgreSQL engine: append-only rows (content-hashed per chat),
-their tsvector of core/text's fields (breadcrumbs added, as in the SQLite engine), window vectors in
-memory_vectors (searched exactly: one person's memory), the model that made them, and what recall injected.
+"""Raw history chunks of conversation memory in the PostgreSQL engine: append-only rows (content-hashed per chat), their
+tsvector of core/text's fields (breadcrumbs added, as in the SQLite engine), window vectors in memory_vectors
+(searched exactly: one person's memory), the model that made them, and what recall injected.
 
-The same methods as the SQLite engine's MemoryChunkSQL; every row is the person's own (memory_schema's policies,
-and `owner = current_user` in each statement).
+The MemoryChunks role (core/store/base.py), as the SQLite engine's MemoryChunkSQL; every row is the person's own
+(memory_schema's policies, and `owner = current_user` in each statement).
 """
 
 from __future__ import annotations

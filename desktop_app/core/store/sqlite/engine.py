@@ -6,6 +6,7 @@ from pathlib import Path
 
 import sqlean
 
+from desktop_app.core.store.base import MemoryChunks, MemoryFacts
 from desktop_app.core.store.rows import EngineInfo
 from desktop_app.core.store.sqlite.backup_sql import BackupSQL
 from desktop_app.core.store.sqlite.chats import ChatSQL
@@ -42,6 +43,20 @@ class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchS
                 except OSError:
                     pass
         return EngineInfo("sqlite", sqlean.sqlite_version, str(self.path or ":memory:"), size)
+
+    def memory_facts(self) -> MemoryFacts:
+        """This library's remembered facts and memory switch (memory.py)."""
+        # Imported here, not at the top: every process loads this engine (the embedded default), and one whose
+        # library is on a server must not load SQLite's memory SQL (tests/unit/layout/test_memory_seam.py).
+        from desktop_app.core.store.sqlite.memory import MemoryFactSQL
+
+        return MemoryFactSQL(self)
+
+    def memory_chunks(self) -> MemoryChunks:
+        """This library's raw history chunks (memory_chunks.py); imported here for the reason above."""
+        from desktop_app.core.store.sqlite.memory_chunks import MemoryChunkSQL
+
+        return MemoryChunkSQL(self)
 
     @property
     def db_path(self) -> Path | None:

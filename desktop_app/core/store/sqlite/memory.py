@@ -1,5 +1,5 @@
-"""Conversation memory in the SQLite engine: facts (with a keyword row of core/text's fields and a vector each),
-the on/off switch, and clearing. Raw history chunks are in memory_chunks.py.
+"""Conversation memory in the SQLite engine (the MemoryFacts role of core/store/base.py): facts (with a keyword row of
+core/text's fields and a vector each), the on/off switch, and clearing. Raw history chunks are in memory_chunks.py.
 
 Wraps an open SQLiteStore (its writer and readers), so memory shares the library file and its transactions.
 """
@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from desktop_app.core import text as tp
-from desktop_app.core.store.memory_rows import Fact, NewFact
+from desktop_app.core.store.memory_rows import Fact, NewFact, fact_title
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 
@@ -41,11 +41,6 @@ def _fact(r) -> Fact:
                 None if r[8] is None else float(r[8]), None if r[9] is None else int(r[9]),
                 tuple(json.loads(r[10] or "[]")), None if r[11] is None else int(r[11]),
                 None if r[12] is None else int(r[12]))
-
-
-def fact_title(key: str) -> str:
-    """The words of a key, as the keyword index and the embedder read them (preferred_language → preferred language)."""
-    return key.replace("_", " ")
 
 
 class MemoryFactSQL:
