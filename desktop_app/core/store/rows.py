@@ -170,6 +170,7 @@ class OcrPageRef:
     text: str | None = None
     confidence: float | None = None
     reason: str | None = None
+    words: str | None = None  # OCR's words with their boxes, as stored (core/ocr/words.py)
 
 
 @dataclass(frozen=True)

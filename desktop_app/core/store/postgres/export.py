@@ -33,7 +33,7 @@ class ExportSQL(PostgresBase):
             chunks = _chunks(conn, ids)
             pages: dict[int, list[OcrPageRef]] = defaultdict(list)
             for doc_id, *page in conn.execute(
-                    "SELECT document_id, page, label, status, text, confidence, reason FROM ocr_pages "
+                    "SELECT document_id, page, label, status, text, confidence, reason, words FROM ocr_pages "
                     "WHERE document_id = ANY(%s) ORDER BY document_id, page", (ids,)):
                 pages[int(doc_id)].append(OcrPageRef(int(page[0]), *page[1:]))
             parts: dict[tuple[int, str], list[NewPart]] = defaultdict(list)

@@ -533,6 +533,14 @@ def m015_documents_not_read(conn: psycopg.Connection) -> None:
     conn.execute("CREATE INDEX documents_not_read ON documents (path) WHERE status = 'not_read'")
 
 
+@migration
+def m016_ocr_words(conn: psycopg.Connection) -> None:
+    """The words OCR read on a page with their boxes (JSON text, core/ocr/words.py), kept with its text, so the
+    viewer highlights a passage on a scanned page. A column of ocr_pages: its row-level security and GRANTs cover it.
+    Pages read before this stay without (no highlight until re-read)."""
+    conn.execute("ALTER TABLE ocr_pages ADD COLUMN words text")
+
+
 Migration = Callable[[psycopg.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -3,7 +3,8 @@
 As in the embedded engine, a page's row keeps what OCR read with the hash of the file it was read from: an
 unchanged file written again (a reindex) brings its pages back pending WITH their text, so the OCR worker only
 re-chunks them; a page that could not be read stays failed until the file changes. A desktop reads the pages of
-files on its own disk: `pending_ocr` and `ocr_counts` are this machine's folders' pages.
+files on its own disk: `pending_ocr` and `ocr_counts` are this machine's folders' pages. A read page keeps OCR's
+words with their boxes (`words`, core/ocr/words.py), for the viewer to highlight a passage on the scan.
 """
 
 from __future__ import annotations
@@ -24,20 +25,21 @@ _MINE = f"d.folder_id IN ({MY_FOLDER_IDS})"
 
 def list_ocr_pages(conn: psycopg.Connection, doc_id: int, file_hash: str, pages: Sequence[OcrPageRef]) -> None:
     """Replace a document's OCR work list (inside the caller's transaction), keeping what OCR read of this file."""
-    known = {int(r[0]): (r[1], r[2], r[3], r[4]) for r in conn.execute(
-        "SELECT page, status, text, confidence, reason FROM ocr_pages WHERE document_id = %s AND file_hash = %s",
+    known = {int(r[0]): (r[1], r[2], r[3], r[4], r[5]) for r in conn.execute(
+        "SELECT page, status, text, confidence, reason, words FROM ocr_pages WHERE document_id = %s AND file_hash = %s",
         (doc_id, file_hash))}
     conn.execute("DELETE FROM ocr_pages WHERE document_id = %s", (doc_id,))
     rows = []
     for ref in pages:
-        status, text, confidence, reason = known.get(ref.page, (ref.status, ref.text, ref.confidence, ref.reason))
+        status, text, confidence, reason, words = known.get(
+            ref.page, (ref.status, ref.text, ref.confidence, ref.reason, ref.words))
         if status == "done" and ref.status != "done":
             status = "pending"  # its text is known: the worker re-chunks it without OCR (a copy brings its chunks)
-        rows.append((doc_id, ref.page, ref.label, file_hash, status, text, confidence, reason))
+        rows.append((doc_id, ref.page, ref.label, file_hash, status, text, confidence, reason, words))
     if rows:
         with conn.cursor() as cur:
             cur.executemany("INSERT INTO ocr_pages (document_id, page, label, file_hash, status, text, confidence, "
-                            "reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", rows)
+                            "reason, words) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", rows)
 
 
 class OcrSQL(PostgresBase):
@@ -53,9 +55,10 @@ class OcrSQL(PostgresBase):
         return [OcrTask(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5], r[6]) for r in rows]
 
     def store_ocr_page(self, task: OcrTask, chunks: Sequence[NewChunk], *, text: str, confidence: float,
-                       reason: str) -> bool:
-        """Write one page's OCR outcome and its chunks in one transaction. False (nothing written) when the document
-        changed or went away meanwhile."""
+                       reason: str, words: str | None = None) -> bool:
+        """Write one page's OCR outcome and its chunks in one transaction (`words`: OCR's words with their boxes; None
+        keeps what the row holds: a re-chunked page's). False (nothing written) when the document changed or went
+        away meanwhile."""
         def work(conn: psycopg.Connection) -> bool:
             row = conn.execute("SELECT d.content_hash, d.title, d.path, o.status FROM documents d JOIN ocr_pages o "
                                "ON o.document_id = d.id WHERE d.id = %s AND o.page = %s FOR UPDATE",
@@ -69,12 +72,22 @@ class OcrSQL(PostgresBase):
                                   first_ordinal=int(first[0]) if first else 0)
                 conn.execute("UPDATE documents SET chunk_count = chunk_count + %s WHERE id = %s",
                              (n, task.document_id))
-            conn.execute("UPDATE ocr_pages SET status = %s, text = %s, confidence = %s, reason = %s "
-                         "WHERE document_id = %s AND page = %s",
-                         ("done" if chunks else "failed", text or None, confidence, reason or None,
+            conn.execute("UPDATE ocr_pages SET status = %s, text = %s, confidence = %s, reason = %s, "
+                         "words = COALESCE(%s, words) WHERE document_id = %s AND page = %s",
+                         ("done" if chunks else "failed", text or None, confidence, reason or None, words,
                           task.document_id, task.page))
             return True
         return bool(self._write(work, derived=True))
+
+    def ocr_words(self, path: str, page: int) -> str | None:
+        """The words OCR read on page `page` of the file at `path`, with their boxes (None: the page was not read by
+        OCR, or before words were kept). Any machine's file: a colleague's scan opens highlighted too."""
+        row = self._read(lambda c: c.execute(
+            "SELECT o.words FROM ocr_pages o JOIN documents d ON d.id = o.document_id "
+            "WHERE d.path = %(p)s AND o.page = %(n)s AND o.status = 'done' "
+            "ORDER BY (" + _MINE + ") DESC LIMIT 1",  # the same path on two desktops: this one's file first
+            {"p": path, "n": int(page), "m": self.machine_id}).fetchone())
+        return row[0] if row else None
 
     def ocr_counts(self) -> OcrCounts:
         """Pages of this machine's files waiting for OCR, read, and unreadable."""

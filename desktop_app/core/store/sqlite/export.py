@@ -48,9 +48,9 @@ def _chunks(conn: Connection, doc_id: int) -> tuple[NewChunk, ...]:
 def _stored(conn: Connection, r) -> StoredDocument:
     parts = tuple(NewPart(p[12], p[13], _document(p), _chunks(conn, int(p[0])), _reason(p[10], p[11]))
                   for p in conn.execute(_DOCS + " WHERE container = ? ORDER BY id", (r[2],)).fetchall())
-    pages = tuple(OcrPageRef(int(o[0]), o[1], o[2], o[3], o[4], o[5]) for o in conn.execute(
-        "SELECT page, label, status, text, confidence, reason FROM ocr_pages WHERE document_id = ? ORDER BY page",
-        (r[0],)))
+    pages = tuple(OcrPageRef(int(o[0]), o[1], o[2], o[3], o[4], o[5], o[6]) for o in conn.execute(
+        "SELECT page, label, status, text, confidence, reason, words FROM ocr_pages WHERE document_id = ? "
+        "ORDER BY page", (r[0],)))
     return StoredDocument(int(r[0]), _document(r), DocStatus(r[10]), r[11], _chunks(conn, int(r[0])), parts, pages)
 
 

@@ -395,6 +395,15 @@ def m013_documents_not_read(conn: Connection) -> None:
     """)
 
 
+@migration
+def m014_ocr_words(conn: Connection) -> None:
+    """The words OCR read on a page with their boxes (JSON, core/ocr/words.py), kept with its text, so the viewer
+    highlights a passage on a scanned page. Pages read before this stay without (no highlight until re-read)."""
+    run_script(conn, """
+    ALTER TABLE ocr_pages ADD COLUMN words TEXT;
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -2,7 +2,8 @@
 
 A page's row keeps what OCR read, with the hash of the file it was read from. When an unchanged file is written
 again (a reindex after a chunking change), its pages come back pending WITH their text, so the OCR worker only
-re-chunks them; a page that could not be read stays failed until the file changes.
+re-chunks them; a page that could not be read stays failed until the file changes. A read page keeps OCR's words
+with their boxes (`words`, core/ocr/words.py), for the viewer to highlight a passage on the scan.
 """
 
 from __future__ import annotations
@@ -19,17 +20,18 @@ from desktop_app.core.store.sqlite.connect import Connection
 
 def list_ocr_pages(conn: Connection, doc_id: int, file_hash: str, pages: Sequence[OcrPageRef]) -> None:
     """Replace a document's OCR work list (inside the caller's transaction), keeping what OCR read of this file."""
-    known = {r[0]: (r[1], r[2], r[3], r[4]) for r in conn.execute(
-        "SELECT page, status, text, confidence, reason FROM ocr_pages WHERE document_id = ? AND file_hash = ?",
+    known = {r[0]: (r[1], r[2], r[3], r[4], r[5]) for r in conn.execute(
+        "SELECT page, status, text, confidence, reason, words FROM ocr_pages WHERE document_id = ? AND file_hash = ?",
         (doc_id, file_hash))}
     conn.execute("DELETE FROM ocr_pages WHERE document_id = ?", (doc_id,))
     for ref in pages:
-        status, text, confidence, reason = known.get(ref.page, (ref.status, ref.text, ref.confidence, ref.reason))
+        status, text, confidence, reason, words = known.get(
+            ref.page, (ref.status, ref.text, ref.confidence, ref.reason, ref.words))
         if status == "done" and ref.status != "done":
             status = "pending"  # its text is known: the worker re-chunks it without OCR (a copy brings its chunks)
-        conn.execute("INSERT INTO ocr_pages (document_id, page, label, file_hash, status, text, confidence, reason) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     (doc_id, ref.page, ref.label, file_hash, status, text, confidence, reason))
+        conn.execute("INSERT INTO ocr_pages (document_id, page, label, file_hash, status, text, confidence, reason, "
+                     "words) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (doc_id, ref.page, ref.label, file_hash, status, text, confidence, reason, words))
 
 
 class OcrSQL(SQLiteBase):
@@ -45,9 +47,10 @@ class OcrSQL(SQLiteBase):
         return [OcrTask(int(r[0]), r[1], r[2], r[3], int(r[4]), r[5], r[6]) for r in rows]
 
     def store_ocr_page(self, task: OcrTask, chunks: Sequence[NewChunk], *, text: str, confidence: float,
-                       reason: str) -> bool:
-        """Write one page's OCR outcome and its chunks in one transaction. False (nothing written) when the document
-        changed or went away meanwhile."""
+                       reason: str, words: str | None = None) -> bool:
+        """Write one page's OCR outcome and its chunks in one transaction (`words`: OCR's words with their boxes; None
+        keeps what the row holds: a re-chunked page's). False (nothing written) when the document changed or went
+        away meanwhile."""
         def work(conn: Connection) -> bool:
             row = conn.execute("SELECT d.content_hash, d.title, d.path, o.status FROM documents d JOIN ocr_pages o "
                                "ON o.document_id = d.id WHERE d.id = ? AND o.page = ?",
@@ -60,12 +63,20 @@ class OcrSQL(SQLiteBase):
                 insert_chunks(conn, task.document_id, index_title(row[1], Path(row[2])), chunks, {}, int(first))
                 conn.execute("UPDATE documents SET chunk_count = chunk_count + ? WHERE id = ?",
                              (len(chunks), task.document_id))
-            conn.execute("UPDATE ocr_pages SET status = ?, text = ?, confidence = ?, reason = ? "
-                         "WHERE document_id = ? AND page = ?",
-                         ("done" if chunks else "failed", text or None, confidence, reason or None,
+            conn.execute("UPDATE ocr_pages SET status = ?, text = ?, confidence = ?, reason = ?, "
+                         "words = COALESCE(?, words) WHERE document_id = ? AND page = ?",
+                         ("done" if chunks else "failed", text or None, confidence, reason or None, words,
                           task.document_id, task.page))
             return True
         return bool(self._write(work, derived=True))
+
+    def ocr_words(self, path: str, page: int) -> str | None:
+        """The words OCR read on page `page` of the file at `path`, with their boxes (None: the page was not read by
+        OCR, or before words were kept)."""
+        row = self._read(lambda c: c.execute(
+            "SELECT o.words FROM ocr_pages o JOIN documents d ON d.id = o.document_id "
+            "WHERE d.path = ? AND o.page = ? AND o.status = 'done'", (path, int(page))).fetchone())
+        return row[0] if row else None
 
     def ocr_counts(self) -> OcrCounts:
         """Pages waiting for OCR, read, and unreadable."""

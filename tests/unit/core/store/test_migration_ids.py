@@ -33,6 +33,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         11: ("document_counts", "a7a32ab2ac786bd4"),
         12: ("document_dates_and_tags", "48ca098df0fa7e76"),
         13: ("documents_not_read", "16a8be4a0e3b12b8"),
+        14: ("ocr_words", "1b68440b4c3526ca"),
     },
     "postgres": {
         1: ("core", "e1fbda7121343237"),
@@ -50,6 +51,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         13: ("plain_meta_values", "adc2435966df0c0e"),
         14: ("document_dates_and_tags", "dc1d73ad2b0359f0"),
         15: ("documents_not_read", "8571a768dbc37056"),
+        16: ("ocr_words", "bcd8d8eb866807f3"),
     },
 }
 
