@@ -2,14 +2,14 @@
 and fields of frozen rows that are data. `make lint` scans desktop_app with this file beside it."""
 
 # ruff: noqa
-from desktop_app.core.ingest import plaintext
+from desktop_app.core.ingest import html_text
 from desktop_app.core.memory import backends
 from desktop_app.core.store import rows
 from desktop_app.ui import chat_pane, drops, main_window, models_dialog, safe_document, search_panel
 
-plaintext._VisibleText.handle_starttag  # html.parser calls these
-plaintext._VisibleText.handle_endtag
-plaintext._VisibleText.handle_data
+html_text._VisibleText.handle_starttag  # html.parser calls these
+html_text._VisibleText.handle_endtag
+html_text._VisibleText.handle_data
 _.attrs  # html.parser's signature
 
 backends.HybridMemory  # registered with @MemoryRegistry.register, created by key

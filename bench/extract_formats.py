@@ -145,7 +145,7 @@ def rtl_check(folder: Path | None) -> dict:
     """The Arabic samples against their HTML source: which extraction has the source's words."""
     if folder is None or not (folder / "015-arabic" / "habibi.html").exists():
         return {}
-    from desktop_app.core.ingest.plaintext import html_to_text
+    from desktop_app.core.ingest.html_text import html_to_text
 
     truth = html_to_text((folder / "015-arabic" / "habibi.html").read_text(encoding="utf-8"))[1].split()
     out = {}

@@ -20,7 +20,6 @@ from pathlib import PurePath
 
 import regex
 
-from desktop_app.core.ingest.plaintext import title_from_path
 from desktop_app.core.store.rows import DocStatus
 from desktop_app.core.text.fields import units
 from desktop_app.core.text.language import detect_language
@@ -29,6 +28,7 @@ from desktop_app.core.text.query import STOPWORDS
 from desktop_app.core.text.segment import MAX_WORD
 from desktop_app.core.text.stem import CACHE as STEM_CACHE
 from desktop_app.core.text.stem import stem
+from desktop_app.core.text.titles import title_from_path
 
 SAMPLE_DOCUMENTS = 30  # the newest files read: enough for three questions, bounded whatever the library's size
 SAMPLE_CHARS = 6_000  # of each document's text (its first chunks): a thousand words show what it is about

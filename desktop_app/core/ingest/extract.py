@@ -11,9 +11,10 @@ from pathlib import Path, PurePath
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extracted import Extracted, Extraction, FailedPart, Page, flatten
 from desktop_app.core.ingest.filetypes import FormatRegistry, file_type
-from desktop_app.core.ingest.plaintext import html_to_text, index_title, title_from_path
+from desktop_app.core.ingest.html_text import html_to_text
 from desktop_app.core.ingest.sniff import refuse_binary, refuse_wrong_format
 from desktop_app.core.log import get_logger
+from desktop_app.core.text.titles import index_title, title_from_path
 
 log = get_logger("ingest")
 

@@ -1,4 +1,4 @@
-""".ci/vulture_whitelist.py names real things: a name it lists by its module (`plaintext._VisibleText.handle_data`)
+""".ci/vulture_whitelist.py names real things: a name it lists by its module (`html_text._VisibleText.handle_data`)
 must exist there, so a class that moves takes its whitelist entry with it instead of leaving a stale one behind.
 Entries written `_.name` are bare names (framework hooks matched anywhere) and are not resolved."""
 

@@ -6,8 +6,8 @@ import json
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extracted import Extracted, PageBuilder
-from desktop_app.core.ingest.plaintext import markdown_title
 from desktop_app.core.text.decode import decode_text
+from desktop_app.core.text.titles import markdown_title
 
 BLOCK_WORDS = 300  # consecutive cells are grouped so a chunk holds a few cells, and is cited "cells 3-7"
 

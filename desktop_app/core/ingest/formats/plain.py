@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from desktop_app.core.ingest.extracted import Extracted
 from desktop_app.core.ingest.formats.sheets import extract_csv
-from desktop_app.core.ingest.plaintext import first_line_title, html_to_text, markdown_title
+from desktop_app.core.ingest.html_text import html_to_text
 from desktop_app.core.ingest.sniff import text_of
+from desktop_app.core.text.titles import first_line_title, markdown_title
 
 
 def read_text(raw: bytes, fallback_title: str) -> Extracted:

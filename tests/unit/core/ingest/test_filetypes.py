@@ -1,4 +1,4 @@
-"""Titles from front matter and file types of the new formats."""
+"""File types of the new formats."""
 
 from __future__ import annotations
 
@@ -7,18 +7,6 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.ingest.filetypes import file_type
-from desktop_app.core.ingest.plaintext import markdown_title
-
-
-@pytest.mark.parametrize(("text", "title"), [
-    ("---\ntitle: 'Front Matter Title'\ndate: 2024\n---\n# Heading\n", "Front Matter Title"),
-    ('+++\ntitle = "Hugo Page"\n+++\nbody', "Hugo Page"),
-    ("---\nauthor: x\n---\n# The Heading\nbody", "The Heading"),
-    ("# Plain heading\ntext", "Plain heading"),
-    ("no title at all", ""),
-])
-def test_markdown_title(text, title):
-    assert markdown_title(text) == title
 
 
 @pytest.mark.parametrize(("name", "kind"), [
