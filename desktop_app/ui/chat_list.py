@@ -19,7 +19,9 @@ from desktop_app.ui.units import counted
 
 log = get_logger("ui")
 
-TITLE_CHARS = 26  # "How hot is Venus?" and most first questions fit whole; a longer one is elided at its end
+# "How hot is Venus?" and most first questions fit whole, a longer one is elided (its tooltip has it all); wider, and
+# with the viewer open the transcript beside it would be squeezed to a column of a few words
+TITLE_CHARS = 22
 MIN_CHARS = 12  # dragged narrower than this, a title is a word or two: not worth showing
 
 
