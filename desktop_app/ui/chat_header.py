@@ -59,9 +59,12 @@ class ChatHeader(QWidget):
     def set_model_path(self, path: str) -> None:
         """Use another GGUF file (saved in the library's settings); the next question loads it."""
         library = self.library
-        self.tasks.run(lambda: library.update_settings(model_path=path),
-                       lambda _s: (self.refresh(), self.model_changed.emit(path)),
+        self.tasks.run(lambda: library.update_settings(model_path=path), lambda _s: self.on_model_saved(path),
                        lambda exc: self.failed.emit(str(exc)))
+
+    def on_model_saved(self, path: str) -> None:
+        self.refresh()
+        self.model_changed.emit(path)
 
     def on_model_button_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", "", "GGUF models (*.gguf);;All files (*)")
