@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.events import Notice
 from desktop_app.core.log import get_logger
-from desktop_app.ui import heap
 from desktop_app.ui.backup_actions import BackupActions
 from desktop_app.ui.changes import ChangeKind, Coalesced, LibraryChanged
 from desktop_app.ui.chat_actions import ResultChatActions
@@ -28,6 +27,7 @@ from desktop_app.ui.search_panel import SearchPanel
 from desktop_app.ui.status_bar import StatusBar
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.viewer_dock import attach_viewer
+from desktop_app.ui.warm_up import WarmUp
 from desktop_app.ui.window_layout import LayoutMemory
 from desktop_app.ui.window_menus import WindowMenus
 
@@ -68,7 +68,6 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self._pending_sample: str | None = None
         self.folder_count = -1  # unknown until the first refresh
         self._shut = False
-        self._warmed_up = False
         self._suggested_for = -1  # the document count the welcome questions were drawn for
 
         self._build_panes(library)
@@ -85,8 +84,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         else:  # Live sync; its first step is the startup rescan that catches what changed while Trove was closed.
             self.tasks.run(library.start_watching, None,
                            lambda exc: self.on_notice(Notice("warning", f"Folders are not watched for changes: {exc}")))
-        self.chat_pane.answer_finished.connect(self.on_first_answer)
-        heap.freeze_long_lived("window built")
+        self.warm_up = WarmUp(library, self.tasks, self.chat_pane.answer_finished, self)  # freezes the heap built
 
     # ---- building ------------------------------------------------------------------------------
 
@@ -181,8 +179,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         if stats.get("documents", 0) != self._suggested_for:  # what is indexed changed: new questions, once it settles
             self._suggested_for = stats.get("documents", 0)
             self._suggest_timer.start()
-        if not self._warmed_up and folders:
-            self._warm_up_search()
+        self.warm_up.on_folders(folders)
         self.refreshed.emit(folders, stats)
 
     def on_refresh_failed(self, exc: BaseException) -> None:
@@ -191,18 +188,6 @@ class MainWindow(FolderDropTarget, QMainWindow):
     def request_sync(self) -> None:
         """Sync every active folder on the index lane; a request during a sync runs once more after it."""
         self._sync.request()
-
-    def _warm_up_search(self) -> None:
-        """Load the embedding model now, with one throwaway semantic search, so the first keystroke does not wait
-        for it; with the garbage collector paused, so loading it does not stall the window (see heap.py).
-        Only once the library has folders: an empty library should not load the model at all."""
-        self._warmed_up = True
-        search = self.library.search
-
-        def warm_up():
-            with heap.collector_paused("embedding model loaded"):
-                return search("warm up", top_k=1, mode="semantic")
-        self.tasks.run(warm_up, None, lambda exc: log.info("search warm-up failed: %s", exc), lane="search")
 
     def on_sync_done(self, report) -> None:
         self.folders_panel.set_keyword_error(None)
@@ -239,11 +224,6 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.stack.setCurrentWidget(self.splitter)
         self.refresh_now()
         self.request_sync()
-
-    def on_first_answer(self, _answer) -> None:
-        """The chat model is loaded now: its Python objects are here to stay."""
-        self.chat_pane.answer_finished.disconnect(self.on_first_answer)
-        heap.freeze_long_lived("chat model loaded")
 
     def on_restore_confirmed(self, path: str) -> None:
         self.restore_after_close = path
