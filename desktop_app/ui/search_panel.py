@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -38,6 +38,7 @@ from desktop_app.ui.query_chips import QueryChips
 from desktop_app.ui.result_delegate import ResultDelegate
 from desktop_app.ui.results_model import ResultsModel
 from desktop_app.ui.safe_document import make_plain
+from desktop_app.ui.search_panel_keys import ResultKeys
 from desktop_app.ui.search_panel_memory import MemorySearchFn, library_memory_search, memory_hits_as_results
 from desktop_app.ui.search_panel_pickers import FilterPickers
 from desktop_app.ui.search_panel_saved import SavedSearchesMenu
@@ -149,8 +150,8 @@ class SearchPanel(QWidget):
         layout.addWidget(self.results_stack, 1)
 
     def _connect(self) -> None:
-        self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
-        self._debounce.timeout.connect(self.on_debounce_timeout)
+        self.debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self.debounce.timeout.connect(self.on_debounce_timeout)
         self.query.textChanged.connect(self.on_text_changed)
         self.query.textChanged.connect(self.chips.show_query)
         self.query.textChanged.connect(self.show_pickers)
@@ -164,8 +165,7 @@ class SearchPanel(QWidget):
             box.currentIndexChanged.connect(self.on_filters_changed)
         self.rerank.toggled.connect(self.on_rerank_toggled)
         self.view.doubleClicked.connect(self.on_double_clicked)
-        self.query.installEventFilter(self)
-        self.view.installEventFilter(self)
+        self.keys = ResultKeys(self)  # ↓ into the results, Enter opens, Esc clears, ↑ back to the box
 
     # ---- public --------------------------------------------------------------------------------
 
@@ -215,7 +215,7 @@ class SearchPanel(QWidget):
 
     def search_now(self) -> int:
         """Start a search for the box's text at once (skipping the debounce). Returns its sequence number."""
-        self._debounce.stop()
+        self.debounce.stop()
         self._seq += 1
         seq, text = self._seq, self.query.text().strip()
         if not text:
@@ -277,7 +277,7 @@ class SearchPanel(QWidget):
     def on_text_changed(self, text: str) -> None:
         if text.strip():
             self._show_hint(False)
-        self._debounce.start()
+        self.debounce.start()
 
     def on_debounce_timeout(self) -> None:
         self.search_now()
@@ -362,37 +362,3 @@ class SearchPanel(QWidget):
 
     def on_double_clicked(self, _index) -> None:
         self.open_current()
-
-    # ---- keyboard ------------------------------------------------------------------------------
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() != QEvent.Type.KeyPress:
-            return False
-        key = event.key()
-        if watched is self.query:
-            if key == Qt.Key.Key_Down and self.model.rowCount():
-                self.view.setFocus(Qt.FocusReason.OtherFocusReason)
-                row = self.view.currentIndex().row() if self.view.currentIndex().isValid() else 0
-                self.view.setCurrentIndex(self.model.index(row))
-                return True
-            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                if self._debounce.isActive():
-                    self.search_now()  # Enter before the debounce fired: search, don't open a stale result
-                    return True
-                self.open_current(system=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
-                return True
-            if key == Qt.Key.Key_Escape and self.query.text():
-                self.query.clear()
-                return True
-        elif watched is self.view:
-            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                self.open_current(system=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
-                return True
-            if key == Qt.Key.Key_Up and self.view.currentIndex().row() <= 0:
-                self.query.setFocus(Qt.FocusReason.OtherFocusReason)
-                return True
-            if key == Qt.Key.Key_Escape:
-                self.query.clear()
-                self.query.setFocus(Qt.FocusReason.OtherFocusReason)
-                return True
-        return False
