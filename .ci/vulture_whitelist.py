@@ -3,7 +3,7 @@ and fields of frozen rows that are data. `make lint` scans desktop_app with this
 
 # ruff: noqa
 from desktop_app.core.ingest import html_text
-from desktop_app.core.memory import backends
+from desktop_app.core.memory import seed
 from desktop_app.core.store import rows
 from desktop_app.ui import chat_pane, drops, main_window, models_dialog, safe_document, search_panel
 
@@ -12,8 +12,8 @@ html_text._VisibleText.handle_endtag
 html_text._VisibleText.handle_data
 _.attrs  # html.parser's signature
 
-backends.HybridMemory  # registered with @MemoryRegistry.register, created by key
-backends.BM25Memory
+seed.HybridMemory  # registered with @MemoryRegistry.register, created by key
+seed.BM25Memory
 
 rows.DocStatus.FAILED  # stored values and row fields: data, read by callers and JSON
 rows.FolderRow.added_at

@@ -6,7 +6,7 @@ from desktop_app.core.events import IndexProgress, Notice
 from desktop_app.core.folders import FolderInfo
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_text
 from desktop_app.core.library import Library
-from desktop_app.core.memory import MemoryBackend, MemoryRegistry
+from desktop_app.core.memory.seed import MemoryBackend, MemoryRegistry
 from desktop_app.core.settings import Settings
 from desktop_app.core.types import RetrievalResult
 

@@ -38,7 +38,7 @@ from desktop_app.core.memory.recall import MAX_EXCERPTS, excerpt_text
 from desktop_app.core.memory.rows import MemoryHit
 from desktop_app.core.memory.service import FACT_TOKENS, MemoryService, memory_results
 from desktop_app.core.settings import Settings
-from desktop_app.core.store.sqlite.memory import fact_title
+from desktop_app.core.store.memory_rows import fact_title
 from desktop_app.core.types import MEMORY_SOURCE, RetrievalResult, Turn
 
 log = get_logger("chat")

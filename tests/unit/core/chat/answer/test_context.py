@@ -13,7 +13,7 @@ from desktop_app.core.chat.answer.context import (
     select_passages,
     truncate_to_tokens,
 )
-from desktop_app.core.memory import MemoryRegistry
+from desktop_app.core.memory.seed import MemoryRegistry
 from desktop_app.core.types import RetrievalResult
 
 

@@ -1,4 +1,4 @@
-"""The seed memory API: every registry backend through the seed's own examples."""
+"""The seed memory API (desktop_app/core/memory/seed.py): every registry backend through the seed's own examples."""
 
 import pytest
 

@@ -1,18 +1,27 @@
-"""Built-in backends. `sqlite`, `dense` and default `hybrid` store texts in the library schema (the same
-tables, chunker and search as Library); `bm25` is rank-bm25 in memory."""
+"""The seed memory API, kept as the project's first contract: `MemoryBackend` (store, retrieve, delete, clear
+texts), `MemoryRegistry` (backends by key) and the built-in backends. `sqlite`, `dense` and default `hybrid` store
+texts in the library schema (the same tables, chunker and search as Library); `bm25` is rank-bm25 in memory.
+
+    backend = MemoryRegistry.create("sqlite", db_path="./memory.db")
+    backend.store("Hello world", source="test.txt")
+    backend.retrieve("hello")  # [RetrievalResult("Hello world", score, "test.txt", {...})]
+
+Conversation memory (facts, raw chat history, recall) is another thing: memory/service.py.
+"""
 
 from __future__ import annotations
 
 import inspect
 import os
 import uuid
-from typing import Any
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from desktop_app.core.embed.auto import library_embedder
 from desktop_app.core.embed.base import Embedder, embed_passages
 from desktop_app.core.index.indexer import content_hash
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
-from desktop_app.core.memory.base import MemoryBackend, MemoryRegistry
 from desktop_app.core.search.fusion import rrf_fuse
 from desktop_app.core.search.service import SearchParams, search_store
 from desktop_app.core.settings import DEFAULT_EMBEDDER
@@ -21,6 +30,56 @@ from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.text import build_query
 from desktop_app.core.text.fields import analyze
 from desktop_app.core.types import RetrievalResult
+
+B = TypeVar("B", bound="MemoryBackend")
+
+
+class MemoryBackend(ABC):
+    """Stores texts and retrieves the ones most relevant to a query (higher score is better)."""
+
+    @abstractmethod
+    def store(self, content: str, *, source: str = "", metadata: dict[str, Any] | None = None) -> str:
+        """Keep `content`; returns its id."""
+
+    @abstractmethod
+    def retrieve(self, query: str, *, top_k: int = 5, **kwargs: Any) -> list[RetrievalResult]:
+        """The stored texts most relevant to `query`, best first."""
+
+    @abstractmethod
+    def delete(self, doc_id: str) -> bool:
+        """Forget one stored text. False if there was none with that id."""
+
+    @abstractmethod
+    def clear(self) -> None:
+        """Forget everything."""
+
+
+class MemoryRegistry:
+    """Backends by key: `MemoryRegistry.create("sqlite", db_path=...)`; add one with `@MemoryRegistry.register(key)`."""
+
+    _backends: dict[str, type[MemoryBackend]] = {}
+
+    @classmethod
+    def register(cls, key: str) -> Callable[[type[B]], type[B]]:
+        def decorator(backend: type[B]) -> type[B]:
+            if not (isinstance(backend, type) and issubclass(backend, MemoryBackend)):
+                raise TypeError(f"{backend!r} is not a MemoryBackend")
+            cls._backends[key] = backend
+            return backend
+        return decorator
+
+    @classmethod
+    def create(cls, key: str, **kwargs: Any) -> MemoryBackend:
+        try:
+            backend = cls._backends[key]
+        except KeyError:
+            raise KeyError(f"no memory backend {key!r}; known: {', '.join(sorted(cls._backends))}") from None
+        return backend(**kwargs)
+
+    @classmethod
+    def available(cls) -> list[str]:
+        return sorted(cls._backends)
+
 
 MEMORY_FOLDER = "memory:"
 PREFIX = "memory://"
