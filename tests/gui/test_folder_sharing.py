@@ -13,7 +13,7 @@ from desktop_app.core.library import Library
 from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.ui import open_file
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
-from tests.integration.store.people import person_url
+from tests.support.people import person_url
 
 
 @pytest.fixture

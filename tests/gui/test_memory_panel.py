@@ -16,7 +16,7 @@ from desktop_app.core.chat.answer.memory_step import is_memory
 from desktop_app.core.chat.service import ChatService
 from desktop_app.ui.sources_panel import passage_label
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
-from tests.integration.chat.scripted import ScriptedRuntime, last_user
+from tests.support.scripted import ScriptedRuntime, last_user
 
 # a test run never rewrites the repository: TROVE_SCREENSHOTS=docs/screenshots saves the pictures the docs show
 SCREENSHOTS = Path(os.environ.get("TROVE_SCREENSHOTS") or Path(tempfile.gettempdir()) / "trove-screenshots")

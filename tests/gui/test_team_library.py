@@ -18,7 +18,7 @@ import pytest
 from desktop_app.core.library import Library
 from desktop_app.core.store.rows import Share
 from tests.gui.gui_helpers import search, wait_indexed
-from tests.integration.store.people import person_url
+from tests.support.people import person_url
 
 SECRET = "zanzibar"  # only Alice's private files hold it
 MODES = ("keyword", "semantic", "hybrid")

@@ -12,7 +12,7 @@ from desktop_app.core.chat.service import ChatService
 from desktop_app.core.memory.facts import fact_text
 from desktop_app.ui.viewer_dock import viewer_of
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
-from tests.integration.chat.scripted import ScriptedRuntime, last_user
+from tests.support.scripted import ScriptedRuntime, last_user
 
 DECISION = "We decided the staging server listens on port 8099 from now on."
 FIRST = "Which port should the staging server listen on?"

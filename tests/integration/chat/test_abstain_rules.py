@@ -16,7 +16,7 @@ from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult
 from tests.integration.chat.conftest import CHAT_SETTINGS
-from tests.integration.chat.scripted import ScriptedRuntime
+from tests.support.scripted import ScriptedRuntime
 
 WITH_YEAR = "Rollo, a Viking leader, began to rule Normandy from the city of Rouen in 911."
 FIRST = "Rollo was the first Viking leader to rule Normandy, from the city of Rouen."

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from desktop_app.cli import main
-from tests.integration.chat.scripted import ScriptedChatServer, last_user
+from tests.support.scripted import ScriptedChatServer, last_user
 
 
 @pytest.fixture

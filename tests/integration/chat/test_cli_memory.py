@@ -12,7 +12,7 @@ from desktop_app.cli import main
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from tests.integration.chat.conftest import CHAT_SETTINGS
-from tests.integration.chat.scripted import ScriptedChatServer
+from tests.support.scripted import ScriptedChatServer
 
 
 @pytest.fixture

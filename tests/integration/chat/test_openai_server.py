@@ -18,7 +18,7 @@ from desktop_app.core.errors import UnavailableError
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from tests.integration.chat.conftest import CHAT_SETTINGS, N_THREADS
-from tests.integration.chat.scripted import ScriptedChatServer, last_user
+from tests.support.scripted import ScriptedChatServer, last_user
 
 STARTUP_SECONDS = 90
 

@@ -13,7 +13,7 @@ from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult
 from tests.integration.chat.conftest import CHAT_SETTINGS, N_THREADS, RecordingRuntime
-from tests.integration.chat.scripted import ScriptedRuntime, count_words, last_user
+from tests.support.scripted import ScriptedRuntime, count_words, last_user
 
 REACTOR_ANSWER = "The Zorblax reactor was invented by Dr. Mira Quell [1]."
 

@@ -22,7 +22,7 @@ from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult
 from tests.integration.chat.conftest import CHAT_SETTINGS
-from tests.integration.chat.scripted import ScriptedRuntime, last_user
+from tests.support.scripted import ScriptedRuntime, last_user
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,8 @@ from desktop_app.cli import main
 from desktop_app.core.errors import ReadOnlyDatabaseError
 from desktop_app.core.library import Library
 from desktop_app.core.read_only import NOTICE
-from tests.integration.chat.scripted import ScriptedRuntime
 from tests.support.helpers import query_db
+from tests.support.scripted import ScriptedRuntime
 
 LIGHTHOUSE = "The lighthouse keeper painted the tower crimson every spring, after the storms of March.\n"
 BREAD = "Sourdough bread needs a starter of flour and water, fed daily for a week before baking.\n"

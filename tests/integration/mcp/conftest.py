@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.library import Library
-from tests.integration.chat.scripted import ScriptedChatServer
 from tests.support.helpers import write_pdf
+from tests.support.scripted import ScriptedChatServer
 
 DOCS = {
     "reactor.txt": "The Zorblax reactor was invented by Dr. Mira Quell in 1987 at the Vantor Institute.\n\n"

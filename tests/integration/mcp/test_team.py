@@ -12,7 +12,7 @@ import pytest
 from desktop_app.core.library import Library
 from desktop_app.core.store.rows import Share
 from tests.integration.mcp.support import over_stdio, structured
-from tests.integration.store.people import person_url
+from tests.support.people import person_url
 
 SECRET = "Alice's private salary notes: the Zenthrop offer is ninety-one thousand kroner, negotiated in March."
 TEAM = "Team harbour schedule: the Zenthrop ferry leaves pier four at noon every weekday."

@@ -15,7 +15,7 @@ from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from tests.integration.chat.conftest import RecordingRuntime
-from tests.integration.chat.scripted import ScriptedRuntime, last_user
+from tests.support.scripted import ScriptedRuntime, last_user
 
 DAY = 86400.0
 SETTINGS = {"embedder": "minilm", "n_ctx": 2048, "n_threads": 1, "context_min_score": 0.02, "context_top_k": 3,

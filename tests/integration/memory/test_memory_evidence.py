@@ -11,7 +11,7 @@ from desktop_app.core.chat.sessions import ChatStore
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.core.types import Turn
-from tests.integration.chat.scripted import ScriptedRuntime
+from tests.support.scripted import ScriptedRuntime
 
 SETTINGS = {"embedder": "minilm", "n_ctx": 2048, "n_threads": 1, "context_min_score": 0.02, "context_top_k": 3,
             "max_context_tokens": 400, "temperature": 0.0, "answer_reserve_tokens": 64}

@@ -12,7 +12,7 @@ from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.core.store.postgres.memory_schema import MEMORY_TABLES
 from desktop_app.core.store.rows import MessageRow
 from desktop_app.core.types import Turn
-from tests.integration.store.people import connect, person_url
+from tests.support.people import connect, person_url
 
 
 @pytest.fixture

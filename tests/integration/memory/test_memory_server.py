@@ -9,8 +9,8 @@ import pytest
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from tests.integration.chat.scripted import ScriptedRuntime
 from tests.integration.memory.test_memory_chat import SETTINGS, reply, system
+from tests.support.scripted import ScriptedRuntime
 
 
 @pytest.fixture

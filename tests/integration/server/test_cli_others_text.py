@@ -13,7 +13,7 @@ from desktop_app.cli import main
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.core.store.rows import NewChunk, NewDocument, Share
-from tests.integration.store.people import person_url
+from tests.support.people import person_url
 
 HOSTILE = "lighthouse keeper \x1b[2J\x1b]0;owned\x07 log \x9b31m end"
 

@@ -16,7 +16,7 @@ from desktop_app.core.server.invite import decode
 from desktop_app.core.server.tls import der_to_pem
 from desktop_app.core.store.postgres import PostgresStore, roles
 from desktop_app.core.store.rows import MessageRow
-from tests.integration.store.people import person_url
+from tests.support.people import person_url
 
 _names = itertools.count(1)
 # What a reader of the library would try first: every table with rows of people, and a policy helper.

@@ -8,7 +8,7 @@ import psycopg
 import pytest
 
 from desktop_app.core.store.postgres import PostgresStore
-from tests.integration.store.people import connect, person_url
+from tests.support.people import connect, person_url
 
 UPSERT = "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
 

@@ -11,9 +11,9 @@ import pytest
 
 from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.core.store.rows import ChunkVectors, Share
-from tests.integration.store.people import connect, person_url
 from tests.integration.store.test_doc_counts import kept, random_step, some_chunks
 from tests.integration.store.test_store_protocol import doc, unit
+from tests.support.people import connect, person_url
 from tests.support.pg_server import server_consistency
 
 DIM = 8

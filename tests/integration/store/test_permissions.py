@@ -1,6 +1,6 @@
 """Who sees what, proven in SQL: person B with psql and the URL still reads, changes and drops none of A's rows.
 
-Alice and Bob are login roles in trove_people (tests/integration/store/people.py); the administrator is the
+Alice and Bob are login roles in trove_people (tests/support/people.py); the administrator is the
 `trove` role the other tests use. PostgreSQL's row-level security decides, so these checks use raw psycopg
 connections as well as the store.
 """
@@ -18,7 +18,7 @@ from desktop_app.core.errors import KnownError
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.core.store.rows import DocumentMove, MessageRow, NewChunk, NewDocument, OcrPageRef, Share
-from tests.integration.store.people import connect, person_url
+from tests.support.people import connect, person_url
 
 SECRET = "zanzibar"  # a word only Alice's private folder holds
 DIM = 8

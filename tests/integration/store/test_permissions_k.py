@@ -25,7 +25,7 @@ from desktop_app.core.search.service import search_store
 from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.core.store.postgres.search import dense_sql
 from desktop_app.core.store.rows import Filters, NewChunk, NewDocument, Share
-from tests.integration.store.people import person_url
+from tests.support.people import person_url
 
 DIM = 8
 NEAR, TEAM = 60, 12  # Alice's private chunks (MAX_WINDOWS windows each), the team folder's (one window each)

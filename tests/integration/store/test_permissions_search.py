@@ -13,7 +13,7 @@ from desktop_app.cli import main as trove
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.rows import Share
-from tests.integration.store.people import person_url
+from tests.support.people import person_url
 
 PER_FOLDER = 6
 MODES = ("keyword", "semantic", "hybrid")
@@ -127,7 +127,7 @@ def test_a_desktop_uses_the_model_the_team_library_records(pg_server, pg_url, tm
     from desktop_app.core.embed.minilm_onnx import MODEL_ID as MINILM
     from desktop_app.core.errors import KnownError
     from desktop_app.core.store.postgres import PostgresStore
-    from tests.integration.store.people import connect
+    from tests.support.people import connect
 
     admin = PostgresStore(pg_url, machine="server-desk")
     admin.ensure_embedding_model(MINILM, 384)

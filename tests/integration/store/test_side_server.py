@@ -20,9 +20,9 @@ from desktop_app.core.store.side import copies
 from desktop_app.core.store.side import keyword_index as ki
 from desktop_app.core.store.side import vector_index as vi
 from desktop_app.core.store.sqlite import SQLiteStore, fts5_bm25
-from tests.integration.store.people import person_url
 from tests.integration.store.test_keyword_index import QUERIES, chunk_texts
 from tests.integration.store.test_store_protocol import doc
+from tests.support.people import person_url
 
 DIM = 16
 N = 120

@@ -18,7 +18,7 @@ from desktop_app.core.library import Library
 from desktop_app.core.memory.raw import TurnText
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.rows import MessageRow, Share
-from tests.integration.store.people import person_url
+from tests.support.people import person_url
 
 PER_FOLDER = 4
 ALICE_SECRET = "quixotic-larkspur"  # only in Alice's private folder

@@ -8,7 +8,7 @@ from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult, Turn
-from tests.integration.chat.scripted import ScriptedRuntime, count_words
+from tests.support.scripted import ScriptedRuntime, count_words
 
 
 def test_first_sentence_and_its_word_cap():

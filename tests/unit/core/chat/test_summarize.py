@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_app.core.chat.summarize import Summarizer, SummaryProgress, pack
-from tests.integration.chat.scripted import ScriptedRuntime, last_user
+from tests.support.scripted import ScriptedRuntime, last_user
 
 
 @settings(max_examples=300, deadline=None)

@@ -6,7 +6,7 @@ OpenAI-compatible streaming HTTP server on 127.0.0.1 (what `trove ask` talks to 
 sent. Both count tokens as words (a word and the space before it is one token), honour max_tokens and
 stop strings, and stream one token at a time, so budgeting, streaming, cancel, citations and persistence
 are tested without depending on what a real model happens to say on this CPU. The real GGUF is tested
-beside them (test_runtime.py) for what any CPU must do.
+beside them (tests/integration/chat/test_runtime.py) for what any CPU must do.
 """
 
 from __future__ import annotations
