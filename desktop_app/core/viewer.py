@@ -1,14 +1,20 @@
 """The built-in viewer's reads (`library.viewer`): a passage in its document's text with the passage and a quote
-located, a PDF page rendered with their character boxes, and a memory item (a fact, a past chat's turns) as text.
-The window calls these on its task runner."""
+located, a page rendered with their boxes (a PDF page with PDFium's character boxes; a scanned page or an image file
+with the boxes of the words OCR read there), and a memory item (a fact, a past chat's turns) as text. The window
+calls these on its task runner."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from desktop_app.core.errors import ExtractionError
+from desktop_app.core.ingest.filetypes import file_type
+from desktop_app.core.ocr.words import decode_words
 from desktop_app.core.text.language import RIGHT_TO_LEFT
+from desktop_app.core.viewer_image import render_image_page
 from desktop_app.core.viewer_memory import memory_passage
+from desktop_app.core.viewer_ocr import with_ocr_boxes
 from desktop_app.core.viewer_pdf import render_pdf_page
 from desktop_app.core.viewer_rows import PassageText, PdfPage
 from desktop_app.core.viewer_text import assemble, find_text
@@ -47,13 +53,21 @@ class LibraryViewer:
                 q_start, q_end = found
         return PassageText(row.container or row.path, row.title, row.type, text, start, end, row.page, q_start,
                            q_end, row.lang in RIGHT_TO_LEFT, row.text, pdf=row.type == "pdf" and not row.container,
-                           place=_place(row), whole=whole is not None)
+                           place=_place(row), whole=whole is not None, image=row.type == "image" and not row.container)
 
     def pdf_page(self, path: str, page: int, *, scale: float = 1.5, passage: str = "", quote: str = "",
                  fit_width: float = 0.0) -> PdfPage:
-        """Page `page` (from 1) of a PDF rendered at `scale` pixels per point (or `fit_width` pixels wide), with the
-        passage's and the quote's character boxes."""
-        return render_pdf_page(path, page, scale, passage, quote, fit_width)
+        """Page `page` (from 1) of a PDF or an image file rendered at `scale` pixels per point (or `fit_width` pixels
+        wide), with the passage's and the quote's boxes: PDFium's character boxes, or on a page OCR read (no text
+        layer) the boxes of the words OCR read there (kept with the page's text at index time)."""
+        if file_type(Path(path)) == "image":
+            rendered = render_image_page(path, page, scale, fit_width)
+        else:
+            rendered = render_pdf_page(path, page, scale, passage, quote, fit_width)
+        if rendered.passage_boxes or rendered.quote_boxes:
+            return rendered
+        words = decode_words(self._library.store.ocr_words(path, rendered.page))
+        return with_ocr_boxes(rendered, words, passage, quote) if words else rendered
 
     def memory(self, item: dict[str, Any]) -> PassageText:
         """A memory item the Sources list shows (a cited fact, a recalled past chat's excerpt) as text: the fact with

@@ -1,5 +1,5 @@
-"""What the built-in viewer shows, as values the UI may hold: a passage in its document's text, and a rendered PDF
-page with the passage's and the quote's character boxes."""
+"""What the built-in viewer shows, as values the UI may hold: a passage in its document's text, and a rendered page
+(of a PDF, or an image file) with the passage's and the quote's boxes."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ class PassageText:
     rtl: bool = False
     chunk_text: str = ""  # the passage itself (what a PDF page is searched for)
     pdf: bool = False  # `path` is a PDF file of its own (an attachment inside a mailbox shows as text)
+    image: bool = False  # `path` is an image file of its own: shown as a page, with the words OCR read on it
     place: str = ""  # where the passage is in its file: "slide 3", "message 2 · report.pdf", "p. 4"
     whole: bool = False  # `text` is the whole file from its first character: its lines are the file's lines
 
@@ -41,8 +42,9 @@ class Box:
 
 @dataclass(frozen=True)
 class PdfPage:
-    """One PDF page rendered at `scale` pixels per point (BGRA rows of `stride` bytes), with the boxes of the
-    passage's and the quote's characters (merged per line), and the character indices they cover."""
+    """One page rendered at `scale` pixels per point (BGRA rows of `stride` bytes): a PDF page, or a frame of an
+    image file. With the boxes of the passage's and the quote's characters (merged per line), and the character
+    indices they cover; on a page OCR read (`ocr`: a scan, a photo) the boxes are of the words OCR read there."""
 
     path: str
     page: int  # from 1
@@ -55,3 +57,5 @@ class PdfPage:
     passage_boxes: tuple[Box, ...] = ()
     quote_boxes: tuple[Box, ...] = ()
     quote_chars: tuple[int, int] = (-1, -1)  # [first, last) char index of the quote in PDFium's text page
+    # (on an OCR'd page: word index in the page's OCR words)
+    ocr: bool = False  # the boxes are OCR's word boxes: the page has no text layer

@@ -2,11 +2,13 @@
 
 PDFs show as rendered pages (library.viewer.pdf_page on the task runner: PDFium never runs on the UI thread) with
 the passage's characters lightly and the quote's strongly highlighted, from PDFium's own character boxes; next /
-previous page and zoom re-render one page. Every other type shows its extracted text (the chunks around the
-passage, rebuilt by their spans; a small code or Markdown file whole) with the passage washed and selected (the
-quote, when there is one, selected in it), scrolled into view: Markdown rendered (no resource loaded, no HTML),
-code in a monospace font with the file's line numbers; a right-to-left paragraph lays out right to left (Qt's bidi,
-per paragraph). "Open in system viewer" is one key away (Ctrl+Shift+O, or Shift+Enter on a search result).
+previous page and zoom re-render one page. A scanned page, and an image file (shown as its page), are highlighted
+with the boxes of the words OCR read there (kept at index time: nothing is OCR'd again to show it). Every other
+type shows its extracted text (the chunks around the passage, rebuilt by their spans; a small code or Markdown file
+whole) with the passage washed and selected (the quote, when there is one, selected in it), scrolled into view:
+Markdown rendered (no resource loaded, no HTML), code in a monospace font with the file's line numbers; a
+right-to-left paragraph lays out right to left (Qt's bidi, per paragraph). "Open in system viewer" is one key away
+(Ctrl+Shift+O, or Shift+Enter on a search result).
 """
 
 from __future__ import annotations
@@ -163,7 +165,7 @@ class ViewerPane(QWidget):
         self.passage = passage
         name = display_path(passage.title or passage.path)
         self.title.setText(f"{name} · {display_path(passage.place)}" if passage.place else name)
-        if passage.pdf and passage.page is not None:
+        if (passage.pdf or passage.image) and passage.page is not None:
             self.show_page(passage.page)
             return
         self.pdf = None
