@@ -63,7 +63,7 @@ package-test: package
 
 # The .deb upgrade path (install PREVIOUS, index, upgrade to this build, search): PREVIOUS is the previous release's
 # .deb or its git ref (built in a worktree; as long as `make package`). The default is the last commit of the previous
-# round (2026-12-05, SQLite schema 011, before 012 and 013), so the snapshot before a migration is exercised.
+# round (2026-12-05, SQLite schema 011, before every migration since), so the snapshot before a migration is exercised.
 PREVIOUS ?= 2cbeb9f
 package-upgrade-test: package
 	bash packaging/linux/deb_upgrade_test.sh "$(PREVIOUS)"
