@@ -18,6 +18,7 @@ from desktop_app.core.pathnames import display_path
 from desktop_app.core.shutdown import end_now
 from desktop_app.core.store.rows import Share, parse_share
 from desktop_app.core.text.language import LANGUAGE_NAMES
+from desktop_app.core.types import SearchMode
 
 STOP_SECONDS = 5.0  # --no-wait: how long a background phase gets to finish its step before the process ends
 
@@ -50,7 +51,7 @@ def add_library_commands(sub: argparse._SubParsersAction) -> None:
                         "file:NAME, after:2024-03, before:2024-05-01, date:2024, last month / this year")
     p.add_argument("--saved", metavar="NAME", help="run this saved search (`trove saved list`); words typed narrow it")
     p.add_argument("-k", type=result_count, default=10, help=f"how many results (1 to {MAX_K}, default 10)")
-    p.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default="hybrid")
+    p.add_argument("--mode", choices=tuple(SearchMode), default=SearchMode.HYBRID)
     p.add_argument("--documents", action="store_true", help="one result per document")
     p.add_argument("--type", action="append", metavar="TYPE", dest="types",
                    help="only this document type (pdf, docx, markdown, text, code, html, ...); repeatable")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_app.core.errors import FolderNotFoundError
-from desktop_app.core.events import EventBus, Notice
+from desktop_app.core.events import EventBus, Notice, NoticeLevel
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import FolderRow, FolderState, Share
@@ -174,7 +174,7 @@ class FolderMonitor:
         if row.state == FolderState.OFFLINE and available:
             self.store.set_folder_state(row.id, FolderState.ACTIVE)
             log.info("folder %s is back online", row.path)
-            self.bus.publish(Notice("info", f"Folder is back online: {row.path}", row.path))
+            self.bus.publish(Notice(NoticeLevel.INFO, f"Folder is back online: {row.path}", row.path))
             return FolderState.ACTIVE
         return row.state
 
@@ -184,7 +184,7 @@ class FolderMonitor:
         log.info("folder %s is offline", row.path)
         self.bus.publish(
             Notice(
-                "warning",
+                NoticeLevel.WARNING,
                 f"Folder is offline (missing or unmounted): {row.path}. Its documents stay searchable.",
                 row.path,
             )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_app.core.chat.answer.context import place_text
 from desktop_app.core.errors import KnownError
+from desktop_app.core.types import SearchMode
 from desktop_app.mcp.text import DATA_NOTE, bounded, inert
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ MAX_K = 50  # results one search may return
 SNIPPET_CHARS = 400  # a search result's text; read_passage has the whole passage
 PASSAGE_CHARS = 8000  # one passage with its neighbours
 DOCUMENT_CHARS = 20000  # one page of read_document
-MODES = ("hybrid", "keyword", "semantic")
+MODES = tuple(SearchMode)
 
 
 class ToolError(KnownError):

@@ -14,7 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from desktop_app.core.events import Notice
+from desktop_app.core.events import Notice, NoticeLevel
 from desktop_app.core.pathnames import display_path
 from desktop_app.ui.tasks import TaskRunner
 
@@ -46,15 +46,15 @@ class BackupActions(QObject):
 
     def backup_to(self, path: str) -> None:
         """Write the backup on a worker; a notice says where, or why not."""
-        self.notify(Notice("info", f"Backing up the library to {display_path(path)}…"))
+        self.notify(Notice(NoticeLevel.INFO, f"Backing up the library to {display_path(path)}…"))
         library = self.library
         self.tasks.run(lambda: library.backups.backup(path), self.on_backed_up,
-                       lambda exc: self.notify(Notice("error", f"The backup failed: {exc}")))
+                       lambda exc: self.notify(Notice(NoticeLevel.ERROR, f"The backup failed: {exc}")))
 
     def on_backed_up(self, report) -> None:
         counts = report.manifest.counts
-        self.notify(Notice("info", f"Backed up {counts['documents']} documents and {counts['chats']} chats to "
-                                   f"{display_path(report.path)} ({report.bytes / 1e6:.1f} MB)"))
+        self.notify(Notice(NoticeLevel.INFO, f"Backed up {counts['documents']} documents and {counts['chats']} "
+                                             f"chats to {display_path(report.path)} ({report.bytes / 1e6:.1f} MB)"))
         self.backed_up.emit(report)
 
     def on_restore_triggered(self) -> None:
@@ -66,7 +66,7 @@ class BackupActions(QObject):
         """Verify the backup on a worker, then ask before anything is replaced."""
         library = self.library
         self.tasks.run(lambda: library.backups.check(path), lambda manifest: self.on_checked(path, manifest),
-                       lambda exc: self.notify(Notice("error", str(exc))))
+                       lambda exc: self.notify(Notice(NoticeLevel.ERROR, str(exc))))
 
     def on_checked(self, path: str, manifest) -> None:
         counts = manifest.counts

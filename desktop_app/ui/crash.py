@@ -18,7 +18,7 @@ from types import TracebackType
 from PySide6.QtCore import QObject, Qt, Signal
 
 from desktop_app import __version__
-from desktop_app.core.events import Notice
+from desktop_app.core.events import Notice, NoticeLevel
 from desktop_app.core.log import get_logger, recent_lines, redact_text
 
 log = get_logger("ui")
@@ -45,7 +45,7 @@ def crash_notice(exc: BaseException) -> Notice:
                           f"Recent log lines:\n{recent}\n")
     message = (f"Trove hit an unexpected error ({type(exc).__name__}{': ' + summary if summary else ''}). "
                "It went on; the notice's “Copy details” gives a report to send.")
-    return Notice("error", redact_text(message), details=details)
+    return Notice(NoticeLevel.ERROR, redact_text(message), details=details)
 
 
 def report(exc: BaseException) -> bool:

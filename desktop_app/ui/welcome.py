@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVB
 
 from desktop_app.core.library_tools import bundled_model_path
 from desktop_app.core.text.language import LANGUAGE_NAMES
+from desktop_app.core.types import ChatBackend
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.type_icons import TYPE_NAMES
 from desktop_app.ui.units import counted, format_bytes
@@ -22,7 +23,7 @@ def model_note(info) -> str:
     """“Answers come from SmolLM2-135M (98 MB, bundled).” for a ModelInfo (None: no model)."""
     if info is None:
         return "No chat model is set up yet: get one to have your questions answered."
-    if info.backend == "openai":
+    if info.backend == ChatBackend.OPENAI:
         return f"Answers come from {info.name} on {info.path}."
     bundled = bundled_model_path()
     details = [format_bytes(info.size_bytes)] if info.size_bytes else []

@@ -14,7 +14,7 @@ from desktop_app.core.chat.answer.attribution import sentences
 from desktop_app.core.chat.answer.context import CountTokens, truncate_to_tokens
 from desktop_app.core.chat.answer.focus import key_words
 from desktop_app.core.chat.runtime.base import ChatRuntime
-from desktop_app.core.types import Turn
+from desktop_app.core.types import ChatBackend, Turn
 
 ANSWER_WORDS = 40  # the first sentence of an answer, at most this many words
 MODEL_SUMMARY_MIN_BYTES = 1_000_000_000  # about a 1.5B-parameter model at 4 bits; SmolLM2-135M is ~100 MB
@@ -79,7 +79,7 @@ def model_summary(turns: Sequence[Turn], previous: str, runtime: ChatRuntime, ma
 def uses_model_summary(runtime: ChatRuntime) -> bool:
     """Whether the model is big enough to write its own summary (a server-side model is assumed to be)."""
     info = runtime.info()
-    return info.backend == "openai" or info.size_bytes >= MODEL_SUMMARY_MIN_BYTES
+    return info.backend == ChatBackend.OPENAI or info.size_bytes >= MODEL_SUMMARY_MIN_BYTES
 
 
 def compact(turns: Sequence[Turn], previous: str, runtime: ChatRuntime, max_tokens: int) -> str:

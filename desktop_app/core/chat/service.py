@@ -45,7 +45,7 @@ from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
-from desktop_app.core.types import RetrievalResult, Turn
+from desktop_app.core.types import ChatBackend, RetrievalResult, Turn
 
 log = get_logger("chat")
 
@@ -60,7 +60,7 @@ AUTO = "auto"
 
 def default_runtime(settings: Settings, model_path: str | None) -> ChatRuntime:
     """The runtime the settings ask for: in-process llama.cpp, or an OpenAI-compatible server."""
-    if settings.chat_backend == "openai" and not model_path:
+    if settings.chat_backend == ChatBackend.OPENAI and not model_path:
         from desktop_app.core.chat.runtime.openai_backend import OpenAICompatibleRuntime
 
         return OpenAICompatibleRuntime(settings.openai_base_url, settings.openai_model, n_ctx=settings.n_ctx)
@@ -72,7 +72,7 @@ def default_runtime(settings: Settings, model_path: str | None) -> ChatRuntime:
 
 def runtime_key(settings: Settings, model_path: str | None) -> tuple:
     """What identifies a runtime: when it changes, the loaded model is replaced."""
-    if settings.chat_backend == "openai" and not model_path:
+    if settings.chat_backend == ChatBackend.OPENAI and not model_path:
         return ("openai", settings.openai_base_url, settings.openai_model, settings.n_ctx)
     return ("llama", model_path or "", settings.model_path, settings.n_ctx, settings.n_threads, settings.n_gpu_layers)
 
@@ -152,8 +152,9 @@ class ChatService:
     def model_info(self) -> ModelInfo:
         """Name, path and size of the chat model the settings point at (nothing is loaded)."""
         settings = self._get_settings()
-        if settings.chat_backend == "openai":
-            return ModelInfo(name=settings.openai_model, path=settings.openai_base_url, size_bytes=0, backend="openai")
+        if settings.chat_backend == ChatBackend.OPENAI:
+            return ModelInfo(name=settings.openai_model, path=settings.openai_base_url, size_bytes=0,
+                             backend=ChatBackend.OPENAI)
         return model_info(resolve_model_path(None, settings.model_path))
 
     def quote_selector(self) -> QuoteSelector | None:

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from desktop_app.core.embed.base import Embedder, embed_passages
-from desktop_app.core.events import IndexProgress, Notice
+from desktop_app.core.events import IndexProgress, Notice, NoticeLevel, ProgressPhase
 from desktop_app.core.index.phase import BackgroundPhase
 from desktop_app.core.index.semantic_scope import SemanticScope
 from desktop_app.core.settings import Settings
@@ -50,8 +50,9 @@ class EmbedWorker(BackgroundPhase):
         if refresh is None or not refresh():
             return
         if self.store.ensure_embedding_model(self.embedder.model_id, self.embedder.dim):
-            self.notify(Notice("info", f"Semantic search now uses {self.embedder.model_id}, the model for the "
-                                       "languages this library holds; its vectors are being recomputed."))
+            self.notify(Notice(NoticeLevel.INFO, f"Semantic search now uses {self.embedder.model_id}, the model "
+                                                 "for the languages this library holds; its vectors are being "
+                                                 "recomputed."))
 
     def scope(self) -> SemanticScope:
         """What this run embeds, from the settings as they are now."""
@@ -92,10 +93,10 @@ class EmbedWorker(BackgroundPhase):
             elapsed = time.monotonic() - started
             rate = done / elapsed if elapsed > 0 else 0.0
             left = max(total - self.skipped - done, 0)
-            self.emit(IndexProgress("semantic", chunks_embedded=done, chunks_total=done + left, rate=rate,
+            self.emit(IndexProgress(ProgressPhase.SEMANTIC, chunks_embedded=done, chunks_total=done + left, rate=rate,
                                     current_file=current, eta_seconds=(left / rate) if rate else None))
         if self.skipped and not self.stopping:  # what was left out is not work left: the phase is done
-            self.emit(IndexProgress("semantic", chunks_embedded=done, chunks_total=done, eta_seconds=0.0))
+            self.emit(IndexProgress(ProgressPhase.SEMANTIC, chunks_embedded=done, chunks_total=done, eta_seconds=0.0))
         return done
 
     def _in_scope(self, rows: list[PendingChunk], scope: SemanticScope,

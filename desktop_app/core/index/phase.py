@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 
 from desktop_app.core.errors import KnownError
-from desktop_app.core.events import IndexProgress, Notice
+from desktop_app.core.events import IndexProgress, Notice, NoticeLevel
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.base import Store
 
@@ -101,7 +101,7 @@ class BackgroundPhase:
 
     def _report_failure(self, message: str) -> None:
         if self.error != message:
-            self.notify(Notice("error", f"{self.name.capitalize()} stopped: {message}"))
+            self.notify(Notice(NoticeLevel.ERROR, f"{self.name.capitalize()} stopped: {message}"))
         self.error = message
         self._record_error(message)
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from desktop_app.core.embed.base import Embedder
-from desktop_app.core.events import Event, IndexProgress
+from desktop_app.core.events import Event, IndexProgress, ProgressPhase
 from desktop_app.core.folders import FolderMonitor, deepest_folder
 from desktop_app.core.index.embed_worker import EmbedWorker
 from desktop_app.core.index.indexer import Indexer, SyncReport
@@ -63,7 +63,7 @@ class IndexPhases:
             for row in active:
                 if row.path in report.offline:  # vanished, or an empty stand-in for a folder with documents
                     self.monitor.went_offline(row)
-        self._emit(IndexProgress("idle", files_done=report.indexed, files_failed=report.failed))
+        self._emit(IndexProgress(ProgressPhase.IDLE, files_done=report.indexed, files_failed=report.failed))
         self.wake()
         if wait:
             self.wait_idle(timeout)

@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from desktop_app.core.events import IndexProgress
+from desktop_app.core.events import IndexProgress, ProgressPhase
 from desktop_app.core.ingest.chunking import CHUNKER_VERSION
 from desktop_app.core.store.base import Store
 
@@ -22,7 +22,7 @@ def rebuild_keywords(store: Store, stopping: threading.Event, emit: Callable[[In
         left = store.rebuild_keywords(batch)
         done = total - left
         rate = done / max(time.monotonic() - started, 1e-6)
-        emit(IndexProgress("rebuild", chunks_embedded=done, chunks_total=total, rate=rate,
+        emit(IndexProgress(ProgressPhase.REBUILD, chunks_embedded=done, chunks_total=total, rate=rate,
                            eta_seconds=left / rate if rate else None))
 
 

@@ -193,7 +193,7 @@ class SearchService:
         self.embedder_broken = False  # set while the semantic phase reports an error: hybrid falls back to keywords
         self.today: Callable[[], dt.date] = dt.date.today  # what `last month` is relative to (tests set a day)
 
-    def search(self, query: str, top_k: int = 10, mode: str = "hybrid", *, group_by_document: bool = False,
+    def search(self, query: str, top_k: int = 10, mode: str = SearchMode.HYBRID, *, group_by_document: bool = False,
                folders: Iterable[str] | None = None, types: Iterable[str] | None = None,
                langs: Iterable[str] | None = None, paths: Iterable[str] | None = None,
                rerank: bool = False, literal: bool = False) -> list[RetrievalResult]:
@@ -208,7 +208,7 @@ class SearchService:
         parsed = ParsedQuery(query, free_text=query) if literal else parse_query(query, today=self.today())
         filters = query_filters(parsed, self.filters(folders, types, langs, paths))
         embedder: Embedder | None = None if self.embedder_broken else self.embedder
-        if mode == "hybrid" and not self.store.has_vectors():
+        if mode == SearchMode.HYBRID and not self.store.has_vectors():
             embedder = None  # nothing embedded yet: don't load the model for an empty dense side
         reranker = self._reranker() if rerank else None
         depth = max(top_k, RERANK_DEPTH) if reranker else top_k

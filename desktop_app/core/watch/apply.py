@@ -8,7 +8,7 @@ from functools import partial
 from pathlib import Path
 
 from desktop_app.core.errors import KnownError
-from desktop_app.core.events import IndexProgress, Notice
+from desktop_app.core.events import IndexProgress, Notice, NoticeLevel, ProgressPhase
 from desktop_app.core.index.indexer import SyncReport
 from desktop_app.core.log import get_logger
 from desktop_app.core.watch.debounce import Change, Move, Op
@@ -47,7 +47,7 @@ class OpRunner:
                     self._progress(len(ops), done, report, batch_last=op, started=started)
         done += self._flush(batch, report)
         self.total.merge(report)
-        self.library.publish(IndexProgress("idle", files_queued=len(ops), files_done=report.indexed,
+        self.library.publish(IndexProgress(ProgressPhase.IDLE, files_queued=len(ops), files_done=report.indexed,
                                            files_failed=report.failed, bytes_done=report.bytes))
         return report
 
@@ -78,17 +78,17 @@ class OpRunner:
             result = action()
         except KnownError as exc:  # disk full, database locked: tell the user, keep watching
             log.warning("sync of %s failed: %s", where, exc)
-            self.library.publish(Notice("error", str(exc), where))
+            self.library.publish(Notice(NoticeLevel.ERROR, str(exc), where))
             return
         report.merge(result)
         report.seconds += result.seconds
         for path, reason in result.errors:
-            self.library.publish(Notice("error", f"Could not index {Path(path).name}: {reason}", path))
+            self.library.publish(Notice(NoticeLevel.ERROR, f"Could not index {Path(path).name}: {reason}", path))
 
     def _progress(self, queued: int, done: int, report: SyncReport, *, batch_last: Change, started: float) -> None:
         elapsed = max(self.clock() - started, 1e-6)
         rate = done / elapsed
         self.library.publish(IndexProgress(
-            "keyword", files_queued=queued, files_done=done - report.failed, files_failed=report.failed,
+            ProgressPhase.KEYWORD, files_queued=queued, files_done=done - report.failed, files_failed=report.failed,
             current_file=batch_last.path, bytes_done=report.bytes, rate=rate,
             eta_seconds=(queued - done) / rate if rate else None))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from desktop_app.core.events import Event, Notice
+from desktop_app.core.events import Event, Notice, NoticeLevel
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.rows import FolderRow, FolderState
@@ -89,6 +89,7 @@ class FolderObservers:
             return
         self._told_polling.add(path)
         self._publish(Notice(
-            "warning", f"Trove cannot get instant change notifications for {path} ({reason}), so it checks that "
-                       f"folder for changes every {self.poll_seconds:g} seconds instead. Changes there may take a "
-                       "little longer to show up. (On Linux, raising fs.inotify.max_user_watches fixes this.)", path))
+            NoticeLevel.WARNING,
+            f"Trove cannot get instant change notifications for {path} ({reason}), so it checks that "
+            f"folder for changes every {self.poll_seconds:g} seconds instead. Changes there may take a "
+            "little longer to show up. (On Linux, raising fs.inotify.max_user_watches fixes this.)", path))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from watchdog.observers import Observer
 
-from desktop_app.core.events import Notice
+from desktop_app.core.events import Notice, NoticeLevel
 from desktop_app.core.folders import deepest_folder
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.rows import FolderState
@@ -158,7 +158,7 @@ class LibraryWatcher:
             log.exception("live sync step failed")
             message = f"Live sync hit an error and will retry: {exc}"
             if message != self._last_error:  # once per distinct error, not once a second
-                self.library.publish(Notice("error", message))
+                self.library.publish(Notice(NoticeLevel.ERROR, message))
             self._last_error = message
             self._stop.wait(1.0)
             return False

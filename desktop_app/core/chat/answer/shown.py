@@ -35,6 +35,7 @@ from desktop_app.core.chat.answer.quote import Quote
 from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.text.fields import units
 from desktop_app.core.text.normalize import normalize
+from desktop_app.core.types import ChatBackend
 
 SMALL_MODEL_BYTES = 300 * 1024 * 1024  # SmolLM2-135M (~100 MB) is under it; Qwen2.5-0.5B Q4_K_M (491 MB) is not
 SUPPORT_RUN = 3  # tokens in a row shared with a passage ("Dr Mira Quell"): an answer copying no such run invented it
@@ -43,7 +44,7 @@ CLOSEST = 3  # passages named when the documents do not cover a question
 
 def is_small(info: ModelInfo) -> bool:
     """A local model file smaller than SMALL_MODEL_BYTES (a server model, size unknown, is not small)."""
-    return info.backend != "openai" and 0 < info.size_bytes < SMALL_MODEL_BYTES
+    return info.backend != ChatBackend.OPENAI and 0 < info.size_bytes < SMALL_MODEL_BYTES
 
 
 def tokens(text: str) -> list[str]:

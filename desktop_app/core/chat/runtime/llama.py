@@ -18,6 +18,7 @@ from desktop_app.core.chat.runtime.base import Generation, OnText, stream_pieces
 from desktop_app.core.chat.runtime.template_tokens import control_markers, defuse_messages
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
+from desktop_app.core.types import ChatBackend
 
 log = get_logger("chat")
 
@@ -71,7 +72,7 @@ def vocabulary_controls(llm: Any) -> list[str]:
 class LlamaCppRuntime:
     """llama-cpp-python with the GGUF's own chat template. Thread-safe: one generation at a time."""
 
-    backend = "llama"
+    backend: str = ChatBackend.LLAMA
 
     def __init__(
         self,

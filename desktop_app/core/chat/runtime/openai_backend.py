@@ -25,6 +25,7 @@ from desktop_app.core.chat.runtime.base import Generation, OnText, stream_pieces
 from desktop_app.core.chat.runtime.template_tokens import defuse_messages
 from desktop_app.core.errors import UnavailableError
 from desktop_app.core.log import get_logger
+from desktop_app.core.types import ChatBackend
 
 log = get_logger("chat")
 
@@ -104,7 +105,7 @@ def plain_http_warning(base_url: str) -> str | None:
 class OpenAICompatibleRuntime:
     """Streams chat completions from `base_url` (e.g. http://127.0.0.1:8080/v1)."""
 
-    backend = "openai"
+    backend: str = ChatBackend.OPENAI
 
     def __init__(
         self,
