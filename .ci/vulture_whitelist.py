@@ -5,7 +5,7 @@ and fields of frozen rows that are data. `make lint` scans desktop_app with this
 from desktop_app.core.ingest import html_text
 from desktop_app.core.memory import seed
 from desktop_app.core.store import rows
-from desktop_app.ui import chat_pane, drops, main_window, models_dialog, safe_document, search_panel
+from desktop_app.ui import chat_ask_box, drops, main_window, models_dialog, safe_document, search_panel_keys
 
 html_text._VisibleText.handle_starttag  # html.parser calls these
 html_text._VisibleText.handle_endtag
@@ -22,8 +22,8 @@ rows.FolderRow.last_scan
 _.row_factory  # sqlite3 connection attribute
 _.dwLength  # ctypes MEMORYSTATUSEX field (Windows)
 
-chat_pane.ChatPane.eventFilter  # Qt overrides
-search_panel.SearchPanel.eventFilter
+chat_ask_box.AskBox.eventFilter  # Qt overrides
+search_panel_keys.ResultKeys.eventFilter
 models_dialog.ModelsDialog.eventFilter
 drops.FolderDropTarget.dragEnterEvent
 drops.FolderDropTarget.dragMoveEvent
