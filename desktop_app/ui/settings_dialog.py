@@ -3,7 +3,6 @@ chat model and runtime, chunking (offers a re-index), retrieval, exclusions."""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import fields
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from desktop_app.core.library_tools import join_invite, probe_server, redact_url
 from desktop_app.core.settings import Settings
 from desktop_app.ui.safe_document import make_plain
 from desktop_app.ui.settings_ai_apps import AiAppsDialog
+from desktop_app.ui.tasks import Lane, TaskRunner
 
 CHUNKING_FIELDS = ("chunk_size", "chunk_overlap")
 # The semantic model: what each choice is for (core/embed/auto.py chooses for "auto").
@@ -58,18 +58,21 @@ class SettingsDialog(QDialog):
     """Edits a Settings value. `changes()` returns only what the user changed; the window applies it.
 
     Signals: probed(bool, str): a connection test finished (ok, what it found); joined(bool, str, str): joining
-    with an invite finished (ok, what happened, the library URL), both delivered on the UI thread.
-    `home`: the library folder a join keeps its credentials in (HOME/team/, readable only by the user).
+    with an invite finished (ok, what happened, the library URL), both emitted on the UI thread.
+    `home`: the library folder a join keeps its credentials in (HOME/team/, readable only by the user). `tasks`: the
+    window's TaskRunner, which runs the test and the join (the dialog makes its own without one).
     """
 
     probed = Signal(bool, str)
     joined = Signal(bool, str, str)
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None, *, home: Path | None = None) -> None:
+    def __init__(self, settings: Settings, parent: QWidget | None = None, *, home: Path | None = None,
+                 tasks: TaskRunner | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Trove settings")
         self.original = settings
         self.home = home
+        self.tasks = tasks or TaskRunner(self)
         forms = (("Library", self._engine_form(settings)), ("Chat model", self._chat_form(settings)),
                  ("Indexing", self._index_form(settings)), ("Search and answers", self._search_form(settings)))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -138,7 +141,8 @@ class SettingsDialog(QDialog):
         self.excluded = QPlainTextEdit("\n".join(s.excluded_patterns))
         self.excluded.setPlaceholderText("one pattern per line, e.g. node_modules or *.log")
         self.excluded.setMaximumHeight(110)
-        self.embedder = QComboBox(toolTip="Changing the model recomputes the library's vectors in the background")
+        self.embedder = QComboBox()
+        self.embedder.setToolTip("Changing the model recomputes the library's vectors in the background")
         for value, label in EMBEDDER_CHOICES:
             self.embedder.addItem(label, value)
         if self.embedder.findData(s.embedder) < 0:  # a setting made elsewhere (e.g. minilm-torch): keep it
@@ -195,22 +199,17 @@ class SettingsDialog(QDialog):
             self.model_path.setText(path)
 
     def on_test_clicked(self) -> None:
-        """Try the URL on a worker thread (a dead server takes seconds to time out); the answer comes to on_probed."""
+        """Try the URL on the network lane (a dead server takes seconds to time out); the answer comes to on_probed."""
         url = self.server_url.text().strip()
         if not url:
             self.on_probed(True, "The library is on this computer (SQLite): nothing to test.")
             return
         self.test_button.setEnabled(False)
         self.probe_result.setText("Connecting…")
-        threading.Thread(target=self._probe, args=(url,), name="trove-probe", daemon=True).start()
-
-    def _probe(self, url: str) -> None:  # on the worker thread: only emits
-        try:
-            self.probed.emit(True, probe_server(url))
-        except KnownError as exc:
-            self.probed.emit(False, str(exc))
-        except Exception as exc:  # noqa: BLE001 - a malformed URL must come back as a message, not a dead button
-            self.probed.emit(False, f"Cannot use this URL: {type(exc).__name__}")
+        # a malformed URL or any other failure comes back as a message, not a dead button
+        self.tasks.run(lambda: probe_server(url), lambda found: self.probed.emit(True, found),
+                       lambda exc: self.probed.emit(False, failure_text(exc, "Cannot use this URL")),
+                       lane=Lane.NETWORK)
 
     def _mask_password(self, url: str) -> None:
         """A URL with a password in it shows as dots except while it is being edited."""
@@ -218,23 +217,19 @@ class SettingsDialog(QDialog):
         self.server_url.setEchoMode(QLineEdit.EchoMode.PasswordEchoOnEdit if masked else QLineEdit.EchoMode.Normal)
 
     def on_join_clicked(self) -> None:
-        """Accept the invite on a worker thread (it signs in to the server); the answer comes to on_joined."""
+        """Accept the invite on the network lane (it signs in to the server); the answer comes to on_joined."""
         text = self.invite.text().strip()
         if not text:
             self.on_joined(False, "Paste the invite you were given first.", "")
             return
         self.join_button.setEnabled(False)
         self.probe_result.setText("Joining…")
-        threading.Thread(target=self._join, args=(text,), name="trove-join", daemon=True).start()
-
-    def _join(self, text: str) -> None:  # on the worker thread: only emits
-        try:
-            done = join_invite(self.home, text)
-            self.joined.emit(True, f"Joined {done.database} on {done.host} as {done.person}.", done.url)
-        except KnownError as exc:
-            self.joined.emit(False, str(exc), "")
-        except Exception as exc:  # noqa: BLE001 - any failure must come back as a message, not a dead button
-            self.joined.emit(False, f"Cannot use this invite: {type(exc).__name__}", "")
+        home = self.home
+        self.tasks.run(lambda: join_invite(home, text),
+                       lambda done: self.joined.emit(True, f"Joined {done.database} on {done.host} as {done.person}.",
+                                                     done.url),
+                       lambda exc: self.joined.emit(False, failure_text(exc, "Cannot use this invite"), ""),
+                       lane=Lane.NETWORK)
 
     def on_joined(self, ok: bool, message: str, url: str) -> None:
         """Show how joining went; on success the library server becomes the joined one (saved with OK)."""
@@ -249,3 +244,9 @@ class SettingsDialog(QDialog):
         """Show the connection test's answer (the URL's password never appears in it)."""
         self.test_button.setEnabled(True)
         self.probe_result.setText(("✓ " if ok else "✗ ") + message)
+
+
+def failure_text(exc: BaseException, lead: str) -> str:
+    """What a failed test or join says: a KnownError's own line; anything else (a malformed URL or invite, a bug) by
+    its kind after `lead`, as a message beside the button rather than a crash report."""
+    return str(exc) if isinstance(exc, KnownError) else f"{lead}: {type(exc).__name__}"

@@ -28,7 +28,8 @@ log = get_logger("ui")
 # lane -> threads. search: two, so a slow query cannot hold up the next one; index and chat: one, their work
 # is serial anyway; io: short library calls (folder list, stats, state changes); download: a model download, which
 # takes minutes and must not hold an io thread; rerank: the search list's second pass (a model reading passages),
-# which must never take a search thread from the next keystroke.
+# which must never take a search thread from the next keystroke; network: a connection test or an invite join
+# against a server the person typed in, which may hang until its connect timeout (shutdown does not wait for it).
 class Lane(StrEnum):
     """The closed set of lanes (a lane is given as a member or its string: lane="search" is Lane.SEARCH)."""
 
@@ -38,9 +39,13 @@ class Lane(StrEnum):
     IO = "io"
     DOWNLOAD = "download"
     RERANK = "rerank"
+    NETWORK = "network"
 
 
-LANES = {Lane.SEARCH: 2, Lane.INDEX: 1, Lane.CHAT: 1, Lane.IO: 2, Lane.DOWNLOAD: 1, Lane.RERANK: 1}
+LANES = {Lane.SEARCH: 2, Lane.INDEX: 1, Lane.CHAT: 1, Lane.IO: 2, Lane.DOWNLOAD: 1, Lane.RERANK: 1, Lane.NETWORK: 1}
+# Lanes whose running work shutdown leaves behind: it touches no library (only the server it tries), its result is
+# dropped like any after shutdown, and a dead server must not hold up closing the window.
+UNWAITED = {Lane.NETWORK}
 
 
 class _Job(QRunnable):
@@ -135,10 +140,12 @@ class TaskRunner(QObject):
             self.idle.emit()
 
     def shutdown(self, timeout_ms: int = 30000) -> bool:
-        """Drop queued work, wait for running work, and ignore its results. True if every pool finished."""
+        """Drop queued work, wait for running work (not an UNWAITED lane's), and ignore its results. True if every
+        waited pool finished."""
         self._closed = True
         ok = True
-        for pool in self._pools.values():
+        for lane, pool in self._pools.items():
             pool.clear()
-            ok = pool.waitForDone(timeout_ms) and ok
+            if lane not in UNWAITED:
+                ok = pool.waitForDone(timeout_ms) and ok
         return ok

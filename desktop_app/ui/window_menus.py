@@ -60,7 +60,7 @@ class WindowMenus(QObject):
         """The settings dialog; what changed is saved, and re-indexed with when chunking or exclusions changed and
         the person agrees."""
         window = self.window
-        dialog = SettingsDialog(window.library.settings, window, home=window.library.home)
+        dialog = SettingsDialog(window.library.settings, window, home=window.library.home, tasks=window.tasks)
         if dialog.exec():
             changes = dialog.changes()
             reindex = SettingsDialog.needs_reindex(changes) and QMessageBox.question(

@@ -62,6 +62,27 @@ def test_progress_after_shutdown_is_dropped(qtbot):
     assert seen == []
 
 
+def test_shutdown_leaves_the_network_lane_behind_and_drops_its_result(qtbot):
+    """A connection test against a dead server may hang until its timeout: closing the window does not wait."""
+    runner = TaskRunner()
+    started, release, done = threading.Event(), threading.Event(), threading.Event()
+    seen: list = []
+
+    def hang() -> str:
+        started.set()
+        release.wait(120)
+        done.set()
+        return "late"
+
+    runner.run(hang, seen.append, lane="network")
+    assert started.wait(10)
+    assert runner.shutdown(timeout_ms=60_000) is True and not done.is_set()  # returned with the task still running
+    release.set()
+    with qtbot.waitSignal(runner.idle, timeout=10_000):
+        pass
+    assert seen == []
+
+
 def test_the_qt_binding_keeps_its_references_across_emits(qtbot):
     """Every report and result is a signal emit. PySide6 6.12.0's emit returns True without taking a reference, so
     each call drops one, and the process aborts ("bool_dealloc") after a few thousand; pyproject.toml excludes it."""
