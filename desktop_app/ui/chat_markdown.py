@@ -20,8 +20,9 @@ _FENCE = re.compile(r"^\s{0,3}(```|~~~)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
-class Exchange:
-    """One question and its answer (the answer grows while it streams)."""
+class ShownExchange:
+    """One question and its answer as the transcript shows them: plain strings for Markdown (the answer grows while
+    it streams). The chat's own model of an exchange is core/chat/conversation.py's Exchange."""
 
     question: str
     answer: str = ""
@@ -70,7 +71,7 @@ def answer_markdown(text: str, answer: int) -> str:
     return link_citations(close_fences(neutralise_images(text)), answer)
 
 
-def transcript_markdown(exchanges: Sequence[Exchange], assistant: str = "Trove") -> str:
+def transcript_markdown(exchanges: Sequence[ShownExchange], assistant: str = "Trove") -> str:
     """The whole conversation as one Markdown document."""
     parts = []
     for i, ex in enumerate(exchanges):

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop_app.core.log import get_logger
 from desktop_app.ui.chat_answer_view import parse_toggle_url
-from desktop_app.ui.chat_markdown import Exchange, parse_cite_url, transcript_markdown
+from desktop_app.ui.chat_markdown import ShownExchange, parse_cite_url, transcript_markdown
 from desktop_app.ui.safe_document import SafeTextDocument
 
 log = get_logger("ui")
@@ -36,9 +36,9 @@ class ChatTranscript(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self.on_anchor_clicked)
         self.setDocument(SafeTextDocument(self))  # refuses every load: Markdown from a model must not read files
-        self._exchanges: list[Exchange] = []
+        self._exchanges: list[ShownExchange] = []
 
-    def set_exchanges(self, exchanges: Sequence[Exchange]) -> None:
+    def set_exchanges(self, exchanges: Sequence[ShownExchange]) -> None:
         """Render the conversation; keeps the view pinned to the bottom when it was there."""
         self._exchanges = list(exchanges)
         bar = self.verticalScrollBar()
@@ -59,7 +59,7 @@ class ChatTranscript(QTextBrowser):
                     return
             block = block.next()
 
-    def exchanges(self) -> list[Exchange]:
+    def exchanges(self) -> list[ShownExchange]:
         return list(self._exchanges)
 
     @property

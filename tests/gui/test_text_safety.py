@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop_app.ui.chat_markdown import (
-    Exchange,
+    ShownExchange,
     answer_markdown,
     escape_markdown,
     link_citations,
@@ -53,7 +53,7 @@ def test_citation_markers_become_links_and_ranges_expand():
 
 def test_answers_cannot_embed_images_and_questions_are_not_markdown():
     assert "![" not in answer_markdown("look ![x](file:///etc/passwd)", 0)
-    md = transcript_markdown([Exchange("**bold** [1] <img src=x>", "fine")])
+    md = transcript_markdown([ShownExchange("**bold** [1] <img src=x>", "fine")])
     assert "\\*\\*bold\\*\\*" in md and "\\[1\\]" in md and "\\<img" in md
 
 
