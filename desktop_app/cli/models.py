@@ -103,9 +103,14 @@ def cmd_catalog(args, library) -> int:
               f"{e.context_length // 1024:>3}k ctx  ~{format_bytes(e.ram_bytes(n_ctx))} RAM  {e.license}  [{check}]")
     if pick is not None:
         print(f"+ recommended here: trove models download {pick.id}")
+    proposed = manager.proposed_local()
     for m in LOCAL_MODELS:
-        print(f"  {m.id:<24} {format_bytes(m.size_bytes):>7}  {m.quantization:<6} ~{format_bytes(m.ram_bytes(n_ctx))} "
-              f"RAM  from local files: trove models install {m.id}  ({_parts_text(m.parts)})")
+        star = "+" if m is proposed else " "
+        print(f"{star} {m.id:<24} {format_bytes(m.size_bytes):>7}  {m.quantization:<6} "
+              f"~{format_bytes(m.ram_bytes(n_ctx))} RAM (measured {format_bytes(m.measured_ram_bytes)})  "
+              f"from local files: trove models install {m.id}  ({_parts_text(m.parts)})")
+    if proposed is not None:
+        print(f"+ proposed here, no download: trove models install {proposed.id}")
     return EXIT_OK
 
 

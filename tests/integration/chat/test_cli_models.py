@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from desktop_app.core.chat.models.catalog import CATALOG
+from desktop_app.core.chat.models.catalog import CATALOG, machine_memory_bytes, propose_local
 from tests.support.gguf_files import write_gguf, write_not_gguf
 from tests.support.model_server import ModelServer
 
@@ -41,6 +41,11 @@ def test_catalog_lists_every_entry_and_a_recommendation(home):
     for entry in CATALOG:
         assert entry.id in run.stdout
     assert "recommended here: trove models download " in run.stdout
+    proposed = propose_local(machine_memory_bytes())  # the local install proposed for this machine's memory
+    if proposed is None:
+        assert "proposed here" not in run.stdout
+    else:
+        assert f"+ proposed here, no download: trove models install {proposed.id}" in run.stdout
     data = json.loads(trove(home, "catalog", "--json").stdout)
     assert sum(d["recommended"] for d in data) == 1 and any(not d["verified"] for d in data)
 

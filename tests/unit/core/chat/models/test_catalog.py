@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -13,15 +15,22 @@ from desktop_app.core.chat.models.catalog import (
     CATALOG,
     GB,
     LOCAL_MODELS,
+    PROPOSAL_ORDER,
     CatalogEntry,
     LocalModel,
     catalog_entry,
     estimate_ram_bytes,
     format_bytes,
+    local_model,
     machine_memory_bytes,
+    memory_to_propose,
+    propose_local,
     recommend,
     too_big_for_memory,
 )
+from desktop_app.core.settings import Settings
+
+RESULTS = Path(__file__).resolve().parents[5] / "bench" / "results"
 
 ASKED_FOR = ("qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b", "llama-3.2-1b", "llama-3.2-3b", "smollm2-360m",
              "smollm2-1.7b", "gemma-3-1b", "phi-3.5-mini")
@@ -96,7 +105,6 @@ def test_recommendations_for_common_machines():
 def test_the_model_manager_offers_the_catalog_and_its_pick_for_this_machine(tmp_path):
     """What the Models dialog shows comes through library.models, the recommendation for the manager's memory."""
     from desktop_app.core.chat.models.manager import ModelManager
-    from desktop_app.core.settings import Settings
 
     def manager(memory: int) -> ModelManager:
         return ModelManager(tmp_path, Settings, Settings, memory_bytes=memory)
@@ -118,3 +126,47 @@ def test_too_big_and_format():
     assert too_big_for_memory(9 * GB, 8 * GB) and not too_big_for_memory(7 * GB, 8 * GB)
     assert not too_big_for_memory(9 * GB, 0)  # memory unknown: do not refuse
     assert [format_bytes(n) for n in (12, 1_500, 386_000_000, 2_393_232_608)] == ["12 B", "2 KB", "386 MB", "2.4 GB"]
+
+
+def test_each_local_install_carries_its_measured_memory_need():
+    """The catalog's RAM figure for a local install is the one bench/model_ram.py measured (peak resident memory
+    that loading it and answering added), not a guess: the results file and the catalog agree."""
+    measured = json.loads((RESULTS / "model_ram.json").read_text(encoding="utf-8"))["results"]
+    by_file = {row["model"]: row for row in measured}
+    for model in LOCAL_MODELS:
+        row = by_file[model.file_name.removesuffix(".gguf")]
+        assert row["n_ctx"] == Settings().n_ctx and row["file_bytes"] == model.size_bytes
+        assert model.measured_ram_bytes == row["model_bytes"]
+        assert model.measured_ram_bytes > 0.9 * model.size_bytes  # every weight is read to answer: all resident
+
+
+@given(st.integers(0, 64 * GB))
+def test_the_proposal_is_the_first_choice_that_fits_in_half_the_memory(memory):
+    pick = propose_local(memory)
+    fits = [m for m in LOCAL_MODELS if m.measured_ram_bytes <= memory / 2]
+    if pick is None:
+        assert not fits
+    else:
+        assert pick.measured_ram_bytes <= memory / 2
+        ahead = PROPOSAL_ORDER[: PROPOSAL_ORDER.index(pick.id)]
+        assert not [m for m in fits if m.id in ahead]
+
+
+def test_the_proposal_changes_exactly_at_each_models_memory_threshold():
+    for model_id in PROPOSAL_ORDER:
+        model = local_model(model_id)
+        assert model is not None
+        threshold = memory_to_propose(model)
+        assert propose_local(threshold) is not None
+        assert propose_local(threshold).measured_ram_bytes <= threshold / 2
+        below = propose_local(threshold - 1)
+        assert below is not model
+    assert propose_local(0) is None  # memory unknown: the bundled model stays
+
+
+def test_the_model_manager_proposes_for_its_memory(tmp_path):
+    from desktop_app.core.chat.models.manager import ModelManager
+
+    for memory in (1 * GB, 2 * GB, 4 * GB, 8 * GB, 16 * GB):
+        manager = ModelManager(tmp_path, Settings, Settings, memory_bytes=memory)
+        assert manager.proposed_local() is propose_local(memory)
