@@ -8,6 +8,10 @@ tatweel (ـ). `normalize` folds all of these to one form, so `مُكتَبة`, `
 Larkey, Ballesteros & Connell's "light10" stemmer (2007), which beat root-based stemmers for retrieval:
 the conjunction و, the article ال with its attached prepositions (وال بال كال فال لل), and a short list of
 suffixes (dual/plural endings, possessive pronouns). A word is never cut below two letters.
+
+`clitic_key` goes one step further for comparing two words (the quote selector's overlap), never for the index:
+light10 leaves a one-letter preposition on a word without the article (لأطروحة "for a thesis", بواسطة) and the
+taa of a taa marbuta that a possessive suffix followed (أطروحته "his thesis" → اطروحت).
 """
 
 from __future__ import annotations
@@ -58,3 +62,16 @@ def light_stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 2:
             word = word[: -len(suffix)]
     return word
+
+
+_PROCLITICS = "\u0644\u0628\u0643\u0641"  # ل ب ك ف
+
+
+def clitic_key(stem: str) -> str:
+    """A light stem without a one-letter preposition or conjunction (ل ب ك ف) in front or a taa (ت) left at its
+    end, for matching words across their attached forms; stems under five letters come back unchanged."""
+    if len(stem) >= 5 and stem[0] in _PROCLITICS:
+        stem = stem[1:]
+    if len(stem) >= 5 and stem.endswith("\u062a"):
+        stem = stem[:-1]
+    return stem

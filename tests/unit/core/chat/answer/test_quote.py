@@ -41,6 +41,18 @@ def test_scripts_without_spaces_are_quoted_by_their_own_words():
     assert quote is not None and quote.text == "中国的首都是北京。"
 
 
+def test_an_arabic_answer_sentence_sharing_words_only_through_their_clitics_is_picked():
+    # "لأطروحة" (for the thesis) in the question, "أطروحته" (his thesis) in the answer: light10 stems them to
+    # لاطروح and اطروحت, which the clitic keys match; the other two sentences share the name only (an XQuAD dev
+    # question: without the keys the first sentence was quoted).
+    passage = Passage(1, "يُرى هوتون كأول جيولوجي حديث. عاش هوتون في إدنبرة. شرح في أطروحته أن الأرض أقدم بكثير "
+                         "مما كان يُفترض.", "ar.txt")
+    quote = KEYWORDS.select("ما هي الفكرة الرئيسية لأطروحة هوتون؟", [passage])
+    assert quote is not None and quote.text.startswith("شرح في أطروحته")
+    scores, _ = keyword_scores("لأطروحة", ["شرح في أطروحته أن الأرض قديمة.", "ذهب إلى المدينة."])
+    assert scores[0] > 0 and scores[1] == 0
+
+
 def test_rare_question_terms_outweigh_common_ones():
     texts = ["The reactor hums.", "The reactor is Quell's."]
     scores, support = keyword_scores("Which reactor did Quell invent?", texts)

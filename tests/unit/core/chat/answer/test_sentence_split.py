@@ -46,6 +46,35 @@ def test_a_short_thai_phrase_runs_on_to_the_next_space_and_a_long_unit_ends_at_o
     assert all(len(p) >= sentence_split.MIN_SEA_UNIT for p in got)  # and no piece is a phrase alone
 
 
+# XQuAD (CC BY-SA 4.0), Sky (United Kingdom), Thai: a sentence with a bracketed aside, and one with a quotation
+# that holds the repetition mark ๆ; the answers asked on the dev split ("ฟุตบอลพรีเมียร์ลีกอังกฤษ", "ผิด ๆ")
+# were cut off from the words the questions share with them when a space inside them ended a unit.
+SKY_TH = ("ในวันที่ 8 กุมภาพันธ์ 2007 BSkyB ประกาศเจตนาในการแทนที่ช่องดิจิตัลทีวีฟรีบนพื้นดินพร้อมช่องสมัครสมาชิกสี่ช่อง "
+          "มีการเสนอว่าช่องเหล่านี้จะมอบเนื้อหาหลากหลายจากพอร์ตโฟลิโอของ BSkyB รวมทั้งกีฬา (รวมถึง "
+          "ฟุตบอลพรีเมียร์ลีกอังกฤษ), ภาพยนตร์, สื่อบันเทิงและข่าว การประกาศมาถึงหนึ่งวันหลัง Setanta Sports "
+          "ยืนยันว่าจะเปิดตัวใน เดือนมีนาคม")
+MAIL_TH = ("หนังสือพิมพ์ The Daily Mail รายงานในปี 2012 ว่าหน่วยงานผลประโยชน์ของรัฐบาลสหราชอาณาจักรได้ตรวจสอบการฟ้องร้อง "
+           "\"ร่างกฎหมาย Sky TV เพื่อก่อตั้งหากผู้หญิงที่ได้รับผลประโยชน์ในฐานะแม่เลี้ยงเดี่ยวนั้นอ้างอย่างผิด ๆ "
+           "ว่าอยู่อาศัยคนเดียว\" – เช่นเดียวกับตามที่กล่าวอ้าง การสมัครสมาชิกช่องกีฬาอาจทรยศ การมีอยู่ของผู้ชาย ในบ้าน")
+
+
+def test_a_thai_unit_never_ends_inside_brackets_or_quotation_marks_or_before_the_repetition_mark():
+    sky = pieces(SKY_TH)
+    assert any("รวมทั้งกีฬา (รวมถึง ฟุตบอลพรีเมียร์ลีกอังกฤษ)" in p for p in sky)
+    assert " ".join(sky) == SKY_TH
+    mail = pieces(MAIL_TH)
+    assert any("ในฐานะแม่เลี้ยงเดี่ยวนั้นอ้างอย่างผิด ๆ ว่าอยู่อาศัยคนเดียว\"" in p for p in mail)
+    assert all(p.count('"') % 2 == 0 for p in mail)
+
+
+def test_a_thai_preposition_or_conjunction_before_a_space_does_not_end_the_unit(monkeypatch):
+    monkeypatch.setattr(sentence_split, "MIN_SEA_UNIT", 0)  # every other space ends a unit
+    assert pieces("หลักการที่นำเสนอโดย วิลเลียม") == ["หลักการที่นำเสนอโดย วิลเลียม"]  # "by" William
+    assert pieces("ช่องสมัครสมาชิกและ ภาพยนตร์") == ["ช่องสมัครสมาชิกและ ภาพยนตร์"]  # "and" films
+    assert pieces("ระบบใช้ดัชนีหลายแบบ (ดัชนีแบน ดัชนีกราฟ)") == ["ระบบใช้ดัชนีหลายแบบ (ดัชนีแบน ดัชนีกราฟ)"]
+    assert pieces("กรุงเทพเป็นเมืองหลวง ประเทศไทยมีจังหวัดมาก") == ["กรุงเทพเป็นเมืองหลวง", "ประเทศไทยมีจังหวัดมาก"]
+
+
 def test_a_page_without_full_stops_is_cut_into_bounded_pieces():
     text = " ".join(["word"] * 400)
     spans = sentence_spans(text, limit=100)
