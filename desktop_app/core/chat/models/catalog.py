@@ -239,8 +239,9 @@ class LocalModel:
     n_kv_heads: int
     head_dim: int
     # Peak resident memory that loading it and answering one question added to the process, at the app's
-    # context (4,096) on this 2-core Linux machine: bench/model_ram.py, bench/results/model_ram.json.
-    measured_ram_bytes: int
+    # context (4,096) on this 2-core Linux machine: bench/model_ram.py, bench/results/model_ram.json. 0: not
+    # measured, and then never proposed.
+    measured_ram_bytes: int = 0
 
     def ram_bytes(self, n_ctx: int) -> int:
         """Memory to run it at a context of `n_ctx` tokens (weights, f16 KV cache, runtime overhead)."""
