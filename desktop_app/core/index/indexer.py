@@ -24,6 +24,7 @@ from desktop_app.core.ingest.doc_facts import document_facts
 from desktop_app.core.ingest.extract import title_from_path
 from desktop_app.core.ingest.extracted import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import cost_class, file_type
+from desktop_app.core.ingest.markdown_links import wikilinks
 from desktop_app.core.ingest.reader import Counted, extract_document, peek, read_for_index, size_problem
 from desktop_app.core.ingest.readtext import StreamedText
 from desktop_app.core.log import get_logger
@@ -88,10 +89,12 @@ def chunk_page_text(text: str, page: int, label: str, config: ChunkConfig, *, oc
 
 def write_facts(store: Store, doc_id: int, path: Path, doc: Extracted, inner: Extraction) -> None:
     """The dates and tags of a written file and of the documents inside it (a mailbox's messages: each its own
-    Date); a part's are read from its text and header fields only."""
+    Date); a part's are read from its text and header fields only. A Markdown note's wikilinks too."""
     facts = document_facts(path, doc.type, doc.text, doc.metadata)
     if facts.date or facts.tags:
         store.set_document_facts(doc_id, facts.date, facts.tags)
+    if doc.type == "markdown":  # written even when empty: an edit that removed the last link clears them
+        store.set_document_links(doc_id, wikilinks(doc.text))
     for part in inner.documents:
         facts = document_facts(None, part.type, part.text, part.metadata)
         row = store.document_by_path(f"{path}#{part.part}") if facts.date or facts.tags else None

@@ -18,6 +18,7 @@ from desktop_app.core.errors import UnavailableError
 from desktop_app.core.folders import normalise
 from desktop_app.core.log import get_logger
 from desktop_app.core.search.fusion import convex_fuse, rrf_fuse
+from desktop_app.core.search.links import FollowedLink, follow
 from desktop_app.core.search.query_language import ParsedQuery, parse_query
 from desktop_app.core.search.query_search import checked_search, query_filters
 from desktop_app.core.search.rerank import SEARCH_MIX, Reranker, load_reranker
@@ -164,6 +165,8 @@ def hydrate(store: Store, ranked: list[tuple[int, float]], top_k: int, query: Qu
             metadata["date"] = r.doc_date  # the document's own (what date filters read before its modified day)
         if r.tags:
             metadata["tags"] = list(r.tags)
+        if r.type == "markdown" and (links := store.document_links(r.document_id)):
+            metadata["links"] = [FollowedLink(x).to_dict() for x in links]  # followed by SearchService.links
         if r.machine_id and r.machine_id != store.machine_id:
             metadata["machine"] = r.machine_id  # the file is on another desktop's disk
         results.append(RetrievalResult(content=r.text, score=float(score), source=r.container or r.path,
@@ -220,6 +223,12 @@ class SearchService:
                                 filters=narrowed, group_by_document=group)
         results = checked_search(parsed, depth, group_by_document, filters, plain)
         return rerank_results(reranker, parsed.free_text, results, top_k, mix=SEARCH_MIX) if reranker else results
+
+    def links(self, doc: str) -> list[FollowedLink]:
+        """The [[wikilinks]] of the Markdown note at path `doc` (a result's source) in the order written, each
+        followed to the document it names (core/search/links.py); empty when it is not indexed or has none."""
+        row = self.store.document_by_path(doc)
+        return follow(self.store, row.path, self.store.document_links(row.id)) if row else []
 
     def _reranker(self) -> Reranker:
         reranker = self.reranker()

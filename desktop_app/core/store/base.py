@@ -5,7 +5,7 @@ PostgresStore (a team library on a server). Every write method is one transactio
 document before or after, never half-written. Reads never wait for writers. Safe to call from any thread.
 
 `Store` is composed of one small protocol per responsibility (EngineStore, MachineStore, FolderStore,
-DocumentStore, OcrStore, KeywordStore, VectorStore, SearchStore, ChatStore, LedgerStore, MemoryStore); a
+DocumentStore, OcrStore, KeywordStore, VectorStore, SearchStore, ChatStore, LedgerStore, MemoryStore, LinkStore); a
 collaborator that needs only one part may ask for that part.
 """
 
@@ -18,6 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from desktop_app.core.store.ledger_rows import FileState, LedgerQuery, LedgerRow
+from desktop_app.core.store.link_rows import LinkStore
 from desktop_app.core.store.memory_rows import Fact, MemoryChunk, NewFact, NewMemoryChunk
 from desktop_app.core.store.rows import (
     ChatRow,
@@ -516,5 +517,5 @@ class MemoryStore(Protocol):
 
 @runtime_checkable
 class Store(EngineStore, MachineStore, FolderStore, DocumentStore, OcrStore, KeywordStore, VectorStore, SearchStore,
-            ChatStore, LedgerStore, MemoryStore, Protocol):
+            ChatStore, LedgerStore, MemoryStore, LinkStore, Protocol):
     """A library's index, folders, chats and memory: every part above, on one engine."""

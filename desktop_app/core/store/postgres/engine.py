@@ -16,6 +16,7 @@ from desktop_app.core.store.postgres.folders import FolderSQL
 from desktop_app.core.store.postgres.formats import FormatSQL
 from desktop_app.core.store.postgres.keywords import KeywordSQL
 from desktop_app.core.store.postgres.ledger import LedgerSQL
+from desktop_app.core.store.postgres.links import LinkSQL
 from desktop_app.core.store.postgres.memory import PgMemoryFactSQL
 from desktop_app.core.store.postgres.memory_chunks import PgMemoryChunkSQL
 from desktop_app.core.store.postgres.ocr import OcrSQL
@@ -29,7 +30,7 @@ log = get_logger("db")
 
 
 class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, ExportSQL, FormatSQL,
-                    LedgerSQL):
+                    LedgerSQL, LinkSQL):
     """A library on a server. `PostgresStore(url)` connects (and migrates); many desktops may open it at once,
     each under its own machine id (`machine=` or desktop_app.core.machine). `side_dir`: where this desktop may
     keep side indexes of the library for search at scale (postgres/side.py); None keeps every search on the server."""

@@ -541,6 +541,14 @@ def m016_ocr_words(conn: psycopg.Connection) -> None:
     conn.execute("ALTER TABLE ocr_pages ADD COLUMN words text")
 
 
+
+@migration
+def m017_wikilinks(conn: psycopg.Connection) -> None:
+    """A Markdown note's [[wikilinks]] (JSON text, core/store/link_rows.py), written at index time so a result can
+    follow them. A column of documents: row-level security shows a person the links of the documents they may
+    read, and the GRANTs cover it."""
+    conn.execute("ALTER TABLE documents ADD COLUMN links text")
+
 Migration = Callable[[psycopg.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -16,6 +16,7 @@ from desktop_app.core.store.sqlite.folders import FolderSQL
 from desktop_app.core.store.sqlite.formats import FormatSQL
 from desktop_app.core.store.sqlite.keywords import KeywordSQL
 from desktop_app.core.store.sqlite.ledger import LedgerSQL
+from desktop_app.core.store.sqlite.links import LinkSQL
 from desktop_app.core.store.sqlite.machines import MachineSQL
 from desktop_app.core.store.sqlite.ocr import OcrSQL
 from desktop_app.core.store.sqlite.search import SearchSQL
@@ -23,7 +24,7 @@ from desktop_app.core.store.sqlite.vectors import VectorSQL
 
 
 class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchSQL, ChatSQL, MachineSQL,
-                  ExportSQL, FormatSQL, BackupSQL, LedgerSQL):
+                  ExportSQL, FormatSQL, BackupSQL, LedgerSQL, LinkSQL):
     """The embedded library engine. `SQLiteStore(path)` opens (and migrates) the file; ":memory:" works too."""
 
     def __init__(self, path: str | Path) -> None:

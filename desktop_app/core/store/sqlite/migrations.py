@@ -404,6 +404,22 @@ def m014_ocr_words(conn: Connection) -> None:
     """)
 
 
+
+@migration
+def m015_wikilinks_and_document_generation(conn: Connection) -> None:
+    """A Markdown note's [[wikilinks]] (JSON, core/store/link_rows.py), written at index time so a result can follow
+    them; and meta.doc_generation, bumped by triggers whenever a document or a folder's path changes, so the chunks
+    a path, date or tag filter allows are read once per change (sqlite/allowed.py), not on every query."""
+    bump = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'doc_generation';"
+    run_script(conn, f"""
+    ALTER TABLE documents ADD COLUMN links TEXT;
+    INSERT OR IGNORE INTO meta (key, value) VALUES ('doc_generation', '0');
+    CREATE TRIGGER doc_generation_insert AFTER INSERT ON documents BEGIN {bump} END;
+    CREATE TRIGGER doc_generation_update AFTER UPDATE ON documents BEGIN {bump} END;
+    CREATE TRIGGER doc_generation_delete AFTER DELETE ON documents BEGIN {bump} END;
+    CREATE TRIGGER doc_generation_folder AFTER UPDATE OF path ON folders BEGIN {bump} END;
+    """)
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -1,0 +1,36 @@
+"""A document's wikilinks on PostgreSQL (documents.links, migration 017), and the files a link target may name.
+A column of documents: row-level security shows a person only the links of documents they may read."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from desktop_app.core.ingest.markdown_links import WikiLink
+from desktop_app.core.store.link_rows import NamedDocument, like_escaped, pack_links, unpack_links
+from desktop_app.core.store.postgres.base import PostgresBase
+
+
+class LinkSQL(PostgresBase):
+    """documents.links read and written; documents found by the start of their file name."""
+
+    def set_document_links(self, doc_id: int, links: Sequence[WikiLink]) -> None:
+        """Replace a document's wikilinks (empty: it has none)."""
+        self._write(lambda c: c.execute("UPDATE documents SET links = %s WHERE id = %s", (pack_links(links), doc_id)))
+
+    def document_links(self, doc_id: int) -> list[WikiLink]:
+        """A document's wikilinks in the order written."""
+        row = self._read(lambda c: c.execute("SELECT links FROM documents WHERE id = %s", (doc_id,)).fetchone())
+        return unpack_links(row[0]) if row else []
+
+    def documents_named(self, name: str, limit: int = 50) -> list[NamedDocument]:
+        """Read files whose file name is `name`, or `name` and an extension (ILIKE: any case; the caller
+        compares exactly)."""
+        if not name or os.sep in name:
+            return []
+        exact = "%" + like_escaped(os.sep + name)
+        rows = self._read(lambda c: c.execute(
+            "SELECT id, path, title FROM documents WHERE (path ILIKE %s ESCAPE '\\' OR path ILIKE %s ESCAPE '\\') "
+            "AND container IS NULL AND status = 'indexed' ORDER BY length(path), path LIMIT %s",
+            (exact, exact + ".%", int(limit))).fetchall())
+        return [NamedDocument(int(r[0]), r[1], r[2] or "") for r in rows]
