@@ -3,6 +3,7 @@
     python bench/scale.py --chunks 100000 --engines sqlite,postgresql --json bench/results/scale_100k.json
     python bench/scale.py --chunks 1000000 --engines sqlite            # the 1M run (build cached, see below)
     python bench/scale.py --quick                                      # 100k, SQLite, 100 queries
+    (a fresh checkout: the default vectors file is made first with the real MiniLM, once)
 
 The library is bench/server_scale.py's (its loader and replicas): SciFact abstracts with their real
 all-MiniLM-L6-v2 vectors (~/.cache/trove-bench/scifact_minilm_1500.npz by default), replicated until there are
@@ -17,6 +18,8 @@ Measured per engine, in this process, after opening the cached library (the open
   - queries.<mode>.p50_ms / p95_ms for keyword / semantic / hybrid (server_scale.json's shape), hybrid's with its
     two sides one after the other as before (queries.hybrid_in_sequence, the same queries), and the same with
     a folder filter (queries_folder.<mode>, with how many queries came back short of k);
+  - on SQLite, the same with a date filter and a tag filter (queries_date, queries_tag), each keeping 10% of the
+    library (dated_and_tagged writes a date and a tag on every document first);
   - semantic recall@10 of the store's dense candidates against exact search (numpy over every stored vector),
     with and without the folder filter;
   - RSS of this (searching) process before the floors load their matrix; database and side-index size;
@@ -393,6 +396,12 @@ def measure(engine: str, where: str, texts, qvecs, build: dict) -> dict:
     say(f"{engine}: {result['queries']}")
     result["queries_folder"] = store_queries(store, texts, qvecs, by_folder)
     say(f"{engine}: folder filter {result['queries_folder']}")
+    if engine == "sqlite":  # the query language's document filters (dates, tags): as the side indexes take them
+        dated_and_tagged(store)
+        for name, filters in (("date", Filters(date_from="2024-03-01", date_to="2024-04-01")),
+                              ("tag", Filters(tags=("t3",)))):
+            result[f"queries_{name}"] = store_queries(store, texts, qvecs, filters)
+            say(f"{engine}: {name} filter {result[f'queries_{name}']}")
     result["memory"] = rss_mb()
     if engine == "sqlite":
         db = Path(where)
@@ -491,6 +500,17 @@ def _folder_chunks(store, engine: str, folder_id: int) -> np.ndarray:
 
     with psycopg.connect(store_url(store), autocommit=True) as conn:
         return np.array([r[0] for r in conn.execute(sql + "%s", (folder_id,))], dtype=np.int64)
+
+
+def dated_and_tagged(store) -> None:
+    """A date and a tag on every document (as index time writes them), one month and one tag of ten each: the
+    date filter (March 2024) and the tag filter (t3) keep 10% of the library, as the folder filter does. Written
+    once in one transaction (the bulk build writes none)."""
+    def work(conn) -> None:
+        if conn.execute("SELECT 1 FROM documents WHERE tags IS NOT NULL LIMIT 1").fetchone() is None:
+            conn.execute("UPDATE documents SET doc_date = printf('2024-%02d-15', 1 + (id * 7) % 10), "
+                         "tags = printf('|t%d|', (id * 3) % 10)")
+    store._write(work)
 
 
 def ratios(r: dict) -> dict:

@@ -195,12 +195,33 @@ def test_filters_keep_to_the_allowed_chunks_and_return_k(library, monkeypatch):
     for filters, allowed in cases:
         got = store.keyword_candidates(query, 20, filters=filters)
         assert len(got) == matching[filters] and {c for c, _ in got} <= allowed, filters
+
+    # Paths, dates and tags (what the documents table holds): the side index's best allowed chunks, the chunks
+    # each allows read once per documents generation (sqlite/allowed.py); the same ranking as FTS5's plan.
+    docs = [r[0] for r in store._read(lambda c: c.execute("SELECT id FROM documents ORDER BY id").fetchall())]
+    for doc_id in docs[::4]:
+        store.set_document_facts(doc_id, "2024-03-10", ("work",))
+    dated = {cid for cid, in store._read(lambda c: c.execute(
+        "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.tags = '|work|'").fetchall())}
+    in_f1 = {r[0] for r in rows if r[1] == fids[1]}
+    by_document = ((Filters(paths=("/lib/f1",)), in_f1), (Filters(date_from="2024-03-01", date_to="2024-04-01"), dated),
+                   (Filters(tags=("work",), types=("txt",)), {c for c in dated if c in {r[0] for r in rows
+                                                                                      if r[2] == "txt"}}))
     monkeypatch.undo()
-    path_filter = Filters(paths=("/lib/f1",))
-    used = []
-    monkeypatch.setattr(ki.Keywords, "search", lambda *a, **k: used.append(a) or [])
-    got = store.keyword_candidates("cell", 5, filters=path_filter)  # paths: FTS5's plan, which knows them
-    assert not used and len(got) == 5
+    expected = {f: fts5_answer(store, query, 20, f) for f, _ in by_document}
+    side_only(monkeypatch)
+    for filters, allowed in by_document:
+        got = store.keyword_candidates(query, 20, filters=filters)
+        assert [c for c, _ in got] == [c for c, _ in expected[filters]], filters
+        assert np.allclose([s for _, s in got], [s for _, s in expected[filters]], rtol=1e-9, atol=1e-12)
+        assert {c for c, _ in got} <= allowed and len(got) == 20, filters
+    monkeypatch.undo()
+    store.set_document_facts(docs[1], "2024-03-11", ("work",))  # one more dated document: seen at once
+    newly = store._read(lambda c: c.execute("SELECT id FROM chunks WHERE document_id = ?", (docs[1],)).fetchone()[0])
+    wide = fts5_answer(store, query, 300, by_document[1][0])
+    side_only(monkeypatch)
+    got = store.keyword_candidates(query, 300, filters=by_document[1][0])
+    assert {c for c, _ in got} == {c for c, _ in wide} and newly in {c for c, _ in got}
 
 
 def test_a_stale_index_is_rebuilt_and_fts5_answers_meanwhile(library, caplog):

@@ -221,14 +221,18 @@ def test_a_filters_allowed_rows_are_remembered_for_the_last_few_filters(library,
     for f in [Filters(folder_ids=(fid,), types=(t,)) for fid in fids for t in ("txt", "md")]:
         store.dense_candidates(mat[1], 5, filters=f)
     assert len(loaded._masks) == vi.MASKS and one not in loaded._masks  # the oldest forgotten
-    from desktop_app.core.store.sqlite import search
+    from desktop_app.core.store.sqlite import allowed, search
 
     monkeypatch.setattr(search, "EXACT_SCOPE", 10)  # a wide paths scope: answered through the index
-    before = list(loaded._masks)
     paths = Filters(paths=("/lib/f1",))
     got = [store.dense_candidates(mat[1], 5, filters=paths) for _ in range(2)]
-    assert asked[-2:] == [None, None] and list(loaded._masks) == before  # a path filter's rows are never remembered
+    generation = allowed.doc_generation(store._reader())
+    assert asked[-1] == (paths, generation) and asked.count(asked[-1]) == 1  # a path filter's rows: read once
     assert got[0] == got[1] and len(got[0]) == 5
+    doc = store._read(lambda c: c.execute("SELECT id FROM documents WHERE path LIKE '/lib/f1/%'").fetchone()[0])
+    store.set_document_facts(doc, "2024-01-01", ("moved",))  # a document changed: the rows are read again
+    store.dense_candidates(mat[1], 5, filters=paths)
+    assert asked[-1] == (paths, generation + 1)
 
 
 def test_no_rebuild_while_vectors_are_still_being_written(library, monkeypatch):

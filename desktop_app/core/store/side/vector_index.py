@@ -142,7 +142,7 @@ class Loaded:
                                 for i in range(0, len(found), 8192)] or [np.zeros(0, dtype=np.float32)])
         return found if count >= len(found) else found[np.argpartition(-score, count - 1)[:count]]
 
-    def mask(self, filters: object, chunk_ids: Callable[[], list[int]]) -> np.ndarray:
+    def mask(self, filters: object, chunk_ids: Callable[[], list[int] | np.ndarray]) -> np.ndarray:
         """The matrix rows of the chunks a filter allows, remembered for the last MASKS filters (`filters` None:
         not remembered). The index belongs to one vector generation, and the chunks a folder, type or language
         filter allows change only with their vectors."""

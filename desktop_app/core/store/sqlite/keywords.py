@@ -17,6 +17,7 @@ from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.side.base import of_store
 from desktop_app.core.store.side.keyword_index import Keywords
 from desktop_app.core.store.sqlite import fts5_bm25, pending_keywords
+from desktop_app.core.store.sqlite.allowed import Allowed, AllowedChunks
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keyword_topk import TopK
@@ -25,6 +26,7 @@ from desktop_app.core.store.sqlite.side import DatabaseKeywords, bump_keyword_ge
 # The side index's candidates re-ranked by bm25(): this many times what was asked (FTS5's top k is nearly always in
 # the side index's top 2k: docs/keyword-scale.md).
 RESCORE = 2
+MAX_SIDE_DEPTH = 20_000  # side index hits read for a document filter before FTS5 answers it instead
 
 
 def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
@@ -88,8 +90,11 @@ class KeywordSQL(SQLiteBase):
         extra, args = filter_sql(filters)
         join = " JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id" if extra else ""
         def work(conn: Connection) -> list[tuple[int, float]]:
-            if (side := self._keyword_side(conn, title_weight, filters)) is not None:
-                return _ranked_as_fts5(conn, side, terms, int(limit), filters)
+            if (side := self._keyword_side(conn, title_weight)) is not None:
+                allowed = self._allowed_chunks(conn, filters) if filters and filters.by_document() else None
+                ranked = _ranked_as_fts5(conn, side, terms, int(limit), filters, allowed)
+                if ranked is not None:
+                    return ranked
             plan = TopK(conn, rank, join=join, extra=extra, args=args)
             hits = plan.search(terms, int(limit))  # exact top k from the rare terms' rows, or None
             if hits is None:
@@ -97,13 +102,17 @@ class KeywordSQL(SQLiteBase):
             return hits
         return self._read(work)
 
-    def _keyword_side(self, conn: Connection, title_weight: float, filters: Filters | None) -> Keywords | None:
-        """The keyword side index (side/keyword_index.py) when it can answer: it is current, the title weight is the
-        one it was built with, and no path, date or tag filter is asked (those need the documents table)."""
-        if self.path is None or title_weight != tp.FTS5_WEIGHTS["title"] or (filters and filters.by_document()):
+    def _keyword_side(self, conn: Connection, title_weight: float) -> Keywords | None:
+        """The keyword side index (side/keyword_index.py) when it can answer: it is current and the title weight is
+        the one it was built with."""
+        if self.path is None or title_weight != tp.FTS5_WEIGHTS["title"]:
             return None
         path = self.path
         return of_store(self, "_keyword_index", lambda: DatabaseKeywords(path)).usable(conn)
+
+    def _allowed_chunks(self, conn: Connection, filters: Filters) -> Allowed:
+        """The chunks a document filter allows (allowed.py: remembered until a document changes)."""
+        return of_store(self, "_allowed", AllowedChunks).of(conn, filters, filter_sql(filters))
 
     def listed_documents(self, filters: Filters, limit: int) -> list[tuple[int, float]]:
         """The first chunk of each document a filter allows, newest document date first (a query of filters
@@ -159,11 +168,16 @@ class KeywordSQL(SQLiteBase):
         return [(r[0], int(r[1])) for r in rows]
 
 
-def _ranked_as_fts5(conn: Connection, side: Keywords, terms: tp.Query, limit: int,
-                    filters: Filters | None) -> list[tuple[int, float]]:
+def _ranked_as_fts5(conn: Connection, side: Keywords, terms: tp.Query, limit: int, filters: Filters | None,
+                    allowed: Allowed | None = None) -> list[tuple[int, float]] | None:
     """The side index's best RESCORE x `limit` chunks, ranked by bm25() as FTS5 scores them (fts5_bm25.py), so
-    the side index changes how fast a large library answers, not what it answers."""
-    found = side.search(terms, RESCORE * limit, filters)
+    the side index changes how fast a large library answers, not what it answers. A document filter (`allowed`:
+    the chunks it allows) keeps the side index's best allowed chunks; None when too few are among its best
+    MAX_SIDE_DEPTH (a narrow filter: FTS5 answers it exactly)."""
+    found = side.search(terms, RESCORE * limit, filters) if allowed is None else \
+        _allowed_hits(side, terms, RESCORE * limit, filters, allowed)
+    if found is None:
+        return None
     stats = fts5_bm25.table_stats(conn) if found else None
     if stats is None:
         return found[:limit]
@@ -171,6 +185,23 @@ def _ranked_as_fts5(conn: Connection, side: Keywords, terms: tp.Query, limit: in
                         "WHERE c.id IN (SELECT value FROM json_each(?))", (json.dumps([c for c, _ in found]),))
     fields = [(cid, tp.index_fields(index_title(title, Path(path)), text)) for cid, text, title, path in rows]
     return fts5_bm25.scores(terms, fields, side.term_rows(terms), stats[0], sum(stats[1]))[:limit]
+
+
+def _allowed_hits(side: Keywords, terms: tp.Query, want: int, filters: Filters | None,
+                  allowed: Allowed) -> list[tuple[int, float]] | None:
+    """The side index's best `want` chunks among `allowed`, read ever deeper (the folder, type and language parts of
+    the filter inside the index); None when they are not all within its best MAX_SIDE_DEPTH."""
+    if not allowed:
+        return []
+    depth = want * 4
+    while True:
+        found = side.search(terms, depth, filters)
+        kept = [h for h in found if h[0] in allowed.set]
+        if len(kept) >= want or len(found) < depth:  # enough, or every matching chunk was read
+            return kept[:want]
+        if depth >= MAX_SIDE_DEPTH:
+            return None
+        depth = min(depth * 4, MAX_SIDE_DEPTH)
 
 
 def _rebuild_meta(conn: Connection) -> dict[str, str]:

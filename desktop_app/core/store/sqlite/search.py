@@ -12,6 +12,7 @@ from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.store.rows import ChunkRow, Filters
 from desktop_app.core.store.side.base import of_store
 from desktop_app.core.store.side.vector_index import ann_candidates
+from desktop_app.core.store.sqlite.allowed import Allowed, AllowedChunks
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keywords import filter_sql
@@ -40,11 +41,12 @@ class SearchSQL(SQLiteBase):
         query = np.asarray(vector, dtype=np.float32)
 
         def work(conn: Connection) -> list[tuple[int, float]]:
+            allowed = None
             if filters and filters.by_document():
-                scoped = _scoped_chunks(conn, filters)
-                if scoped is not None:
-                    return _exact(conn, query, scoped)[: int(limit)]
-            ann = self._ann(conn, query, int(limit), filters)
+                allowed = self._allowed_chunks(conn, filters)
+                if len(allowed) <= EXACT_SCOPE:
+                    return _exact(conn, query, allowed.sorted.tolist())[: int(limit)]
+            ann = self._ann(conn, query, int(limit), filters, allowed)
             if ann is not None:
                 return ann
             k = min(int(limit) * (MAX_WINDOWS if filters else 2), VEC0_MAX_K)  # a chunk's windows share the k places
@@ -59,10 +61,12 @@ class SearchSQL(SQLiteBase):
             return hits[: int(limit)]
         return self._read(work)
 
-    def _ann(self, conn: Connection, query: np.ndarray, limit: int,
-             filters: Filters | None) -> list[tuple[int, float]] | None:
+    def _ann(self, conn: Connection, query: np.ndarray, limit: int, filters: Filters | None,
+             allowed: Allowed | None) -> list[tuple[int, float]] | None:
         """Candidates from the side index (side/vector_index.py); None while there is none: vec0's exact KNN answers.
-        A filter's candidates are the nearest of the rows it allows (k results whenever k exist)."""
+        A filter's candidates are the nearest of the rows it allows (k results whenever k exist). A document
+        filter's rows are remembered with the documents generation they were read at (paths, dates and tags change
+        without the vectors)."""
         if self.path is None:
             return None
         path = self.path
@@ -71,8 +75,14 @@ class SearchSQL(SQLiteBase):
             return None
         if not filters:
             return ann_candidates(index, query, limit)
-        remembered = None if filters.by_document() else filters  # paths, dates, tags change without the vectors
-        return ann_candidates(index, query, limit, index.mask(remembered, lambda: _filtered_chunks(conn, filters)))
+        if allowed is not None:
+            return ann_candidates(index, query, limit,
+                                  index.mask((filters, allowed.generation), lambda: allowed.sorted))
+        return ann_candidates(index, query, limit, index.mask(filters, lambda: _filtered_chunks(conn, filters)))
+
+    def _allowed_chunks(self, conn: Connection, filters: Filters) -> Allowed:
+        """The chunks a document filter allows (allowed.py: remembered until a document changes)."""
+        return of_store(self, "_allowed", AllowedChunks).of(conn, filters, filter_sql(filters))
 
     def document_chunks(self, path: str) -> list[tuple[int | None, str]]:
         """(page, text) of one document's chunks, in document order (empty when it is not indexed)."""
@@ -145,15 +155,6 @@ def _filtered_chunks(conn: Connection, filters: Filters) -> list[int]:
     extra, args = filter_sql(filters)
     return [r[0] for r in conn.execute(
         f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.embedded = 1{extra}", args)]
-
-
-def _scoped_chunks(conn: Connection, filters: Filters) -> list[int] | None:
-    """The embedded chunks a narrow filter allows, or None when there are too many to compare one by one."""
-    extra, args = filter_sql(filters)
-    ids = [r[0] for r in conn.execute(
-        f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.embedded = 1{extra} LIMIT ?",
-        [*args, EXACT_SCOPE + 1])]
-    return ids if len(ids) <= EXACT_SCOPE else None
 
 
 def _exact(conn: Connection, query: np.ndarray, chunk_ids: list[int]) -> list[tuple[int, float]]:
