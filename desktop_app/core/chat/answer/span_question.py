@@ -6,7 +6,7 @@ A small fixed rule, in English, read before any passage is chosen (span.py answe
 subjects: `compare A and B`, `A vs B`, `difference(s) between A and B`, `how does A differ from B`, `… A or B?`
 after `which` / `who` / `what`, `are A and B both …`. A list asks for every item (`list every …`, `list all …`,
 `what are all the …`, `name every …`). A topic question asks what the documents say (`what do my notes say about
-X`, `summarise what … say about X`, `tell me everything about X`, `summarise X`). A bridge question holds a
+X`, `summarise what … say about X`). A bridge question holds a
 relative clause (`who` / `which` / `that` / `whose` / `where` / `when` after a noun) or a `the <role> of <thing>`
 chain: its answer is in a second passage reached through the first. Anything else: None, the single quote.
 """
@@ -67,9 +67,10 @@ _ABOUT = [
     regex.compile(r"\b(?:what|how)\s+(?:do|does|did)\s+(?:my|the|our|these|those|all\s+(?:my|the))?\s*"
                   r"(?:documents?|notes?|files?|library|sources?|papers?|texts?|pages?)\s+(?:\w+\s+)?"
                   r"(?:say|said|tell|mention|know)\s+(?:me\s+)?(?:about|on|of|regarding)\s+(?P<topic>.+?)" + _END, _F),
-    regex.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|sum\s+up|give\s+(?:me\s+)?an?\s+overview\s+of|overview\s+of|"
-                  r"tell\s+me\s+(?:everything|all|what\s+you\s+know)\s+about|what\s+is\s+known\s+about)\s+"
-                  r"(?:what\s+.+?\s+(?:say|said|says)\s+(?:about|on)\s+)?(?P<topic>.+?)" + _END, _F),
+    # "Summarise what the notes say about the launch" (not "Summarise X" or "Tell me everything about X": those ask
+    # the model to write, and go the usual way)
+    regex.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|sum\s+up)\s+what\s+.+?\s+(?:say|said|says)\s+(?:about|on)\s+"
+                  r"(?P<topic>.+?)" + _END, _F),
 ]
 # A noun followed by a relative word: "the woman who portrayed", "the film that", "the city where"
 _RELATIVE = regex.compile(r"\b\p{L}{3,}\s+(?:who|whom|whose|which|that|where|when)\s+\p{L}", _F)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.quote import Candidate, EmbedderQuoteSelector, Quote, candidates
-from desktop_app.core.chat.answer.span import Pick, choose, list_run, pool, render
+from desktop_app.core.chat.answer.span import Pick, choose, list_run, pool, render, shown
 from desktop_app.core.chat.answer.span_question import read_span_question
 
 SHORTCUTS = ("Trove keyboard shortcuts\n========================\n\nCtrl+F or Ctrl+K   Focus the search bar\n"
@@ -84,12 +84,25 @@ def test_rendered_bullets_are_the_units_picked_verbatim_grouped_by_document(sent
     found = candidates(passages)
     picks = [Pick(c, "question") for c in found]
     first = Quote(found[0].text, found[0].passage.n, found[0].start, found[0].end, 1.0, found[0].passage.source)
-    shown = render(picks, first)
-    lines = [line for line in shown.text.splitlines() if line.startswith("- ")]
-    assert len(lines) == len(picks) == len(shown.quotes)
-    by_n = {p.n: p for p in shown.passages}
+    out = render(picks, first)
+    lines = [line for line in out.text.splitlines() if line.startswith("- ")]
+    assert len(lines) == len(shown(picks)) == len(out.quotes)
+    by_n = {p.n: p for p in out.passages}
     for line in lines:
         text, marker = line[2:].rsplit(" [", 1)
         assert text in by_n[int(marker[:-1])].content
-    headers = [line for line in shown.text.splitlines() if line.startswith("**")]
+    headers = [line for line in out.text.splitlines() if line.startswith("**")]
     assert len(headers) == len(set(headers)) == len(passages)
+
+
+def test_a_unit_another_shown_unit_holds_is_not_shown_twice():
+    p = Passage(1, "Winner (band)\n\nWinner is a South Korean boy band. It was formed by YG Entertainment.", "/w.txt",
+                chunk_id=1)
+    q = Passage(2, "2014 S/S is the debut album of Winner.", "/a.txt", chunk_id=2)
+    first = Candidate(q, 0, 0, len(q.content))
+    titled = Candidate(p, 1, 0, p.content.index(" It was"))
+    plain = Candidate(p, 1, p.content.index("Winner is"), p.content.index(" It was"))
+    picks = [Pick(first, "question"), Pick(plain, "hop2"), Pick(titled, "hop")]
+    assert [x.angle for x in shown(picks)] == ["question", "hop"]
+    text = render(picks, Quote(q.content, 2, 0, len(q.content), 1.0, "/a.txt")).text
+    assert text.count("Winner is a South Korean boy band.") == 1
