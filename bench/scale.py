@@ -452,7 +452,7 @@ def window_counts(store) -> dict:
     the stats (library_stats), first call and the median of the next five, in ms."""
     from desktop_app.core.events import EventBus
     from desktop_app.core.folders import FolderMonitor
-    from desktop_app.core.library_parts import library_stats
+    from desktop_app.core.library_derived import library_stats
 
     monitor = FolderMonitor(store, EventBus())
     out = {}

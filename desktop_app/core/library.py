@@ -24,7 +24,7 @@ from desktop_app.core.index.indexer import SyncReport
 from desktop_app.core.index.ocr_worker import OcrRead
 from desktop_app.core.index.phases import IndexPhases
 from desktop_app.core.ledger import LibraryLedger
-from desktop_app.core.library_parts import first_embedder, library_stats, search_params, settings_embedder
+from desktop_app.core.library_derived import first_embedder, library_stats, search_params, settings_embedder
 from desktop_app.core.log import get_logger
 from desktop_app.core.pathnames import clean_text
 from desktop_app.core.paths import resolve_home

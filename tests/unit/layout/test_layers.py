@@ -20,7 +20,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(names.split()) for names in
     "index ledger",  # keeping the store in step with the disk
     "watch memory",  # live sync; conversation memory (recall reads search and the index)
     "chat",  # answers
-    "library library_parts library_tools backup team_backup viewer viewer_image viewer_memory viewer_ocr viewer_pdf "
+    "library library_derived library_tools backup team_backup viewer viewer_image viewer_memory viewer_ocr viewer_pdf "
     "viewer_rows viewer_text open_check shutdown",  # the facade and what it composes
 ))
 # (from, to, why) imports up a layer that are known and allowed until they are moved

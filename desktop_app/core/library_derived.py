@@ -1,4 +1,5 @@
-"""What the Library facade computes rather than wires: its embedder from the settings, and `trove stats`."""
+"""What the Library facade derives from its settings and its store: its embedder, the search parameters, and
+`trove stats`. (library_tools.py holds the functions that need no open Library.)"""
 
 from __future__ import annotations
 
