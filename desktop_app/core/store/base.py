@@ -234,8 +234,13 @@ class OcrStore(Protocol):
         ...
 
     def store_ocr_page(self, task: OcrTask, chunks: Sequence[NewChunk], *, text: str, confidence: float,
-                       reason: str) -> bool:
-        """Write one page's OCR outcome and chunks (one transaction); False when the document changed meanwhile."""
+                       reason: str, words: str | None = None) -> bool:
+        """Write one page's OCR outcome and chunks (one transaction); False when the document changed meanwhile.
+        `words`: the words OCR read with their boxes (core/ocr/words.py); None keeps the row's (a re-chunked page's)."""
+        ...
+
+    def ocr_words(self, path: str, page: int) -> str | None:
+        """The words OCR read on page `page` of the file at `path`, with their boxes (None: not read by OCR)."""
         ...
 
     def ocr_counts(self) -> OcrCounts:
