@@ -17,11 +17,14 @@ from desktop_app.core.events import IndexProgress, Notice
 from desktop_app.core.index.indexer import chunk_page_text, content_hash
 from desktop_app.core.index.phase import BackgroundPhase
 from desktop_app.core.ingest.chunking import ChunkConfig
+from desktop_app.core.ocr.words import OcrWord, encode_words
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import OcrTask
 
-OcrRead = Callable[[bytes, str, int], tuple[str, float, str]]  # (file bytes, type, page) -> (text, confidence, reason)
+# (file bytes, type, page) -> (text, confidence, reason[, words]): the words with their boxes (core/ocr/words.py) are
+# what the viewer highlights a passage on the page with; a scripted reader may leave them out
+OcrRead = Callable[[bytes, str, int], tuple[str, float, str] | tuple[str, float, str, tuple[OcrWord, ...]]]
 
 
 def rapidocr_reader(settings: Settings) -> OcrRead:
@@ -29,7 +32,7 @@ def rapidocr_reader(settings: Settings) -> OcrRead:
     is rendered (PDFium, Pillow) in the extraction worker under the settings' budget; only the recogniser runs here."""
     engine = None
 
-    def read(data: bytes, doc_type: str, page: int) -> tuple[str, float, str]:
+    def read(data: bytes, doc_type: str, page: int) -> tuple[str, float, str, tuple[OcrWord, ...]]:
         nonlocal engine
         from desktop_app.core.ingest.reader import budget_of
         from desktop_app.core.ingest.sandbox import shared_sandbox
@@ -41,11 +44,11 @@ def rapidocr_reader(settings: Settings) -> OcrRead:
         try:
             image = shared_sandbox().render_page(data, doc_type, page, budget_of(settings))
         except ExtractionError as exc:
-            return "", 0.0, str(exc)
+            return "", 0.0, str(exc), ()
         result = ocr_image(image, engine)
         if not result.text.strip():
-            return "", 0.0, NO_TEXT_REASON
-        return result.text, result.confidence, ""
+            return "", 0.0, NO_TEXT_REASON, ()
+        return result.text, result.confidence, "", result.words
     return read
 
 
@@ -91,7 +94,8 @@ class OcrWorker(BackgroundPhase):
 
     def _read_page(self, task: OcrTask) -> bool:
         """OCR one page and write what it yields; nothing once stop() was called (the page stays pending whole)."""
-        if task.text:  # read before from this very file (a reindex): only re-chunk
+        words: tuple[OcrWord, ...] = ()
+        if task.text:  # read before from this very file (a reindex): only re-chunk (its words are kept)
             text, confidence, reason = task.text, 1.0, ""
         elif self.stopping:  # before loading the engine or rendering: the library is closing
             return False
@@ -103,14 +107,16 @@ class OcrWorker(BackgroundPhase):
             if content_hash(data) != task.file_hash:
                 return self._skip(task, "")  # changed since it was listed: the next sync lists it again
             try:
-                text, confidence, reason = self.read(data, task.type, task.page)
+                text, confidence, reason, *more = self.read(data, task.type, task.page)
+                words = more[0] if more else ()
             except (ExtractionError, UnavailableError) as exc:
                 text, confidence, reason = "", 0.0, str(exc)
         if self.stopping:  # stopped while the page was read: it is read again by the next run
             return False
         chunks = chunk_page_text(text, task.page, task.label, self.chunk_config) if text.strip() else []
         return self.store.store_ocr_page(task, chunks, text=text, confidence=confidence,
-                                         reason=reason or ("" if chunks else "OCR found no text on this page"))
+                                         reason=reason or ("" if chunks else "OCR found no text on this page"),
+                                         words=encode_words(words) if chunks else None)
 
     def _skip(self, task: OcrTask, reason: str) -> bool:
         """A page that cannot be read now: recorded as failed with the reason (or left pending without one)."""
