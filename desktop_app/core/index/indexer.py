@@ -22,7 +22,7 @@ from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.ingest.discover import HIDDEN_FOLDER, Found, NotRead, Skipped, classify, scan
 from desktop_app.core.ingest.doc_facts import document_facts
 from desktop_app.core.ingest.extract import title_from_path
-from desktop_app.core.ingest.extracted import Extracted, Extraction
+from desktop_app.core.ingest.extract_rows import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import cost_class, file_type
 from desktop_app.core.ingest.markdown_links import wikilinks
 from desktop_app.core.ingest.reader import Counted, extract_document, peek, read_for_index, size_problem

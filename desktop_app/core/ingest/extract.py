@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path, PurePath
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest.extracted import Extracted, Extraction, FailedPart, Page, flatten
+from desktop_app.core.ingest.extract_rows import Extracted, Extraction, FailedPart, Page, flatten
 from desktop_app.core.ingest.filetypes import FormatRegistry, file_type
 from desktop_app.core.ingest.html_text import html_to_text
 from desktop_app.core.ingest.sniff import refuse_binary, refuse_wrong_format

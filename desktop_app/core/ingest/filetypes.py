@@ -16,7 +16,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from desktop_app.core.ingest.extracted import Extracted
+    from desktop_app.core.ingest.extract_rows import Extracted
 
 # One document from a file's bytes (an attachment's too: readers never get a path) and the title to use when
 # the document names none. Raises ExtractionError with the reason a person is shown.

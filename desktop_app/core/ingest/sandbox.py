@@ -51,7 +51,7 @@ import psutil
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest import wire
 from desktop_app.core.ingest.confine import worker_environment
-from desktop_app.core.ingest.extracted import Extracted, Extraction
+from desktop_app.core.ingest.extract_rows import Extracted, Extraction
 from desktop_app.core.ingest.readtext import open_regular
 from desktop_app.core.ingest.sandbox_worker import TEMP_PREFIX, WORKER_FLAG
 from desktop_app.core.log import get_logger
@@ -263,7 +263,7 @@ class ExtractionSandbox:
         from desktop_app.core.ocr.images import MAX_IMAGE_PIXELS, MAX_RENDER_PIXELS
 
         if os.name != "posix":  # no descriptor passing over Windows pipes yet: rendered here, as before
-            from desktop_app.core.ingest.extracted import Page
+            from desktop_app.core.ingest.extract_rows import Page
             from desktop_app.core.ocr.pages import page_image
 
             return page_image(data, doc_type, Page(page, 0, 0, needs_ocr=True))

@@ -40,7 +40,7 @@ from typing import Any, BinaryIO
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest import confine, wire, xmlguard
 from desktop_app.core.ingest.extract import extract_with_parts
-from desktop_app.core.ingest.extracted import Extracted, Extraction
+from desktop_app.core.ingest.extract_rows import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import file_type
 from desktop_app.core.ingest.readtext import open_regular
 from desktop_app.core.log import get_logger
@@ -284,7 +284,7 @@ def _mailbox_copy(fd: int) -> Iterator[Path]:
 
 def _render(fd: int, doc_type: str, number: int) -> dict[str, Any]:
     """Page `number` of a PDF or image as raw RGB pixels (base64): PDFium and Pillow run here, not in the parent."""
-    from desktop_app.core.ingest.extracted import Page
+    from desktop_app.core.ingest.extract_rows import Page
     from desktop_app.core.ocr.pages import page_image
 
     try:

@@ -11,7 +11,7 @@ import json
 import struct
 from typing import Any, BinaryIO
 
-from desktop_app.core.ingest.extracted import Extracted, Extraction, FailedPart, Page
+from desktop_app.core.ingest.extract_rows import Extracted, Extraction, FailedPart, Page
 
 HEADER = struct.Struct(">Q")
 MAX_FRAME = 1 << 31  # 50 million characters of text (sandbox_worker.MAX_TEXT_CHARS) fit, with room for escapes

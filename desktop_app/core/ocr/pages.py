@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest.extracted import Extracted, Page, with_page_text
+from desktop_app.core.ingest.extract_rows import Extracted, Page, with_page_text
 from desktop_app.core.ocr.engine import OcrEngine, ocr_image
 from desktop_app.core.ocr.images import load_image, render_pdf_page
 

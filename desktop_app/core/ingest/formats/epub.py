@@ -7,7 +7,7 @@ import re
 import warnings
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest.extracted import Extracted, PageBuilder
+from desktop_app.core.ingest.extract_rows import Extracted, PageBuilder
 from desktop_app.core.ingest.html_text import first_heading, html_to_text
 from desktop_app.core.ingest.safezip import open_checked_zip, read_member
 from desktop_app.core.ingest.xmlguard import harden_lxml

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest.extracted import Extracted, PageBuilder
+from desktop_app.core.ingest.extract_rows import Extracted, PageBuilder
 
 MAX_PIXELS = 60_000_000  # a 7,700 x 7,700 scan; bigger ones are refused before anything is decoded
 MAX_FRAMES = 500

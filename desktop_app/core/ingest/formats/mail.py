@@ -18,7 +18,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest.extracted import Extracted, Extraction, FailedPart
+from desktop_app.core.ingest.extract_rows import Extracted, Extraction, FailedPart
 from desktop_app.core.ingest.html_text import html_to_text
 from desktop_app.core.log import get_logger
 from desktop_app.core.text.decode import decode_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest.extracted import Extracted, PageBuilder
+from desktop_app.core.ingest.extract_rows import Extracted, PageBuilder
 from desktop_app.core.text.decode import decode_text
 from desktop_app.core.text.titles import markdown_title
 

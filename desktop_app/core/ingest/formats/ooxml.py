@@ -11,7 +11,7 @@ import io
 from collections.abc import Iterator
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest.extracted import Extracted, PageBuilder
+from desktop_app.core.ingest.extract_rows import Extracted, PageBuilder
 from desktop_app.core.ingest.formats.sheets import Row, add_sheet
 from desktop_app.core.ingest.safezip import check_zip
 

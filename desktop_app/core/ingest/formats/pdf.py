@@ -12,7 +12,7 @@ import re
 import threading
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest.extracted import Extracted, PageBuilder
+from desktop_app.core.ingest.extract_rows import Extracted, PageBuilder
 from desktop_app.core.log import get_logger
 
 log = get_logger("ingest")

@@ -3,7 +3,7 @@ titled the way each one names itself (a standalone first line, front matter or a
 
 from __future__ import annotations
 
-from desktop_app.core.ingest.extracted import Extracted
+from desktop_app.core.ingest.extract_rows import Extracted
 from desktop_app.core.ingest.formats.sheets import extract_csv
 from desktop_app.core.ingest.html_text import html_to_text
 from desktop_app.core.ingest.sniff import text_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest.extracted import Extracted
+from desktop_app.core.ingest.extract_rows import Extracted
 
 _INFO_TITLE = re.compile(r"\{\\title\s+([^{}]*)\}")
 

@@ -12,7 +12,7 @@ import io
 from collections.abc import Iterable, Iterator
 
 from desktop_app.core.errors import ExtractionError
-from desktop_app.core.ingest.extracted import Extracted, PageBuilder
+from desktop_app.core.ingest.extract_rows import Extracted, PageBuilder
 
 BLOCK_WORDS = 200
 BLOCK_ROWS = 60

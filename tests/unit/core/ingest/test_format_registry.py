@@ -17,7 +17,7 @@ from desktop_app.core.index.indexer import cost_order
 from desktop_app.core.ingest import extract as extract_module
 from desktop_app.core.ingest.discover import Found
 from desktop_app.core.ingest.extract import extract, extract_part
-from desktop_app.core.ingest.extracted import Extracted
+from desktop_app.core.ingest.extract_rows import Extracted
 from desktop_app.core.ingest.filetypes import (
     DOCUMENT_TYPES,
     FORMAT_TYPES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_app.core.ingest.extracted import PageBuilder
+from desktop_app.core.ingest.extract_rows import PageBuilder
 from desktop_app.core.ingest.formats.sheets import add_sheet, extract_csv, row_blocks, row_text
 
 cell = st.text(alphabet="abc xyz0123", max_size=12)

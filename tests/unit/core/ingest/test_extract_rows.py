@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_app.core.ingest.extracted import Extracted, Extraction, PageBuilder, flatten, with_page_text
+from desktop_app.core.ingest.extract_rows import Extracted, Extraction, PageBuilder, flatten, with_page_text
 
 
 @given(st.lists(st.text(max_size=40), max_size=12))
