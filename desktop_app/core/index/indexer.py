@@ -26,7 +26,7 @@ from desktop_app.core.ingest.extract_rows import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import cost_class, file_type
 from desktop_app.core.ingest.markdown_links import wikilinks
 from desktop_app.core.ingest.reader import Counted, extract_document, peek, read_for_index, size_problem
-from desktop_app.core.ingest.readtext import StreamedText
+from desktop_app.core.ingest.safe_read import StreamedText
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store

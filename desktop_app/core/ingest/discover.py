@@ -116,7 +116,7 @@ def _classify_stat(path: Path, st: os.stat_result, roots: tuple[str, ...]) -> Fo
         return _classify_link(path, st, roots)
     if stat.S_ISDIR(mode) or file_type(path) is None:
         return None
-    from desktop_app.core.ingest.readtext import kind_of
+    from desktop_app.core.ingest.safe_read import kind_of
 
     return Skipped(path, f"not a regular file ({kind_of(mode)}): never opened", st.st_mtime_ns)
 

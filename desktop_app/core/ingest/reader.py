@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from desktop_app.core.ingest.extract_rows import Extracted, Extraction
-from desktop_app.core.ingest.readtext import Source, StreamedText, read_source, text_document
+from desktop_app.core.ingest.safe_read import Source, StreamedText, read_source, text_document
 from desktop_app.core.ingest.sandbox import Budget, shared_sandbox
 from desktop_app.core.settings import Settings
 

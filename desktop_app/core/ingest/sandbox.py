@@ -52,7 +52,7 @@ from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest import wire
 from desktop_app.core.ingest.confine import worker_environment
 from desktop_app.core.ingest.extract_rows import Extracted, Extraction
-from desktop_app.core.ingest.readtext import open_regular
+from desktop_app.core.ingest.safe_read import open_regular
 from desktop_app.core.ingest.sandbox_worker import TEMP_PREFIX, WORKER_FLAG
 from desktop_app.core.log import get_logger
 

@@ -42,7 +42,7 @@ from desktop_app.core.ingest import confine, wire, xmlguard
 from desktop_app.core.ingest.extract import extract_with_parts
 from desktop_app.core.ingest.extract_rows import Extracted, Extraction
 from desktop_app.core.ingest.filetypes import file_type
-from desktop_app.core.ingest.readtext import open_regular
+from desktop_app.core.ingest.safe_read import open_regular
 from desktop_app.core.log import get_logger
 from desktop_app.core.pathnames import clean_text
 

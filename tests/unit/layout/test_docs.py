@@ -207,7 +207,7 @@ def test_the_architecture_layout_lists_every_package_and_command_group():
 
 def test_the_path_check_sees_a_stale_path(tmp_path):
     assert not resolves(ROOT / "docs" / "reliability.md", "cli_watch.py")
-    assert resolves(ROOT / "docs" / "reliability.md", "ingest/readtext.py")
+    assert resolves(ROOT / "docs" / "reliability.md", "ingest/safe_read.py")
     assert resolves(ROOT / "packaging" / "README.md", "linux/")
     assert resolves(ROOT / "docs" / "text-pipeline.md", "bench/_baselines.halves")
     assert not resolves(ROOT / "docs" / "text-pipeline.md", "bench/_no_such_module.halves")

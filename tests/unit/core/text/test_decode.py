@@ -14,7 +14,7 @@ import pytest
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extract import extract, extract_many
-from desktop_app.core.ingest.readtext import StreamedText, text_document
+from desktop_app.core.ingest.safe_read import StreamedText, text_document
 from desktop_app.core.ingest.sandbox import Budget, ExtractionSandbox
 from desktop_app.core.text.decode import choose_encoding, decode_text, incremental_decoder, looks_binary
 
