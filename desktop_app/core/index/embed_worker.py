@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from desktop_app.core.embed.base import Embedder, embed_passages
 from desktop_app.core.events import IndexProgress, Notice, NoticeLevel, ProgressPhase
-from desktop_app.core.index.phase import BackgroundPhase
+from desktop_app.core.index.background_phase import BackgroundPhase
 from desktop_app.core.index.semantic_scope import SemanticScope
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.base import Store

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from desktop_app.core.errors import ExtractionError, UnavailableError
 from desktop_app.core.events import IndexProgress, Notice
+from desktop_app.core.index.background_phase import BackgroundPhase
 from desktop_app.core.index.indexer import chunk_page_text, content_hash
-from desktop_app.core.index.phase import BackgroundPhase
 from desktop_app.core.ingest.chunking import ChunkConfig
 from desktop_app.core.ocr.words import OcrWord, encode_words
 from desktop_app.core.settings import Settings
