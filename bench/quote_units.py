@@ -16,8 +16,10 @@ refused) is found in the file it cites and judged by rules that do not use the q
                break, at the end of the file, or (those scripts) before a space followed by a letter of theirs
 
 Prints per language: quotes shown, the share starting mid-sentence, ending mid-sentence, either (95% Wilson
-intervals), quotes not found verbatim in their file, and the share of answerable questions whose shown quote holds
-a gold answer (qa.py's matching; refusals count as misses). Writes bench/results/quote_units_<split>.json (or --out).
+intervals), quotes not found verbatim in their file, the share of answerable questions whose shown quote holds
+a gold answer (qa.py's matching; refusals count as misses), and citation precision: of the passages the shown
+answers cite, the share that hold a gold answer (qa.py's measure, its question-bootstrap interval). Writes
+bench/results/quote_units_<split>.json (or --out).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import unicodedata
 from pathlib import Path
 
 from _common import RESULTS, save
-from _qa_stats import fmt, proportion
+from _qa_stats import fmt, proportion, ratio_of_sums
 from qa import (
     SPLITS,
     Kept,
@@ -120,7 +122,9 @@ def summarise(rows: list[dict], asked: int) -> dict:
             "quote_gold": proportion([r["gold"] for r in rows] + [False] * (asked - len(rows))),
             "start_mid": proportion([not r["start_whole"] for r in found]),
             "end_mid": proportion([not r["end_whole"] for r in found]),
-            "either_mid": proportion([not (r["start_whole"] and r["end_whole"]) for r in found])}
+            "either_mid": proportion([not (r["start_whole"] and r["end_whole"]) for r in found]),
+            "citation_precision": ratio_of_sums([(r["cited_right"], r["cited_total"]) for r in rows
+                                                 if "cited_total" in r])}
 
 
 def parse_args() -> argparse.Namespace:
@@ -145,7 +149,8 @@ def report(rows: list[dict], asked: dict[str, int], head: str) -> dict:
     print(head)
     for lang, s in summary.items():
         print(f"  {lang:<4} shown {s['shown']:>3}  starts mid {fmt(s['start_mid'])}  ends mid {fmt(s['end_mid'])}  "
-              f"either {fmt(s['either_mid'])}  not found {s['not_found']}  quote holds gold {fmt(s['quote_gold'])}")
+              f"either {fmt(s['either_mid'])}  not found {s['not_found']}  quote holds gold {fmt(s['quote_gold'])}  "
+              f"cite-prec {fmt(s['citation_precision'])}")
     return summary
 
 
@@ -185,8 +190,11 @@ def main() -> int:
             answer = lib.ask(q.question, max_tokens=96, model_path=str(model))
             quote = answer.quote
             if quote is not None and not answer.refused:
+                cited = {c.n for c in answer.citations}
+                holds = {p.n for p in answer.passages if contains_any(p.content, q.answers)}
                 rows.append({"id": q.id, "lang": q.lang, "quote": quote.text, "source": quote.source,
-                             "gold": contains_any(quote.text, q.answers), **judge(quote.text, quote.source)})
+                             "gold": contains_any(quote.text, q.answers), "cited_right": len(cited & holds),
+                             "cited_total": len(cited), **judge(quote.text, quote.source)})
             print(f"  {i}/{len(questions)}", file=sys.stderr, end="\r", flush=True)
     finally:
         runtime.close()
