@@ -22,7 +22,7 @@ from desktop_app.core.chat.answer.span_step import span_step
 from desktop_app.core.chat.collection import Collected, CollectionRow, collect
 from desktop_app.core.chat.collection_question import CollectionQuestion, Operation, read_question
 from desktop_app.core.chat.collection_values import money
-from desktop_app.core.chat.sessions import ChatStore
+from desktop_app.core.chat.sessions import ChatSessions
 from desktop_app.core.log import get_logger
 
 log = get_logger("chat")
@@ -32,7 +32,7 @@ _NOUN = {"invoice": "invoice", "receipt": "receipt", "meeting": "meeting", "mail
          "contract": "contract", "report": "report", "letter": "letter", "document": "document", "pdf": "PDF"}
 
 
-def collection_step(chats: ChatStore, question: str, chat_id: int, scope: Sequence[str] = (),
+def collection_step(chats: ChatSessions, question: str, chat_id: int, scope: Sequence[str] = (),
                     today: dt.date | None = None) -> ChatAnswer | None:
     """The whole-library answer to `question`, stored in chat `chat_id`; None when it is not such a question."""
     read = read_question(question, today)

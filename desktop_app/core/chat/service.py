@@ -39,7 +39,7 @@ from desktop_app.core.chat.collection_answer import early_answer
 from desktop_app.core.chat.models.files import ModelInfo, model_info, resolve_model_path
 from desktop_app.core.chat.runtime.base import ChatRuntime, Generation
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
-from desktop_app.core.chat.sessions import ChatMessage, ChatStore, ChatSummary, title_for
+from desktop_app.core.chat.sessions import ChatMessage, ChatSessions, ChatSummary, title_for
 from desktop_app.core.chat.summarize import Summarizer, Summary, SummaryProgress
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
@@ -103,7 +103,7 @@ class ChatService:
         embedder: GetEmbedder | None = None,
         memory: GetMemory | None = None,
     ) -> None:
-        self.store = ChatStore(store)
+        self.store = ChatSessions(store)
         self.style = get_style(style)
         self.planner = Planner(self.style)
         self._retrieve = retrieve

@@ -59,8 +59,9 @@ def title_for(question: str) -> str:
     return cut + "…"
 
 
-class ChatStore:
-    """Chats of one library, as ChatSummary/ChatMessage values, over the library's Store."""
+class ChatSessions:
+    """Chats of one library, as ChatSummary/ChatMessage values, over the library's Store (whose ChatStore role, in
+    store/base.py, holds the rows)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_app.core.chat.service import ChatService
-from desktop_app.core.chat.sessions import ChatStore
+from desktop_app.core.chat.sessions import ChatSessions
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.core.types import Turn
@@ -34,7 +34,7 @@ PAST = ABSENT + PRESENT + [f"Which dessert goes with recipe idea number {i}?" fo
 def past_chats(library, n_chats: int = 34) -> list[str]:
     """`n_chats` earlier chats of three questions each (the questions asked again below among them), kept in raw
     memory as quiet chats are. Returns every past question."""
-    chats = ChatStore(library.store)
+    chats = ChatSessions(library.store)
     asked = []
     for c in range(n_chats):
         chat = chats.create_chat(f"Earlier chat {c}")

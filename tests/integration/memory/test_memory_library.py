@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from desktop_app.core.chat.sessions import ChatStore
+from desktop_app.core.chat.sessions import ChatSessions
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.core.types import Turn
@@ -29,7 +29,7 @@ def library(tmp_path, minilm, engine):
 
 def chat_with(library, title, turns):
     """A stored chat with these turns, saved to raw memory as compaction would save them."""
-    chats = ChatStore(library.store)
+    chats = ChatSessions(library.store)
     chat = chats.create_chat(title)
     for i, t in enumerate(turns, start=1):
         chats.add_exchange(chat, t.question, t.answer, [], [])
@@ -47,7 +47,7 @@ def test_a_fact_stated_in_chat_1_is_in_chat_2s_prompt_with_its_age(library):
     chat_with(library, "Setup", [Turn("My editor is neovim, by the way.", "Noted.")])
     fact = memory.list()[0]
     memory.clock = memory.facts.clock = lambda: fact.updated_at + 34 * DAY
-    prompt = memory.recall(ChatStore(library.store).create_chat("Next"), ["how do I set up my editor?"]).facts_text
+    prompt = memory.recall(ChatSessions(library.store).create_chat("Next"), ["how do I set up my editor?"]).facts_text
     assert "- editor → neovim (confidence 90%, updated 34d ago)" in prompt
 
 
@@ -68,7 +68,7 @@ def test_a_question_in_chat_3_recalls_a_decision_from_chat_1_with_provenance(lib
     library.memory.save_compacted(chat1, decided, title="Staging server")
     chat2 = chat_with(library, "Lunch", filler(3))
     library.memory.save_compacted(chat2, filler(3))
-    chat3 = ChatStore(library.store).create_chat("")
+    chat3 = ChatSessions(library.store).create_chat("")
     recall = library.memory.recall(chat3, ["What did we decide about the staging port last week?"])
     [excerpt] = [h for h in recall.excerpts if h.provenance["chat_id"] == chat1]
     assert "8099" in excerpt.text and excerpt.label().startswith("chat 'Staging server' turn 1, ")
@@ -124,7 +124,7 @@ def test_thai_and_arabic_facts_and_history_are_found_like_english(library, state
     assert hits[0].kind == "fact" and needle in hits[0].text
     assert any(h.kind == "history" and needle in h.text for h in hits)
     assert needle in library.memory.facts_for_prompt()
-    recall = library.memory.recall(ChatStore(library.store).create_chat("x"), [query])
+    recall = library.memory.recall(ChatSessions(library.store).create_chat("x"), [query])
     assert recall.excerpts and needle in recall.excerpts[0].text
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from desktop_app.core.chat.answer.context import CountTokens, Passage, truncate_to_tokens
 from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.runtime.base import ChatRuntime
-from desktop_app.core.chat.sessions import ChatStore
+from desktop_app.core.chat.sessions import ChatSessions
 from desktop_app.core.log import get_logger
 from desktop_app.core.memory.about_chat import about_chat
 from desktop_app.core.memory.extract import extract_statements
@@ -79,7 +79,7 @@ def acknowledgement(changes: Sequence[FactChange]) -> str:
     return "Remembered: " + "; ".join(parts) + "." if parts else ""
 
 
-def acknowledged(get_memory: GetMemory | None, chats: ChatStore, chat_id: int, message: str,
+def acknowledged(get_memory: GetMemory | None, chats: ChatSessions, chat_id: int, message: str,
                  history_turns: int) -> ChatAnswer | None:
     """A remember request's answer: its facts stored and what was stored said (or that memory is off), the exchange
     kept like any other; never asks the model. None when the message is not a remember request, or there is no
@@ -100,7 +100,7 @@ def acknowledged(get_memory: GetMemory | None, chats: ChatStore, chat_id: int, m
 class ChatMemory:
     """What memory adds to one question of one chat (see the module docstring)."""
 
-    def __init__(self, memory: MemoryService, chats: ChatStore, chat_id: int, count_tokens: CountTokens,
+    def __init__(self, memory: MemoryService, chats: ChatSessions, chat_id: int, count_tokens: CountTokens,
                  n_ctx: int, min_score: float) -> None:
         self.memory = memory
         self.chats = chats
@@ -116,7 +116,7 @@ class ChatMemory:
         self._recall = True
 
     @classmethod
-    def start(cls, get_memory: GetMemory | None, chats: ChatStore, chat_id: int, question: str,
+    def start(cls, get_memory: GetMemory | None, chats: ChatSessions, chat_id: int, question: str,
               turns: Sequence[Turn], runtime: ChatRuntime, settings: Settings,
               scope: Sequence[str] = ()) -> ChatMemory | None:
         """Memory's part of this question, begun (None without memory, or with it turned off). A question kept to

@@ -16,7 +16,7 @@ from desktop_app.core.chat.answer.prompt import PLAIN_SYSTEM_PROMPT, PromptStyle
 from desktop_app.core.chat.answer.quote import Quote
 from desktop_app.core.chat.compaction import compact
 from desktop_app.core.chat.runtime.base import ChatRuntime
-from desktop_app.core.chat.sessions import ChatStore
+from desktop_app.core.chat.sessions import ChatSessions
 from desktop_app.core.errors import BugError
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings
@@ -106,7 +106,7 @@ class Planner:
 
     def with_history(
         self,
-        store: ChatStore,
+        store: ChatSessions,
         chat_id: int,
         question: str,
         results: Sequence[RetrievalResult],

@@ -16,7 +16,7 @@ from desktop_app.core.chat.answer.quote import Quote, QuoteSelector, candidate_p
 from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.answer.span import SpanAnswer, angles, choose, pool, render
 from desktop_app.core.chat.answer.span_question import Shape, SpanQuestion, read_span_question
-from desktop_app.core.chat.sessions import ChatStore
+from desktop_app.core.chat.sessions import ChatSessions
 from desktop_app.core.log import get_logger
 from desktop_app.core.types import RetrievalResult
 
@@ -45,7 +45,7 @@ def asked_for(question: str, read: SpanQuestion) -> str:
     return read.topic if read.shape is Shape.ABOUT and read.topic else question
 
 
-def span_chat_answer(chats: ChatStore, chat_id: int, question: str, answer: SpanAnswer, history_turns: int,
+def span_chat_answer(chats: ChatSessions, chat_id: int, question: str, answer: SpanAnswer, history_turns: int,
                      model: str) -> ChatAnswer:
     """The span answer as the chat's answer, stored with the exchange like any other."""
     chats.add_exchange(chat_id, question, answer.text, answer.citations, answer.passages, answer.text,

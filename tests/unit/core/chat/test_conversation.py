@@ -118,10 +118,10 @@ def test_a_past_chat_loads_as_finished_exchanges_with_their_passages():
 
 
 def test_a_reopened_chat_shows_what_was_shown_not_the_models_raw_text(tmp_path):
-    from desktop_app.core.chat.sessions import ChatStore
+    from desktop_app.core.chat.sessions import ChatSessions
     from desktop_app.core.store.sqlite import SQLiteStore
 
-    chats = ChatStore(SQLiteStore(tmp_path / "library.db"))
+    chats = ChatSessions(SQLiteStore(tmp_path / "library.db"))
     chat = chats.create_chat("q")
     passage = Passage(1, "Ctrl+F or Ctrl+K focuses the search bar.", "/d/keys.txt")
     quote = Quote(passage.content, 1, 0, len(passage.content), 0.9, source=passage.source)

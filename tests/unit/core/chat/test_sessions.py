@@ -6,7 +6,7 @@ import pytest
 
 from desktop_app.core.chat.answer.citations import Citation
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.sessions import ChatNotFoundError, ChatStore, title_for
+from desktop_app.core.chat.sessions import ChatNotFoundError, ChatSessions, title_for
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.store.sqlite.connect import connect
 from desktop_app.core.types import Turn
@@ -21,7 +21,7 @@ def db(tmp_path):
 
 @pytest.fixture
 def store(db):
-    return ChatStore(db)
+    return ChatSessions(db)
 
 
 def test_exchanges_persist_with_citations_and_passages(store, db, tmp_path):
@@ -32,7 +32,7 @@ def test_exchanges_persist_with_citations_and_passages(store, db, tmp_path):
     store.add_exchange(chat, "And b?", "Not covered.", [], [])
     db.close()  # reopen from disk
     reopened = SQLiteStore(tmp_path / "library.db")
-    again = ChatStore(reopened)
+    again = ChatSessions(reopened)
     msgs = again.messages(chat)
     assert [(m.role, m.content) for m in msgs] == [("user", "What is in a?"), ("assistant", "It says text one [1]."),
                                                    ("user", "And b?"), ("assistant", "Not covered.")]

@@ -5,7 +5,7 @@ so turns from before it are never saved into memory again."""
 from __future__ import annotations
 
 from desktop_app.core.chat.answer.memory_step import acknowledgement, remember_request
-from desktop_app.core.chat.sessions import ChatStore
+from desktop_app.core.chat.sessions import ChatSessions
 
 
 def test_a_remember_request_is_told_from_a_question_or_a_note():
@@ -41,7 +41,7 @@ def test_forget_by_a_word_of_the_key_or_name_the_keys(memory):
 
 
 def test_a_forget_all_records_the_newest_message(memory, store):
-    chats = ChatStore(store)
+    chats = ChatSessions(store)
     assert memory.forgot_through() == 0
     older = chats.create_chat("Old")
     chats.add_exchange(older, "Remember that my locker code is 4417.", "Remembered.", [], [])
