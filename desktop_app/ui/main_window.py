@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.events import Notice
+from desktop_app.core.events import Notice, NoticeLevel
 from desktop_app.core.log import get_logger
 from desktop_app.ui.backup_actions import BackupActions
 from desktop_app.ui.changes import ChangeKind, Coalesced, LibraryChanged
@@ -82,8 +82,9 @@ class MainWindow(FolderDropTarget, QMainWindow):
         if library.read_only:  # searched and asked, never indexed nor watched
             self.status.set_read_only(library.read_only)
         else:  # Live sync; its first step is the startup rescan that catches what changed while Trove was closed.
+            unwatched = "Folders are not watched for changes: {}"
             self.tasks.run(library.start_watching, None,
-                           lambda exc: self.on_notice(Notice("warning", f"Folders are not watched for changes: {exc}")))
+                           lambda exc: self.on_notice(Notice(NoticeLevel.WARNING, unwatched.format(exc))))
         self.warm_up = WarmUp(library, self.tasks, self.chat_pane.answer_finished, self)  # freezes the heap built
 
     # ---- building ------------------------------------------------------------------------------
@@ -183,7 +184,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.refreshed.emit(folders, stats)
 
     def on_refresh_failed(self, exc: BaseException) -> None:
-        self.on_notice(Notice("error", f"Could not read the library: {exc}"))
+        self.on_notice(Notice(NoticeLevel.ERROR, f"Could not read the library: {exc}"))
 
     def request_sync(self) -> None:
         """Sync every active folder on the index lane; a request during a sync runs once more after it."""
@@ -200,7 +201,7 @@ class MainWindow(FolderDropTarget, QMainWindow):
             self.sample_ready.emit(path)
 
     def on_sync_failed(self, exc: BaseException) -> None:
-        self.on_notice(Notice("error", f"Indexing failed: {exc}"))
+        self.on_notice(Notice(NoticeLevel.ERROR, f"Indexing failed: {exc}"))
         self.folders_panel.set_keyword_error(str(exc))  # and on the folders, until a sync succeeds
         self.refresh_now()
 
@@ -215,10 +216,10 @@ class MainWindow(FolderDropTarget, QMainWindow):
         self.status.on_notice(notice)
 
     def on_task_failed(self, message: str, _exc) -> None:
-        self.on_notice(Notice("error", message))
+        self.on_notice(Notice(NoticeLevel.ERROR, message))
 
     def on_action_failed(self, message: str) -> None:
-        self.on_notice(Notice("error", message))
+        self.on_notice(Notice(NoticeLevel.ERROR, message))
 
     def on_folders_added(self, paths: list) -> None:
         self.stack.setCurrentWidget(self.splitter)

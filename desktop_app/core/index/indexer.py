@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from desktop_app.core.errors import ExtractionError, KnownError
-from desktop_app.core.events import IndexProgress
+from desktop_app.core.events import IndexProgress, ProgressPhase
 from desktop_app.core.folders import has_entries, may_be_unmounted
 from desktop_app.core.index.upgrades import rechunk_if_stale
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
@@ -239,7 +239,7 @@ class Indexer:
                 batches.before(item)
                 self._index_found(plan.folder_id, item, plan.known.get(str(item.path)), plan.by_hash, report)
                 elapsed = max(time.monotonic() - started, 1e-6)
-                self.emit(IndexProgress("keyword", files_queued=len(todo), files_done=n - report.failed,
+                self.emit(IndexProgress(ProgressPhase.KEYWORD, files_queued=len(todo), files_done=n - report.failed,
                                         files_failed=report.failed, current_file=str(item.path),
                                         bytes_done=report.bytes, rate=n / elapsed,
                                         eta_seconds=(len(todo) - n) * elapsed / n))
@@ -278,7 +278,7 @@ class Indexer:
         return FolderPlan(folder_id, known, todo, vanished, by_hash, frozenset(d.id for d in by_hash.values()))
 
     def _emit_scan(self, queued: int) -> None:
-        self.emit(IndexProgress("scan", files_queued=queued))
+        self.emit(IndexProgress(ProgressPhase.SCAN, files_queued=queued))
 
     # ---- single files --------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from desktop_app.core.errors import ExtractionError, UnavailableError
-from desktop_app.core.events import IndexProgress, Notice
+from desktop_app.core.events import IndexProgress, Notice, ProgressPhase
 from desktop_app.core.index.background_phase import BackgroundPhase
 from desktop_app.core.index.indexer import chunk_page_text, content_hash
 from desktop_app.core.ingest.chunking import ChunkConfig
@@ -88,7 +88,7 @@ class OcrWorker(BackgroundPhase):
                 self.after_page()
             rate = done / max(time.monotonic() - started, 1e-6)
             left = self.store.ocr_counts().pending
-            self.emit(IndexProgress("ocr", files_queued=max(total, done + left), files_done=done,
+            self.emit(IndexProgress(ProgressPhase.OCR, files_queued=max(total, done + left), files_done=done,
                                     current_file=tasks[0].path, rate=rate, eta_seconds=left / rate if rate else None))
         return done
 
