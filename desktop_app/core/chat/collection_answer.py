@@ -24,6 +24,7 @@ from desktop_app.core.chat.collection_question import CollectionQuestion, Operat
 from desktop_app.core.chat.collection_values import money
 from desktop_app.core.chat.sessions import ChatSessions
 from desktop_app.core.log import get_logger
+from desktop_app.core.text.markup import strip_markup
 
 log = get_logger("chat")
 
@@ -108,7 +109,7 @@ def table(rows: Sequence[CollectionRow], amounts: bool) -> str:
     for n, r in enumerate(rows, 1):
         name = _cell(r.path.replace("\\", "/").rsplit("/", 1)[-1])
         cells = [f"[{n}]", r.date or "—", name, *([_cell(r.amount.shown()) if r.amount else "—"] if amounts else []),
-                 _cell(" ".join(r.evidence.split()))]
+                 _cell(" ".join(strip_markup(r.evidence)[0].split()))]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -116,3 +116,16 @@ def test_the_table_quotes_cells_literally_and_totals_each_currency_apart():
     assert [(c.n, c.path, c.chunk_id) for c in answer.citations] == [(1, "/lib/a|b_c.txt", 1), (2, "/lib/d.md", 2),
                                                                       (3, "/lib/e.md", 3)]
     assert [r["amount"] for r in answer.rows] == ["10.50", "2.00", None]
+
+
+def test_a_quoted_cell_shows_the_documents_markdown_as_text():
+    from desktop_app.core.chat.collection import Collected, CollectionRow
+    from desktop_app.core.chat.collection_answer import chat_answer
+
+    question = read_question("List the invoices from Acme.", TODAY)
+    usd = amounts_in("Total: $2.00")[0]
+    evidence = "## Invoice 7\n**Total:** $2.00 for `widgets`"
+    rows = (CollectionRow("/lib/d.md", "D", "2026-01-02", evidence, evidence, 2, None, "", usd),)
+    text = chat_answer(Collected(question, rows, 1, sums=totals([usd])), chat_id=1).text
+    row = next(line for line in text.splitlines() if line.startswith("| [1]"))
+    assert row.endswith("| Invoice 7 Total: $2.00 for widgets |"), row
