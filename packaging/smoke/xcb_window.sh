@@ -25,10 +25,14 @@ env -i DISPLAY="$DISPLAY" XAUTHORITY="${XAUTHORITY:-}" QT_QPA_PLATFORM=xcb "$@" 
 app=$!
 seen=""
 for _ in $(seq 1 2400); do  # up to 240 s for the window to map (the app imports Qt and opens the library first)
-    if info="$(xwininfo -name Trove 2>/dev/null)" && grep -q "Map State: IsViewable" <<<"$info"; then
-        seen="$(awk -F': *' '/Width:/ { w = $2 } /Height:/ { h = $2 } END { print w "x" h }' <<<"$info")"
-        break
-    fi
+    # Every top-level window titled Trove, not `xwininfo -name`'s first: Qt also makes unmapped 1x1 helper windows
+    # that carry the application's name, and the first match may be one of them.
+    for id in $(xwininfo -root -children 2>/dev/null | awk '/"Trove"/ { print $1 }'); do
+        if info="$(xwininfo -id "$id" 2>/dev/null)" && grep -q "Map State: IsViewable" <<<"$info"; then
+            seen="$(awk -F': *' '/Width:/ { w = $2 } /Height:/ { h = $2 } END { print w "x" h }' <<<"$info")"
+            break 2
+        fi
+    done
     kill -0 "$app" 2>/dev/null || break
     sleep 0.1
 done
