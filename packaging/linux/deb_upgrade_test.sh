@@ -5,7 +5,7 @@
 #   bash packaging/linux/deb_upgrade_test.sh PREVIOUS [THIS.deb]        (root, or sudo without a password)
 #
 #   PREVIOUS  the previous release's .deb, or a git ref of it (a tag or commit): then this script builds that
-#             release's .deb in a git worktree with `make package`, its version lowered to <version>~prev so apt sees
+#             release's .deb in a git worktree with `make package`, its Debian version repacked as <version>~prev so apt sees
 #             an upgrade (this takes as long as `make package`, twice the disk)
 #   THIS.deb  default: the newest dist/trove_*.deb (`make package`)
 #
@@ -56,9 +56,15 @@ if [[ ! -f "$previous" ]]; then
     worktree="$WORK/previous-src"
     git -C "$ROOT" worktree add --detach "$worktree" "$previous" >"$WORK/worktree.log" 2>&1 \
         || { show "$WORK/worktree.log"; fail "git worktree add $previous"; }
-    sed -i 's/^version *= *"\([^"]*\)"/version = "\1~prev"/' "$worktree/pyproject.toml"
     make -C "$worktree" package >"$WORK/previous-build.log" 2>&1 || { show "$WORK/previous-build.log"; fail "make package at $previous"; }
-    previous="$(ls -t "$worktree"/dist/trove_*.deb | head -n1)"
+    built="$(ls -t "$worktree"/dist/trove_*.deb | head -n1)"
+    # Its version lowered to <version>~prev so apt sees an upgrade. Not in pyproject.toml (`~` is no PEP 440
+    # version, pip refuses it): the built package is unpacked, its control file's Version changed, and packed again.
+    dpkg-deb -R "$built" "$WORK/previous-deb" && sed -i 's/^Version: \(.*\)$/Version: \1~prev/' "$WORK/previous-deb/DEBIAN/control"
+    previous="$WORK/$(basename "${built%.deb}")~prev.deb"
+    dpkg-deb --root-owner-group -Zgzip -z1 --build "$WORK/previous-deb" "$previous" >"$WORK/repack.log" 2>&1 \
+        || { show "$WORK/repack.log"; fail "repack $(basename "$built") as ~prev"; }
+    rm -rf "$WORK/previous-deb"
     ok "built $(basename "$previous") from $(git -C "$ROOT" rev-parse --short "${1}")"
 fi
 previous="$(cd "$(dirname "$previous")" && pwd)/$(basename "$previous")"
