@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -21,6 +22,7 @@ from desktop_app.core.redact import redact
 log = get_logger("db")
 
 COVERED = "folders.json"  # the folders this directory's files may hold something of
+_RECORDING = threading.Lock()  # record() is one read-modify-write of COVERED
 
 
 def side_path(root: Path, location: str, role: str) -> Path:
@@ -62,11 +64,14 @@ def covered(where: Path) -> set[int]:
 
 
 def record(where: Path, folders: set[int]) -> None:
-    """Add `folders` to the record of what `where`'s files may hold (written whole, by rename)."""
-    known = covered(where)
-    if folders <= known and (where / COVERED).exists():
-        return
-    temporary = where / f"{COVERED}.{os.getpid()}.tmp"
-    temporary.write_text(json.dumps(sorted(known | folders)))
-    os.replace(temporary, where / COVERED)
+    """Add `folders` to the record of what `where`'s files may hold (written whole, by rename). One writer at a time
+    in this process: hybrid search builds its keyword and vector copies on two threads at once, and two writers of
+    one temporary file lose a rename (and one of the two additions)."""
+    with _RECORDING:
+        known = covered(where)
+        if folders <= known and (where / COVERED).exists():
+            return
+        temporary = where / f"{COVERED}.{os.getpid()}.{threading.get_ident()}.tmp"
+        temporary.write_text(json.dumps(sorted(known | folders)))
+        os.replace(temporary, where / COVERED)
 

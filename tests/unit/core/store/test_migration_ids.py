@@ -34,6 +34,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         12: ("document_dates_and_tags", "48ca098df0fa7e76"),
         13: ("documents_not_read", "16a8be4a0e3b12b8"),
         14: ("ocr_words", "1b68440b4c3526ca"),
+        15: ("wikilinks_and_document_generation", "70320437d911035b"),
     },
     "postgres": {
         1: ("core", "e1fbda7121343237"),
@@ -52,6 +53,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         14: ("document_dates_and_tags", "dc1d73ad2b0359f0"),
         15: ("documents_not_read", "8571a768dbc37056"),
         16: ("ocr_words", "bcd8d8eb866807f3"),
+        17: ("wikilinks", "060f547855020203"),
     },
 }
 
