@@ -14,7 +14,8 @@
 #   upgrade   `apt-get install ./THIS.deb` over it: dpkg lists the new version; the library folder was not touched by
 #             the package (same files, same bytes) before the new Trove first opens it
 #   new       `trove search` (keyword, then hybrid) finds the bread document; when the schema changed, after the first
-#             command library.db.before-upgrade is the old file, byte for byte (the snapshot before a migration);
+#             command library.db.before-upgrade holds the old database, every table and row (the snapshot before a
+#             migration: SQLite's online backup);
 #             `trove stats --json` counts the same documents and chunks; `trove repair` says the database is sound
 # Exits non-zero on the first failure; the package is removed on the way out, the user's library is left in WORK.
 set -euo pipefail
@@ -78,6 +79,22 @@ as_user() {  # the installed command in a minimal environment (no TROVE_HOME: th
     env -i HOME="$USER_HOME" PATH=/usr/bin:/bin LANG=C.UTF-8 TMPDIR="$WORK" trove "$@" \
         >"$WORK/$name.out" 2>"$WORK/$name.err" || { show "$WORK/$name.err"; fail "trove $*"; }
 }
+# What a database holds, whatever its pages' layout: every table's schema and rows (virtual tables by their schema;
+# their shadow tables hold their rows). The snapshot before a migration is SQLite's online backup, a copy of the
+# content, not of the file's bytes.
+content_hash() {
+    python3 - "$1" <<'PY'
+import hashlib, sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+digest = hashlib.sha256()
+for name, sql in db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name"):
+    digest.update(repr((name, sql)).encode())
+    if not (sql or "").upper().startswith("CREATE VIRTUAL"):
+        for row in sorted((repr(r) for r in db.execute(f'SELECT * FROM "{name}"'))):
+            digest.update(row.encode())
+print(digest.hexdigest())
+PY
+}
 count() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" "$2" | head -n1; }
 echo "== install the previous release $(basename "$previous")"
 install_deb "$previous" install-old
@@ -93,6 +110,7 @@ grep -q sourdough "$WORK/search-old.out" || fail "the previous release's search 
 as_user stats-old stats --json
 docs_before="$(count documents "$WORK/stats-old.out")"; chunks_before="$(count chunks "$WORK/stats-old.out")"
 db_before="$(sha256sum "$LIBRARY/library.db" | cut -c1-64)"
+content_before="$(content_hash "$LIBRARY/library.db")"
 library_before="$(cd "$LIBRARY" && find . -type f -printf '%P %s\n' | sort | sha256sum | cut -c1-16)"
 ok "trove $old_version indexed the sample documents ($docs_before documents, $chunks_before chunks) and finds sourdough"
 
@@ -112,9 +130,9 @@ ok "the upgrade left ~/.local/share/Trove as it was (same files, same bytes)"
 as_user search-new-keyword search --mode keyword "sourdough starter" --json
 grep -q sourdough "$WORK/search-new-keyword.out" || fail "after the upgrade, keyword search misses the bread document"
 if [[ -f "$LIBRARY/library.db.before-upgrade" ]]; then  # the schema changed: the snapshot is the old file
-    [[ "$(sha256sum "$LIBRARY/library.db.before-upgrade" | cut -c1-64)" == "$db_before" ]] \
-        || fail "library.db.before-upgrade is not the previous release's database"
-    ok "the schema was upgraded; library.db.before-upgrade is the old database byte for byte (trove repair --rollback)"
+    [[ "$(content_hash "$LIBRARY/library.db.before-upgrade")" == "$content_before" ]] \
+        || fail "library.db.before-upgrade does not hold the previous release's database"
+    ok "the schema was upgraded; library.db.before-upgrade holds the old database, every table and row (trove repair --rollback)"
 else
     ok "same schema: no migration ran, no snapshot was needed"
 fi
