@@ -54,6 +54,7 @@ class ModelsDialog(QDialog):
         self.downloading_label = ""
         self.catalog = manager.catalog
         self.recommended = manager.recommended(n_ctx)
+        self.proposed = manager.proposed_local()  # a local install that fits this machine (no download), or None
         layout = QVBoxLayout(self)
         layout.addWidget(self._build_models_box(), 2)
         layout.addWidget(self._build_download_box(), 5)
@@ -86,7 +87,32 @@ class ModelsDialog(QDialog):
         inner = QVBoxLayout(box)
         inner.addWidget(self.models_table)
         inner.addLayout(buttons)
+        inner.addLayout(self._build_proposal_row())
         return box
+
+    def _build_proposal_row(self) -> QHBoxLayout:
+        """The local model proposed for this machine's memory, installed from packages already here (no download)."""
+        self.proposal_label = QLabel("")
+        self.proposal_label.setWordWrap(True)
+        make_plain(self.proposal_label)
+        self.install_button = QPushButton("Install")
+        self.install_button.clicked.connect(self.on_install_clicked)
+        row = QHBoxLayout()
+        row.addWidget(self.proposal_label, 1)
+        row.addWidget(self.install_button)
+        self._show_proposal(installed=False)
+        return row
+
+    def _show_proposal(self, *, installed: bool) -> None:
+        model = self.proposed
+        self.proposal_label.setVisible(model is not None)
+        self.install_button.setVisible(model is not None and not installed)
+        if model is not None:
+            need = format_bytes(model.measured_ram_bytes)
+            self.proposal_label.setText(
+                f"{model.name} is installed: choose it above to chat with it." if installed else
+                f"Proposed for this computer, without a download: {model.name} (needs about {need} of memory; "
+                "assembled from packages already on this computer and checked against its SHA-256).")
 
     def _build_download_box(self) -> QGroupBox:
         memory = format_bytes(self.manager.memory_bytes) if self.manager.memory_bytes else "unknown"
@@ -143,6 +169,8 @@ class ModelsDialog(QDialog):
         tips = [plain_tooltip(display_path(e.path) + (f"\n{e.url}" if e.url else "") + ("" if e.has_chat_template else
                 "\nno chat template: a base model, it may not answer questions well")) for e in entries]
         fill_table(self.models_table, [model_row(e) for e in entries], default_row, tips)
+        self._show_proposal(installed=self.proposed is not None
+                            and any(e.catalog_id == self.proposed.id for e in entries))
         names = [e.name for e in entries]
         if selected is not None and selected.name in names:
             self.models_table.selectRow(names.index(selected.name))
@@ -179,6 +207,13 @@ class ModelsDialog(QDialog):
         """Add a GGUF file from disk (what Add file… does once a file is chosen)."""
         self._change(lambda: self.manager.add(path), f"Added {path}.", default_changes=False)
 
+    def on_install_clicked(self) -> None:
+        model = self.proposed
+        if model is not None:
+            self.install_button.setEnabled(False)
+            self.status.setText(f"Installing {model.name} (checking its size, SHA-256 and header)…")
+            self._change(lambda: self.manager.install(model.id), f"Installed {model.name}.", default_changes=False)
+
     def _change(self, action, message: str, *, default_changes: bool = True) -> None:
         def done(_result) -> None:
             self.status.setText(message)
@@ -189,6 +224,7 @@ class ModelsDialog(QDialog):
 
     def on_action_failed(self, exc: BaseException) -> None:
         self.status.setText(str(exc))
+        self.install_button.setEnabled(True)
 
     # ---- downloads -----------------------------------------------------------------------------------
 
