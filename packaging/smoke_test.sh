@@ -6,8 +6,8 @@
 #   bash packaging/smoke_test.sh [TARBALL_OR_APP_DIR]
 #
 # Checks, each against the bundle only:
-#   size      the size budget: the app folder at most TROVE_SIZE_BUDGET_MB (450) MiB, the tarball at most
-#             TROVE_TARBALL_BUDGET_MB (250) MiB (du -m); fails when the app grows past either
+#   size      the size budget: the app folder at most TROVE_SIZE_BUDGET_MB (495) MiB, the tarball at most
+#             TROVE_TARBALL_BUDGET_MB (280) MiB (du -m); fails when the app grows past either
 #   version   --version; no torch / sentence-transformers / transformers / OpenCV inside the bundle
 #   sample    index the bundled sample documents (keyword phase and vectors), keyword/hybrid/semantic search; the
 #             default embedder ("auto": MiniLM for an English library, else USE-multilingual) loads from the bundle
@@ -56,9 +56,11 @@ fi
 TROVE="$APP_DIR/trove"
 [[ -x "$TROVE" ]] || { echo "FAIL: no executable at $TROVE"; exit 1; }
 
-# The size budget (packaging/README.md, "Sizes"): every default feature within 450 MiB unpacked, 250 MiB to download.
-SIZE_BUDGET_MB="${TROVE_SIZE_BUDGET_MB:-450}"
-TARBALL_BUDGET_MB="${TROVE_TARBALL_BUDGET_MB:-250}"
+# The size budget (packaging/README.md, "Sizes"): the measured size of every default feature plus a little headroom,
+# so accidental growth (a dependency dragging in a library the app never imports) fails here. A feature that
+# grows the app raises it on purpose, with a row in the README saying what came in and why it stays.
+SIZE_BUDGET_MB="${TROVE_SIZE_BUDGET_MB:-495}"
+TARBALL_BUDGET_MB="${TROVE_TARBALL_BUDGET_MB:-280}"
 app_mb=$(du -sm "$APP_DIR" | cut -f1)
 echo "== size: app folder $app_mb MiB (budget $SIZE_BUDGET_MB)"
 [[ $app_mb -le $SIZE_BUDGET_MB ]] || { echo "FAIL: the app folder is $app_mb MiB, over its budget of $SIZE_BUDGET_MB MiB"; \
