@@ -35,6 +35,8 @@ from desktop_app.core.chat.answer.rerank_step import (
 )
 from desktop_app.core.chat.answer.result import ChatAnswer, ChatToken
 from desktop_app.core.chat.answer.shown import CLOSEST, not_covered
+from desktop_app.core.chat.answer.span_prose import AskModel
+from desktop_app.core.chat.answer.span_step import handed_over
 from desktop_app.core.chat.collection_answer import early_answer
 from desktop_app.core.chat.models.files import ModelInfo, model_info, resolve_model_path
 from desktop_app.core.chat.runtime.base import ChatRuntime, Generation
@@ -80,6 +82,23 @@ def runtime_key(settings: Settings, model_path: str | None) -> tuple:
 def relevant(results: list[RetrievalResult], min_score: float) -> bool:
     """Whether any retrieved passage clears `min_score` (otherwise the documents do not cover the question)."""
     return any(r.score >= min_score and r.content.strip() for r in results)
+
+
+def generate(runtime: ChatRuntime, plan: PromptPlan, style: PromptStyle, chat_id: int, max_tokens: int,
+             temperature: float, on_token: Callable[[ChatToken], None] | None,
+             cancel: threading.Event | None) -> Generation:
+    """The model's answer to `plan`, each piece handed to `on_token` as a numbered ChatToken of chat `chat_id`."""
+    count = 0
+
+    def emit(piece: str) -> None:
+        nonlocal count
+        if on_token is not None:
+            on_token(ChatToken(chat_id, count, piece))
+        count += 1
+
+    return runtime.generate(list(plan.messages), max_tokens=max_tokens, temperature=temperature, on_text=emit,
+                            cancel=cancel, stop=style.stop if plan.passages else (),
+                            max_sentences=style.max_sentences if plan.passages else 0)
 
 
 class ChatService:
@@ -190,11 +209,10 @@ class ChatService:
     ) -> ChatAnswer:
         """Answer `question` in chat `chat_id` (a new chat when None) from the library's passages.
 
-        `scope` (files or folders) limits the passages to documents there. With context on and nothing
-        relevant found (refuse_without_context), or no passage answering it, says the documents do not cover it
-        without calling the model — unless `ask_model`. `show_generation` overrides whether the model's answer
-        is shown beside the quote (None: shown unless the model is small or its answer copies no passage).
-        The exchange is stored either way.
+        `scope` (files or folders) limits the passages to documents there. With context on and nothing relevant
+        found (refuse_without_context), or no passage answering it, says the documents do not cover it without
+        calling the model — unless `ask_model`. `show_generation` overrides whether the model's answer is shown
+        beside the quote (None: shown unless the model is small or its answer copies no passage). Stored either way.
         """
         question = question.strip()
         if not question:
@@ -203,8 +221,9 @@ class ChatService:
         with self._lock:
             chat_id = self._chat_for(chat_id, question)
             turns = self.store.turns(chat_id)
-            if (ack := early_answer(self, chat_id, question, len(turns), scope if use_context else None)) is not None:
-                return ack  # "Remember that …" acknowledged, or a whole-library question's table: no model asked
+            if (ack := early_answer(self, chat_id, question, len(turns), scope if use_context else None,
+                                    AskModel(model_path, max_tokens, cancel))) is not None:
+                return ack  # "Remember that …" acknowledged, a whole-library table, or quotes from several documents
             grounded = use_context and settings.context_enabled
             runtime = self.runtime(model_path)
             memory = ChatMemory.start(self._memory, self.store, chat_id, question, turns, runtime, settings, scope)
@@ -228,13 +247,15 @@ class ChatService:
             quote_s = time.perf_counter() - started if quote is not None else None
             if quote is not None and on_quote is not None:
                 on_quote(quote)
-            gen = self._generate(runtime, plan, chat_id, max_tokens or settings.answer_reserve_tokens,
-                                 settings.temperature, on_token, cancel)
+            gen = generate(runtime, plan, self.style, chat_id, max_tokens or settings.answer_reserve_tokens,
+                           settings.temperature, on_token, cancel)
             outcome = Outcome(plan, gen, runtime.info(), quote, quote_s, show_generation)
             return self._finish(chat_id, question, outcome, memory)
 
     def _find(self, question: str, turns: list[Turn], top_k: int, scope: Sequence[str]) -> Reranked:
         """The passages to plan with: the search's best `top_k`, or the reranker's best of a wider set."""
+        if (kept := handed_over(self, question, top_k, scope)) is not None:
+            return kept  # the span step searched this question already and handed its search over
         query, reranker = retrieval_query(question, turns), self.reranker()
         if reranker is None:
             return Reranked(self._search(query, top_k, scope))
@@ -284,20 +305,6 @@ class ChatService:
             return self.store.create_chat(title_for(question))
         self.store.require(chat_id)
         return chat_id
-
-    def _generate(self, runtime: ChatRuntime, plan: PromptPlan, chat_id: int, max_tokens: int, temperature: float,
-                  on_token: Callable[[ChatToken], None] | None, cancel: threading.Event | None) -> Generation:
-        count = 0
-
-        def emit(piece: str) -> None:
-            nonlocal count
-            if on_token is not None:
-                on_token(ChatToken(chat_id, count, piece))
-            count += 1
-
-        return runtime.generate(list(plan.messages), max_tokens=max_tokens, temperature=temperature, on_text=emit,
-                                cancel=cancel, stop=self.style.stop if plan.passages else (),
-                                max_sentences=self.style.max_sentences if plan.passages else 0)
 
     def _finish(self, chat_id: int, question: str, outcome: Outcome, memory: ChatMemory | None) -> ChatAnswer:
         answer = shown_answer(chat_id, outcome, self.style)

@@ -187,7 +187,7 @@ class SpanAnswer:
     citations: tuple[Citation, ...]
     passages: tuple[Passage, ...]
     quote: Quote
-    quotes: tuple[str, ...]  # every quoted unit, verbatim, in the order shown
+    quotes: tuple[tuple[int, str], ...]  # every quoted unit, verbatim, with its passage's number, in the order shown
 
 
 def render(picks: Sequence[Pick], first: Quote) -> SpanAnswer:
@@ -198,14 +198,14 @@ def render(picks: Sequence[Pick], first: Quote) -> SpanAnswer:
         groups.setdefault(p.candidate.passage.source, []).append(p.candidate)
     numbers: dict[int, int] = {}
     lines: list[str] = []
-    quotes: list[str] = []
+    quotes: list[tuple[int, str]] = []
     for source, units in groups.items():
         units.sort(key=lambda c: (c.passage.n, c.start))
         lines.append(f"**{_escape(_name(source))}**")
         for c in units:
             n = numbers.setdefault(c.passage.n, len(numbers) + 1)
             lines.append(f"- {' '.join(c.text.split())} [{n}]")
-            quotes.append(c.text)
+            quotes.append((n, c.text))
         lines.append("")
     cited = {c.passage.n: c.passage for units in groups.values() for c in units}
     passages = tuple(sorted((replace(p, n=numbers[old]) for old, p in cited.items()), key=lambda p: p.n))

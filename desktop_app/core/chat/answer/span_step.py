@@ -1,9 +1,10 @@
 """The step ChatService.ask takes before its usual path (from collection_answer.early_answer): when the question's
 answer spans passages (span_question.py), find and quote as the usual path does (the same search, reranker, quote
 selector and abstention gate), search once more per angle, quote from several documents (span.py) and answer with
-those quotes, without the model. Otherwise None, and the usual path answers: a question of no such shape costs
-nothing here; one that abstains, or where no further sentence clears the floor, is searched again by the usual path
-(ChatService.ask is at its size gate, so the step sits before it rather than inside it).
+those quotes; a larger model also writes prose over them, above them (span_prose.py). Otherwise None, and the
+usual path answers: a question of no such shape costs nothing here; one that abstains, or where no further sentence
+clears the floor, is not searched again: the search is handed over (`hand_over`) and ChatService._find takes it
+(`handed_over`) instead of searching the same question once more.
 """
 
 from __future__ import annotations
@@ -11,10 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from desktop_app.core.chat.answer.citations import resolve_citations
 from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.quote import Quote, QuoteSelector, candidate_passages
+from desktop_app.core.chat.answer.rerank_step import Reranked
 from desktop_app.core.chat.answer.result import ChatAnswer
+from desktop_app.core.chat.answer.shown import is_small
 from desktop_app.core.chat.answer.span import SpanAnswer, angles, choose, pool, render
+from desktop_app.core.chat.answer.span_prose import SETTINGS_MODEL, AskModel, Prose, write_prose
 from desktop_app.core.chat.answer.span_question import Shape, SpanQuestion, read_span_question
 from desktop_app.core.chat.sessions import ChatSessions
 from desktop_app.core.log import get_logger
@@ -22,6 +27,7 @@ from desktop_app.core.types import RetrievalResult
 
 log = get_logger("chat")
 
+SEVERAL = "quotes from several passages"  # why no prose is shown: the model is small, the quotes are the answer
 SearchResults = Callable[[str], list[RetrievalResult]]  # query -> the scoped search's results (top k, whole units)
 
 
@@ -46,22 +52,46 @@ def asked_for(question: str, read: SpanQuestion) -> str:
 
 
 def span_chat_answer(chats: ChatSessions, chat_id: int, question: str, answer: SpanAnswer, history_turns: int,
-                     model: str) -> ChatAnswer:
-    """The span answer as the chat's answer, stored with the exchange like any other."""
-    chats.add_exchange(chat_id, question, answer.text, answer.citations, answer.passages, answer.text,
-                       answer.quote.to_dict())
-    log.info("chat %d: answered with %d quotes from %d passages, without the model", chat_id, len(answer.quotes),
-             len(answer.passages))
-    return ChatAnswer(text=answer.text, chat_id=chat_id, citations=answer.citations, passages=answer.passages,
-                      raw_text=answer.text, history_turns=history_turns, model=model, quote=answer.quote,
-                      generation_shown=False, hidden_because="quotes from several passages")
+                     model: str, prose: Prose | None = None) -> ChatAnswer:
+    """The span answer as the chat's answer (the prose above the quotes when any sentence of it rests on a quote),
+    stored with the exchange like any other."""
+    shown = prose is not None and bool(prose.text)
+    text = f"{prose.text}\n\n{answer.text}" if prose is not None and shown else answer.text
+    chats.add_exchange(chat_id, question, text, answer.citations, answer.passages, text, answer.quote.to_dict())
+    log.info("chat %d: answered with %d quotes from %d passages, %s", chat_id, len(answer.quotes),
+             len(answer.passages), "without the model" if prose is None else
+             f"the model's prose {'shown' if shown else 'hidden'} ({prose.dropped} sentences resting on no quote)")
+    if prose is None:
+        return ChatAnswer(text=text, chat_id=chat_id, citations=answer.citations, passages=answer.passages,
+                          raw_text=text, history_turns=history_turns, model=model, quote=answer.quote,
+                          generation_shown=False, hidden_because=SEVERAL)
+    gen = prose.gen
+    return ChatAnswer(text=text, chat_id=chat_id, citations=answer.citations, passages=answer.passages,
+                      cancelled=gen.cancelled, raw_text=gen.text, prompt_tokens=gen.prompt_tokens,
+                      completion_tokens=gen.tokens, history_turns=history_turns, ttft_s=gen.ttft_s,
+                      total_s=gen.total_s, model=model, quote=answer.quote, generation=prose.generation,
+                      generation_shown=shown, hidden_because="" if shown else "not supported by a passage",
+                      generation_citations=tuple(resolve_citations(prose.text, answer.passages)))
 
 
-def span_step(service: Any, chat_id: int, question: str, history_turns: int, scope: Sequence[str]
-              ) -> ChatAnswer | None:
+def hand_over(service: Any, question: str, top_k: int, scope: Sequence[str], found: Reranked | None) -> None:
+    """Keep the span step's search of `question` for the usual path's (`handed_over`); None forgets any kept."""
+    service.span_found = None if found is None else ((question, top_k, tuple(scope)), found)
+
+
+def handed_over(service: Any, question: str, top_k: int, scope: Sequence[str]) -> Reranked | None:
+    """The search the span step handed over for `question` (taken once), or None: search."""
+    kept, service.span_found = getattr(service, "span_found", None), None
+    return kept[1] if kept is not None and kept[0] == (question, top_k, tuple(scope)) else None
+
+
+def span_step(service: Any, chat_id: int, question: str, history_turns: int, scope: Sequence[str],
+              model: AskModel = SETTINGS_MODEL) -> ChatAnswer | None:
     """ChatService's span answer to `question` in chat `chat_id` (stored), or None: not such a question, no passage
     answers (the usual path refuses), or one quote is the answer. Off when `service.span_answers` is False (an
-    attribute a caller sets: ChatService itself is at its size gate)."""
+    attribute a caller sets: ChatService itself is at its size gate). `model` is the ask's: with a larger model than
+    the bundled one, it writes prose over the quotes."""
+    hand_over(service, question, 0, scope, None)
     read = read_span_question(question) if getattr(service, "span_answers", True) else None
     if read is None:
         return None
@@ -71,10 +101,15 @@ def span_step(service: Any, chat_id: int, question: str, history_turns: int, sco
     found = service._find(asked, service.store.turns(chat_id), top_k, scope)
     passages = candidate_passages(found.results, min_score)
     first = service._quote(asked, passages) if passages else None
-    if first is None or service._abstains(asked, first, found):
-        return None
-    answer = span_answer(asked, read, first, passages, lambda q: service._search(q, top_k, scope),
-                         service.quote_selector(), min_score)
+    answer = None
+    if first is not None and not service._abstains(asked, first, found):
+        answer = span_answer(asked, read, first, passages, lambda q: service._search(q, top_k, scope),
+                             service.quote_selector(), min_score)
     if answer is None:
+        hand_over(service, question, top_k, scope, found)  # the usual path answers from this search
         return None
-    return span_chat_answer(service.store, chat_id, question, answer, history_turns, service.model_info().name)
+    runtime = service.runtime(model.model_path)
+    prose = None if is_small(runtime.info()) else write_prose(
+        runtime, question, answer, max_tokens=model.max_tokens or settings.answer_reserve_tokens,
+        temperature=settings.temperature, cancel=model.cancel)
+    return span_chat_answer(service.store, chat_id, question, answer, history_turns, runtime.info().name, prose)
