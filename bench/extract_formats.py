@@ -193,7 +193,7 @@ def bench_ocr(source: Path | None, pages: int, tmp: Path) -> dict:
 
 
 def data_image(pdf_data: bytes):
-    from desktop_app.core.ocr.images import render_pdf_page
+    from desktop_app.core.ingest.page_images import render_pdf_page
 
     return render_pdf_page(pdf_data, 1)
 

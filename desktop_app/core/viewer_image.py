@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from desktop_app.core.errors import ExtractionError, KnownError
-from desktop_app.core.ocr.images import MAX_RENDER_PIXELS, RENDER_DPI, load_image
+from desktop_app.core.ingest.page_images import MAX_RENDER_PIXELS, RENDER_DPI, load_image
 from desktop_app.core.viewer_rows import PdfPage
 
 

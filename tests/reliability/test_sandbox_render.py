@@ -25,7 +25,7 @@ def _refuse_in_parent(*_args, **_kwargs):
 def test_a_pdf_page_and_an_image_are_rendered_by_the_worker(sandbox, tmp_path, monkeypatch):
     from PIL import Image
 
-    from desktop_app.core.ocr import images
+    from desktop_app.core.ingest import page_images as images
 
     monkeypatch.setattr(images, "render_pdf_page", _refuse_in_parent)  # the parent's copy: never called
     monkeypatch.setattr(images, "load_image", _refuse_in_parent)

@@ -260,11 +260,11 @@ class ExtractionSandbox:
         `budget`. Raises ExtractionError with the reason. The parent only checks sizes and copies pixels."""
         from PIL import Image
 
-        from desktop_app.core.ocr.images import MAX_IMAGE_PIXELS, MAX_RENDER_PIXELS
+        from desktop_app.core.ingest.page_images import MAX_IMAGE_PIXELS, MAX_RENDER_PIXELS
 
         if os.name != "posix":  # no descriptor passing over Windows pipes yet: rendered here, as before
             from desktop_app.core.ingest.extract_rows import Page
-            from desktop_app.core.ocr.pages import page_image
+            from desktop_app.core.ingest.page_images import page_image
 
             return page_image(data, doc_type, Page(page, 0, 0, needs_ocr=True))
         memory = budget.memory_mb * 2**20

@@ -285,7 +285,7 @@ def _mailbox_copy(fd: int) -> Iterator[Path]:
 def _render(fd: int, doc_type: str, number: int) -> dict[str, Any]:
     """Page `number` of a PDF or image as raw RGB pixels (base64): PDFium and Pillow run here, not in the parent."""
     from desktop_app.core.ingest.extract_rows import Page
-    from desktop_app.core.ocr.pages import page_image
+    from desktop_app.core.ingest.page_images import page_image
 
     try:
         image = page_image(_read_all(fd), doc_type, Page(number, 0, 0, needs_ocr=True))

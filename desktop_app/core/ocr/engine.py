@@ -162,7 +162,7 @@ def _within(picture, side: int):
 
 
 def _as_rgb(image):
-    from desktop_app.core.ocr.images import load_image
+    from desktop_app.core.ingest.page_images import load_image
 
     if isinstance(image, (bytes, bytearray, str, Path)):
         data = Path(image).read_bytes() if isinstance(image, (str, Path)) else bytes(image)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.ingest.extract_rows import Extracted, Page, with_page_text
+from desktop_app.core.ingest.page_images import page_image
 from desktop_app.core.ocr.engine import OcrEngine, ocr_image
-from desktop_app.core.ocr.images import load_image, render_pdf_page
 
 NO_TEXT_REASON = "OCR found no text on this page"
 
@@ -21,15 +21,6 @@ class OcrPage:
     text: str
     confidence: float
     reason: str = ""
-
-
-def page_image(data: bytes, doc_type: str, page: Page):
-    """The picture of one page: a rendered PDF page, or a frame of an image file."""
-    if doc_type == "pdf":
-        return render_pdf_page(data, page.number)
-    if doc_type == "image":
-        return load_image(data, page.number)
-    raise ExtractionError(f"OCR is not done for {doc_type} files")
 
 
 def ocr_page(data: bytes, doc: Extracted, page: Page, engine: OcrEngine | None = None) -> OcrPage:

@@ -1,4 +1,7 @@
-"""Pictures for OCR: a PDF page rendered by PDFium, or a frame of a PNG/JPEG/TIFF/WebP file read by Pillow."""
+"""A page as a picture: a PDF page rendered by PDFium, or a frame of a PNG/JPEG/TIFF/WebP file read by Pillow.
+
+OCR reads these pictures and the viewer shows them; both render inside the sandboxed worker, so this lives in
+ingest beside the parsers (ocr/ and the viewer import it; ingest never imports ocr)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import io
 import math
 
 from desktop_app.core.errors import ExtractionError
+from desktop_app.core.ingest.extract_rows import Page
 
 RENDER_DPI = 150  # 12-point text is ~25 pixels high: enough for the recogniser, half the pixels of 200 dpi
 MAX_RENDER_PIXELS = 40_000_000  # a poster-sized page is rendered at a lower resolution, not refused
@@ -55,3 +59,12 @@ def load_image(data: bytes, frame: int = 1):
         raise
     except (UnidentifiedImageError, OSError, ValueError, EOFError, SyntaxError, Image.DecompressionBombError) as exc:
         raise ExtractionError(f"unreadable image ({type(exc).__name__}: {str(exc)[:200]})") from exc
+
+
+def page_image(data: bytes, doc_type: str, page: Page):
+    """The picture of one page: a rendered PDF page, or a frame of an image file."""
+    if doc_type == "pdf":
+        return render_pdf_page(data, page.number)
+    if doc_type == "image":
+        return load_image(data, page.number)
+    raise ExtractionError(f"OCR is not done for {doc_type} files")
