@@ -34,11 +34,13 @@ run: system-deps setup
 	$(VENV)/bin/trove gui --sample
 
 # Static checks: ruff (pyflakes, pycodestyle, bugbear, imports, pyupgrade), mypy on the headless core, and a dead-code
-# scan (vulture over the package, its tests and benches; framework hooks are listed in .ci/vulture_whitelist.py).
+# scan (vulture over the package, its tests and benches; framework hooks are listed in .ci/vulture_whitelist.py),
+# then the size smells to look at (tests/unit/layout/test_sizes.py fails only past its ceilings).
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/vulture desktop_app tests bench .ci/vulture_whitelist.py --min-confidence 60
+	@$(PY) tests/unit/layout/test_sizes.py  # a report of large classes and functions (smells), never a failure
 
 test: system-deps setup
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider tests; rc=$$?; \
