@@ -49,9 +49,9 @@ def answer_body(index: int, answer, expanded: bool) -> str:
         return escape_markdown(answer.text)
     if answer.quote is None:
         return answer.text
-    parts = [quote_markdown(answer.quote)]
+    parts = [answer.text if answer.several else quote_markdown(answer.quote)]  # several: prose above the bullets
     if answer.generation_shown and answer.generation:
-        parts.append(answer.generation)
+        parts += [] if answer.several else [answer.generation]
     elif answer.generation:
         parts.append(hidden_note(answer))
         label = HIDE_LABEL if expanded else SHOW_LABEL

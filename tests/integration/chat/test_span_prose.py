@@ -89,7 +89,7 @@ def test_the_prose_is_shown_above_the_quotes_each_sentence_cited_by_a_quote_it_r
     runtime = ScriptedRuntime(copy_then_invent)
     use(sample, runtime)
     answer = sample.ask(COMPARE)
-    assert len(runtime.sent) == 1 and answer.generation_shown and not answer.hidden_because
+    assert len(runtime.sent) == 1 and answer.generation_shown and not answer.hidden_because and answer.several
     prose, bullets = answer.text.split("\n\n", 1)
     assert bullets.startswith("**") and "\n- " in bullets  # the quotes, as without the model, under the prose
     quotes = quoted_lines(last_user(runtime.sent[0]))
@@ -120,7 +120,7 @@ def test_the_bundled_model_is_not_asked_and_the_quotes_are_the_answer(sample):
     use(sample, runtime)
     answer = sample.ask(COMPARE)
     assert runtime.sent == []
-    assert answer.hidden_because == "quotes from several passages" and answer.text.startswith("**")
+    assert answer.hidden_because == "quotes from several passages" and answer.text.startswith("**") and answer.several
     assert answer.model == resolve_model_path().stem
 
 

@@ -64,3 +64,23 @@ def test_no_ui_module_writes_byte_units_of_its_own():
             if isinstance(node, ast.FunctionDef) and node.name in {"human_size", "format_bytes", "format_size"}:
                 offenders.append(f"{path.name}:{node.lineno} defines {node.name}")
     assert offenders == []
+
+
+def test_an_answer_of_quotes_from_several_passages_shows_its_prose_and_every_bullet():
+    """Not the first quote alone (issue 48): the prose a larger model wrote, then each document's quotes."""
+    venus = Quote("Venus is the hottest planet.", 1, 0, 28, 0.9, source="/d/planets.md")
+    text = ("Venus is the hottest planet [1]. Mars is red [2].\n\n**planets.md**\n- Venus is the hottest planet. [1]"
+            "\n\n**mars.md**\n- Mars is the red planet. [2]")
+    c = Conversation()
+    r = c.begin("Compare Venus and Mars.")
+    assert r is not None
+    c.answered(r.id, ChatAnswer(text, 3, (), P, quote=venus, generation="Venus is the hottest planet [1]. Mars is "
+                                "red [2]. Mars has cheese.", generation_shown=True, several=True))
+    body = shown(c).answer
+    assert body.startswith("Venus is the hottest planet [1]. Mars is red [2].")
+    assert "- Mars is the red planet. [2]" in body and "cheese" not in body
+    c.answered(r.id, ChatAnswer(text.split("\n\n", 1)[1], 3, (), P, quote=venus, generation="Mars has cheese.",
+                                generation_shown=False, hidden_because="not supported by a passage", several=True))
+    body = shown(c).answer
+    assert body.startswith("**planets.md**") and "- Mars is the red planet. [2]" in body
+    assert SHOW_LABEL in body and "cheese" not in body

@@ -46,3 +46,4 @@ class ChatAnswer:
     quote_s: float | None = None  # seconds from the question to the quote being handed out
     memory: tuple[dict, ...] = ()  # what conversation memory put in the prompt (the fact list, recalled items)
     rows: tuple[dict, ...] = ()  # a whole-library answer's table rows (core/chat/collection_answer.py), JSON-ready
+    several: bool = False  # quotes from several passages (span_step.py): `text` is the whole answer, prose and bullets

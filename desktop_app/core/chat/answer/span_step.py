@@ -64,14 +64,14 @@ def span_chat_answer(chats: ChatSessions, chat_id: int, question: str, answer: S
     if prose is None:
         return ChatAnswer(text=text, chat_id=chat_id, citations=answer.citations, passages=answer.passages,
                           raw_text=text, history_turns=history_turns, model=model, quote=answer.quote,
-                          generation_shown=False, hidden_because=SEVERAL)
+                          generation_shown=False, hidden_because=SEVERAL, several=True)
     gen = prose.gen
     return ChatAnswer(text=text, chat_id=chat_id, citations=answer.citations, passages=answer.passages,
                       cancelled=gen.cancelled, raw_text=gen.text, prompt_tokens=gen.prompt_tokens,
                       completion_tokens=gen.tokens, history_turns=history_turns, ttft_s=gen.ttft_s,
                       total_s=gen.total_s, model=model, quote=answer.quote, generation=prose.generation,
                       generation_shown=shown, hidden_because="" if shown else "not supported by a passage",
-                      generation_citations=tuple(resolve_citations(prose.text, answer.passages)))
+                      generation_citations=tuple(resolve_citations(prose.text, answer.passages)), several=True)
 
 
 def hand_over(service: Any, question: str, top_k: int, scope: Sequence[str], found: Reranked | None) -> None:
