@@ -6,6 +6,7 @@ same library, same run.
     python bench/multihop.py --sweep bench/results/multihop_dev.json   (span.KEEP chosen on the dev rows)
     python bench/multihop.py --part final1 --keep 0 --second 0 --out F1   (then final2 to F2)
     python bench/multihop.py --merge F1 F2     (the final part at the shipped floors, replayed from the recorded picks)
+    python bench/multihop.py --part dev --limit N --model QWEN.gguf   (a third side: that model's prose over the quotes)
 
 Data: bench/data/multihop/hotpot_dev_100.jsonl.gz, the first 100 questions of HotpotQA v1 dev distractor (CC BY-SA
 4.0; README beside it). Each question's 10 paragraphs (2 gold, 8 distractors) are .txt files in a folder of their own
@@ -53,11 +54,12 @@ from _common import RESULTS, save  # noqa: E402
 from _qa_stats import proportion, wilson  # noqa: E402
 from qa import Kept, cached_retriever, chat_service  # noqa: E402
 
-from desktop_app.core.chat.answer import span, span_step  # noqa: E402
+from desktop_app.core.chat.answer import span, span_prose, span_step  # noqa: E402
 from desktop_app.core.chat.answer.quote_default import default_selector  # noqa: E402
 from desktop_app.core.chat.answer.rerank_step import chat_reranker  # noqa: E402
 from desktop_app.core.chat.answer.span_question import read_span_question  # noqa: E402
 from desktop_app.core.chat.models.files import resolve_model_path  # noqa: E402
+from desktop_app.core.chat.runtime.base import Generation  # noqa: E402
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime  # noqa: E402
 from desktop_app.core.library import Library  # noqa: E402
 from desktop_app.core.settings import Settings  # noqa: E402
@@ -66,6 +68,7 @@ DATA = Path(__file__).resolve().parent / "data" / "multihop" / "hotpot_dev_100.j
 PARTS = {"dev": (0, 40), "final1": (40, 70), "final2": (70, 100)}
 KEEPS = (0.0, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 1.0)
 SECONDS = (0.0, 0.1, 0.2, 9.0)  # 9: never a second sentence
+BULLET = re.compile(r"\s*\[\d+\]$")  # a bullet's citation marker
 SETTINGS = {"embedder": "minilm", "n_threads": 2, "temperature": 0.0, "answer_reserve_tokens": 96}
 
 
@@ -119,16 +122,28 @@ def present(sentence: str, shown: str, quotes: list[str]) -> bool:
     return any(q and q in sentence and len(q) >= 0.5 * len(sentence) for q in quotes)
 
 
+def is_span(answer) -> bool:
+    """An answer of quotes from several passages (with or without prose above them)."""
+    return answer.hidden_because == span_step.SEVERAL or any(
+        line.startswith("- ") and BULLET.search(line) for line in answer.text.splitlines())
+
+
 def shown_quotes(answer) -> list[str]:
     """The verbatim units the answer shows: its quote (single) or each bullet (span)."""
-    if answer.hidden_because == "quotes from several passages":
-        return [flat(re.sub(r"\s*\[\d+\]$", "", line[2:])) for line in answer.text.splitlines()
-                if line.startswith("- ")]
+    if is_span(answer):
+        return [flat(BULLET.sub("", line[2:])) for line in answer.text.splitlines() if line.startswith("- ")]
     return [flat(answer.quote.text)] if answer.quote is not None and not answer.refused else []
 
 
+def prose_of(answer) -> str:
+    """The prose a larger model wrote above a span answer's quotes ("" when none is shown)."""
+    if not (is_span(answer) and answer.generation_shown and answer.generation):
+        return ""
+    return answer.text.split("\n\n**", 1)[0]
+
+
 def score(q: dict, answer, seconds: float) -> dict:
-    shown = flat(answer.text)
+    shown, prose = flat(answer.text), prose_of(answer)
     quotes = shown_quotes(answer)
     gold = gold_sentences(q)
     found = [present(s, shown, quotes) for s in gold]
@@ -138,7 +153,10 @@ def score(q: dict, answer, seconds: float) -> dict:
             "sp_recall": sum(found) / len(found) if found else 0.0, "all_sp": all(found) if found else False,
             "contains_gold": None if yes_no else normalize_answer(q["answer"]) in normalize_answer(shown),
             "quotes": len(quotes), "sp_precision": sum(on_gold) / len(on_gold) if on_gold else 0.0,
-            "words": len(shown.split()), "seconds": round(seconds, 2), "shown": answer.text}
+            "words": len(shown.split()), "seconds": round(seconds, 2), "shown": answer.text,
+            "prose_shown": bool(prose), "prose_words": len(prose.split()), "generation": answer.generation,
+            "prose_gold": bool(prose) and normalize_answer(q["answer"]) in normalize_answer(prose).split()
+            if yes_no else bool(prose) and normalize_answer(q["answer"]) in normalize_answer(prose)}
 
 
 def _shape(question: str) -> str:
@@ -164,6 +182,9 @@ def summarise(rows: list[dict]) -> dict:
             "sp_precision": mean_ci([r["sp_precision"] for r in rows if r["quotes"]]),
             "quotes": mean_ci([float(r["quotes"]) for r in rows]), "words": mean_ci([float(r["words"]) for r in rows]),
             "refused": proportion([r["refused"] for r in rows]),
+            "prose_shown": proportion([bool(r.get("prose_shown")) for r in rows]),
+            "prose_gold": proportion([bool(r.get("prose_gold")) for r in rows]),  # yes/no questions included
+            "prose_words": mean_ci([float(r.get("prose_words", 0)) for r in rows if r.get("prose_shown")]),
             "seconds_mean": round(sum(r["seconds"] for r in rows) / max(1, len(rows)), 2)}
 
 
@@ -216,28 +237,47 @@ def recording_choose(log: list):
     return choose
 
 
+class ProseOnly(Kept):
+    """A larger model that writes only the prose over span answers' quotes (span_prose.py's prompt): every other
+    prompt (a question falling through to the usual path) is skipped as on the other sides, so the prose side
+    differs from the span side by the prose alone."""
+
+    def generate(self, messages, **kwargs) -> Generation:
+        if messages and messages[0].get("content") == span_prose.SPAN_SYSTEM:
+            return self.runtime.generate(messages, **kwargs)
+        return Kept(self.runtime, skip_generation=True).generate(messages, **kwargs)
+
+
 def run(questions: list[dict], folders: dict[str, Path], lib: Library, runtime: Kept,
-        checkpoint=None) -> dict[str, list[dict]]:
-    service = chat_service(lib, cached_retriever(lib), runtime, None)
+        checkpoint=None, prose: tuple[str, ProseOnly] | None = None) -> dict[str, list[dict]]:
+    """Every question as a single quote and as quotes from several documents; with `prose` (a larger model's path
+    and runtime) also with that model's prose above the quotes."""
+    runtimes = {None: runtime, **({prose[0]: prose[1]} if prose else {})}
+    service = chat_service(lib, cached_retriever(lib), runtimes, None)
     reranker = chat_reranker(lib.settings.search_rerank)
     service._reranker = Memo(reranker) if reranker is not None else None
     service._selector = Memo(default_selector(lib.settings, lambda: lib.embedder))
-    rows: dict[str, list[dict]] = {"single": [], "span": []}
+    modes = ("single", "span", "prose") if prose else ("single", "span")
+    rows: dict[str, list[dict]] = {m: [] for m in modes}
     picked: list = []
     span_step.choose = recording_choose(picked)
     for i, q in enumerate(questions):
-        for mode in ("single", "span") if _shape(q["question"]) else ("single",):
-            service.span_answers = mode == "span"  # type: ignore[attr-defined]
+        for mode in modes if _shape(q["question"]) else ("single",):
+            service.span_answers = mode != "single"  # type: ignore[attr-defined]
             picked.clear()
             started = time.perf_counter()
-            answer = service.ask(q["question"], scope=(str(folders[q["_id"]]),))
+            answer = service.ask(q["question"], scope=(str(folders[q["_id"]]),),
+                                 model_path=prose[0] if prose and mode == "prose" else None)
             rows[mode].append({**score(q, answer, time.perf_counter() - started), "picks": list(picked[-1:])})
-        if len(rows["span"]) < len(rows["single"]):
-            rows["span"].append(rows["single"][-1])  # no span shape: the same code, the same answer
+        for mode in modes[1:]:
+            if len(rows[mode]) < len(rows["single"]):
+                rows[mode].append(rows["single"][-1])  # no span shape: the same code, the same answer
         a, b = rows["single"][-1], rows["span"][-1]
+        c = rows["prose"][-1] if prose else None
         print(f"{i + 1}/{len(questions)} {q['type']:<10} {b['shape'] or '-':<8} recall {a['sp_recall']:.2f} -> "
               f"{b['sp_recall']:.2f} gold {a['contains_gold']} -> {b['contains_gold']} "
-              f"({a['seconds']}+{b['seconds']} s)", flush=True)
+              + (f"prose {c['prose_shown']} gold {c['prose_gold']} ({c['seconds']} s) " if c else "")
+              + f"({a['seconds']}+{b['seconds']} s)", flush=True)
         if checkpoint is not None:
             checkpoint(rows)  # a run stopped early keeps the questions it asked
     return rows
@@ -314,6 +354,8 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--merge", nargs="+", help="results files recorded with --keep 0, merged and replayed at the "
                     "floors (--keep/--second, default the shipped ones) into bench/results/multihop_final.json")
     ap.add_argument("--out", help="results file (default: bench/results/multihop_<part>.json)")
+    ap.add_argument("--model", help="a larger GGUF (e.g. ~/.cache/trove-bench/models/qwen2.5-coder-0.5b-instruct-"
+                    "q4_k_m.gguf): a third side, 'prose', where it writes prose above the span side's quotes")
     return ap.parse_args()
 
 
@@ -345,6 +387,8 @@ def main() -> int:
     print(f"indexed {len(questions)} questions' paragraphs in {index_s:.1f}s; load {os.getloadavg()[0]:.1f}",
           flush=True)
     runtime = Kept(LlamaCppRuntime(resolve_model_path(), n_ctx=lib.settings.n_ctx, n_threads=2), skip_generation=True)
+    prose = (args.model, ProseOnly(LlamaCppRuntime(Path(args.model), n_ctx=lib.settings.n_ctx, n_threads=2))
+             ) if args.model else None
     load_start = os.getloadavg()[0]
     out = args.out or str(RESULTS / f"multihop_{args.part}.json")
 
@@ -353,15 +397,18 @@ def main() -> int:
                 "partial": partial, "data": DATA.name, "index_seconds": round(index_s, 1),
                 "loadavg_1m_at_start": load_start, "loadavg_1m_at_end": os.getloadavg()[0],
                 "command": " ".join(sys.argv), "summary": {m: summarise(r) for m, r in rows.items()},
-                "paired": paired(rows["single"], rows["span"]),
+                "paired": paired(rows["single"], rows["span"]), "model": args.model,
+                **({"paired_prose": paired(rows["span"], rows["prose"])} if "prose" in rows else {}),
                 "by_type": {t: {m: summarise([r for r in rs if r["type"] == t]) for m, rs in rows.items()}
                             for t in sorted({r["type"] for r in rows["single"]})},
                 "rows": rows}
 
     try:
-        rows = run(questions, folders, lib, runtime, lambda r: save("multihop", result_of(r, True), out))
+        rows = run(questions, folders, lib, runtime, lambda r: save("multihop", result_of(r, True), out), prose)
     finally:
         runtime.runtime.close()
+        if prose:
+            prose[1].runtime.close()
         lib.close()
     result = result_of(rows, False)
     save("multihop", result, out)
@@ -375,8 +422,11 @@ def report(result: dict) -> None:
               f"[{s['sp_recall']['lo']:.3f}, {s['sp_recall']['hi']:.3f}]"
               f"  contains_gold {s['contains_gold']['value']:.3f} [{s['contains_gold']['lo']:.3f}, "
               f"{s['contains_gold']['hi']:.3f}] n={s['contains_gold']['n']}  all_sp {s['all_sp']['value']:.3f}"
-              f"  quotes {s['quotes']['value']:.2f}  words {s['words']['value']:.1f}")
+              f"  quotes {s['quotes']['value']:.2f}  words {s['words']['value']:.1f}"
+              f"  prose shown {s['prose_shown']['value']:.3f} holds gold {s['prose_gold']['value']:.3f}")
     print(json.dumps(result["paired"]))
+    if "paired_prose" in result:
+        print("prose vs span:", json.dumps(result["paired_prose"]))
 
 
 if __name__ == "__main__":

@@ -75,7 +75,8 @@ def span_chat_answer(chats: ChatSessions, chat_id: int, question: str, answer: S
 
 
 def hand_over(service: Any, question: str, top_k: int, scope: Sequence[str], found: Reranked | None) -> None:
-    """Keep the span step's search of `question` for the usual path's (`handed_over`); None forgets any kept."""
+    """Keep the span step's search of `question` for the usual path's (`handed_over`); None forgets any kept. A topic
+    question's search was of its topic (`asked_for`): the usual path then quotes and gates the question over it."""
     service.span_found = None if found is None else ((question, top_k, tuple(scope)), found)
 
 
