@@ -103,3 +103,12 @@ def test_an_opposite_word_and_a_number_the_sentence_lacks_are_read_from_the_quot
     assert signals("Who granted Rollo land in 1066?", quote_of(grant), P).number_missing == 1.0
     assert signals("Who granted Rollo land in 911?", quote_of(grant), P).number_missing == 0.0
     assert abstain.plain_numbers("Was it 2,500 men, or 3.5 thousand, in 1066?") == ["2,500", "3.5", "1066"]
+
+
+def test_a_number_written_with_thousands_separators_is_the_same_number():
+    """"10000" asked of a sentence saying "10,000" is not a swapped number (a false refusal on the dev split)."""
+    said = "By 1883, engines that could provide 10,000 hp had become feasible."
+    question = "As of what year were 10000 horsepower engines available?"
+    quote, passages = Quote(said, 1, 0, len(said), 0.6), [Passage(1, said, "/d/steam.txt")]
+    assert signals(question, quote, passages).number_missing == 0.0
+    assert signals("When were 20000 horsepower engines available?", quote, passages).number_missing == 1.0
