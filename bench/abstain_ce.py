@@ -40,7 +40,7 @@ from abstain import auc, fit, prob
 from qa import SPLITS, contains_any, load_questions
 
 from desktop_app.core.chat.answer import abstain
-from desktop_app.core.chat.answer.quote import Quote, candidate_passages
+from desktop_app.core.chat.answer.quote import Quote, candidate_passages, candidates
 from desktop_app.core.chat.answer.quote_default import embedder_selector
 from desktop_app.core.chat.answer.rerank_step import rerank_results
 from desktop_app.core.library import Library
@@ -53,6 +53,7 @@ FLOOR_FALSE = 0.01  # dev answerable refused by the floor alone
 MAX_FALSE = 0.05  # dev answerable refused by floor, rules and combination together (the issue's target)
 KINDS = ("answerable", "adversarial", "absent")
 ABSENT_DEPTH = 40  # search results read for an absent-article question before its own article's are dropped
+SENTENCES = 24  # candidate units (sentences) of the prompt's passages the cross-encoder also reads, per question
 
 
 def library(home: Path, files: list[Path]) -> Library:
@@ -79,12 +80,55 @@ def row(lib: Library, selector, reranker, q, kind: str) -> dict:
     rerank_ms = (time.perf_counter() - t0) * 1000
     passages = candidate_passages(found.results, min_score)
     quote = selector.select(q.question, passages) if passages else None
+    units = [c.text for c in candidates(passages)][:SENTENCES]
+    t0 = time.perf_counter()
+    unit_scores = reranker.score(q.question, units) if units else []
+    units_ms = (time.perf_counter() - t0) * 1000
     return {"id": q.id, "article": q.article, "kind": kind, "question": q.question,
             "relevant": any(r.score >= min_score and r.content.strip() for r in found.results),
             "best": found.best, "rerank_ms": rerank_ms, "quote": quote.to_dict() if quote else None,
             "confidence": quote.confidence if quote else None,
             "ceiling": bool(q.answers) and any(contains_any(r.content, q.answers) for r in found.results),
-            "quote_best": reranker.score(q.question, [quote.text])[0] if quote else None}
+            "quote_best": reranker.score(q.question, [quote.text])[0] if quote else None,
+            # for the analysis of each refusal: every passage's logit (reranked order) and search score, the
+            # quote gate's signals, and the cross-encoder's logit of every candidate unit (sentence) of them
+            "scores": [float(r.metadata.get("rerank_score", float("nan"))) for r in found.results],
+            "search_scores": [float(r.score) for r in found.results],
+            "signals": abstain.signals(q.question, quote, passages).to_dict() if quote else None,
+            "quote_gold": bool(q.answers) and quote is not None and contains_any(quote.text, q.answers),
+            "passages": [p.to_dict() for p in passages],
+            "units": units, "unit_scores": unit_scores, "units_ms": units_ms,
+            "unit_gold": [bool(q.answers) and contains_any(u, q.answers) for u in units]}
+
+
+def add_unit_scores(rows: list[dict], split: str, max_length: int, work: Path, saved: Path) -> None:
+    """Rows saved before the cross-encoder read each candidate unit (no "unit_scores"), and which the gate as
+    shipped answers (only those can a floor on the units change): their passages found again (search, the
+    cross-encoder's order) on the split's library at `work`, the units of those read now. Saved as it goes."""
+    todo = [r for r in rows if "unit_scores" not in r and not refused(r, FLOOR)]
+    if not todo:
+        return
+    data = SPLITS[split]
+    reranker = CrossEncoderReranker(locate(), max_length=max_length)
+    lib = library(work / "all", sorted((data / "articles").glob("*.txt")))
+    try:
+        top_k, min_score = lib.settings.context_top_k, lib.settings.context_min_score
+        for i, r in enumerate(todo, 1):
+            if r["kind"] == "absent":
+                own = f"{r['article']}.txt"
+                found = [x for x in lib._retrieve_for_chat(r["question"], ABSENT_DEPTH)
+                         if Path(x.source).name != own][:top_k]
+            else:
+                found = lib._retrieve_for_chat(r["question"], top_k)
+            ranked = rerank_results(reranker, r["question"], found, top_k)
+            units = [c.text for c in candidates(candidate_passages(ranked.results, min_score))][:SENTENCES]
+            r["units"], r["unit_scores"] = units, reranker.score(r["question"], units) if units else []
+            r["units_added_later"] = True
+            if i % 5 == 0 or i == len(todo):
+                print(f"  units {i}/{len(todo)}", flush=True)
+                save("abstain_ce_rows", {"rows": rows}, str(saved))
+    finally:
+        lib.close()
 
 
 def add_quote_scores(rows: list[dict], max_length: int) -> None:
@@ -97,7 +141,7 @@ def add_quote_scores(rows: list[dict], max_length: int) -> None:
 
 
 def collect(split: str, limit: int | None, max_length: int, work: Path, saved: Path) -> list[dict]:
-    """Rows in an order that is useful early (each answerable question present then absent, then the adversarial),
+    """Rows in an order that is useful early (each answerable question present, then absent, then an adversarial one),
     saved to `saved` every 10 rows (a run stopped early keeps what it measured)."""
     data = SPLITS[split]
     name = "questions_all.jsonl" if split == "dev" else "questions.jsonl"
@@ -112,8 +156,10 @@ def collect(split: str, limit: int | None, max_length: int, work: Path, saved: P
     lib = library(work / "all", sorted((data / "articles").glob("*.txt")))
     try:
         selector = embedder_selector(lambda: lib.embedder)
-        plan = [*((q, kind) for q in answerable for kind in ("answerable", "absent")),
-                *((q, "adversarial") for q in adversarial)]
+        plan = [(q, kind) for i in range(max(len(answerable), len(adversarial)))
+                for q, kind in ((answerable[i] if i < len(answerable) else None, "answerable"),
+                                (answerable[i] if i < len(answerable) else None, "absent"),
+                                (adversarial[i] if i < len(adversarial) else None, "adversarial")) if q is not None]
         for i, (q, kind) in enumerate(plan, 1):
             rows.append(row(lib, selector, reranker, q, kind))
             if i % 10 == 0:
@@ -126,9 +172,12 @@ def collect(split: str, limit: int | None, max_length: int, work: Path, saved: P
 
 def refused(r: dict, floor: float, threshold: float | None = None, weights: dict | None = None,
             quote_floor: float | None = CrossEncoderReranker.quote_floor) -> bool:
-    """What ChatService decides for this row: no relevant passage, or the reranked gate says no."""
-    if not r["relevant"] or r["best"] is None:
+    """What ChatService decides for this row: no relevant passage, or the reranked gate says no (the quote gate
+    alone when the cross-encoder did not read the passages: rerank_step.abstains)."""
+    if not r["relevant"]:
         return True
+    if r["best"] is None:
+        return old_refused(r)
     quote = Quote.from_dict(r["quote"]) if r["quote"] else None
     return bool(abstain.reranked_refusal(r["best"], floor, quote, threshold, weights, r.get("quote_best"),
                                          quote_floor))
@@ -205,11 +254,15 @@ def main() -> int:
     ap.add_argument("--max-length", type=int, default=MAX_LENGTH)
     ap.add_argument("--rows", action="store_true", help="reuse the rows saved by an earlier run of this split")
     ap.add_argument("--work", type=Path, help="keep (and reuse) the indexed library here")
+    ap.add_argument("--add-units", action="store_true",
+                    help="with --rows and --work: read the candidate units of rows saved without them")
     args = ap.parse_args()
     cached = CACHE / f"abstain_ce_{args.split}_{args.max_length}.json"
     if args.rows:
         rows = json.loads(cached.read_text(encoding="utf-8"))["rows"]
         add_quote_scores(rows, args.max_length)
+        if args.add_units and args.work:
+            add_unit_scores(rows, args.split, args.max_length, args.work, cached)
     else:
         work = args.work or Path(tempfile.mkdtemp(prefix="trove-abstain-ce-"))
         try:
