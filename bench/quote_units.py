@@ -1,7 +1,7 @@
 """How often a shown quote starts or ends mid-sentence, per language, on a QA split — without generating.
 
     .venv/bin/python bench/quote_units.py [--split dev|heldout|final|xquad] [--limit N] [--embedder minilm|auto]
-        [--label TEXT] [--out JSON]
+        [--cross Q:D ...] [--label TEXT] [--out JSON]
 
 The quote is chosen before generation (ChatService hands it to `on_quote`), so every question is asked through
 the library's own ChatService as bench/qa.py --skip-generation asks it: the bundled model is loaded for its
@@ -20,6 +20,10 @@ intervals), quotes not found verbatim in their file, the share of answerable que
 a gold answer (qa.py's matching; refusals count as misses), and citation precision: of the passages the shown
 answers cite, the share that hold a gold answer (qa.py's measure, its question-bootstrap interval). Writes
 bench/results/quote_units_<split>.json (or --out).
+
+`--cross Q:D` (XQuAD splits: parallel, the same question ids in every language) also asks the questions of language Q
+over a library of language D's articles alone, judged by D's gold answers (e.g. th:en, a Thai question over the
+English articles); reported as the language "Q:D" beside the others, in the same run.
 """
 
 from __future__ import annotations
@@ -47,8 +51,9 @@ from qa import (
     resolve_model,
 )
 
-from desktop_app.core.chat.answer import sentence_split
+from desktop_app.core.chat.answer import quote_default, sentence_split
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
+from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 
 _MARK_ANYWHERE = set("。！？；؟؛۔।")  # end a sentence with or without a space after them
@@ -136,6 +141,8 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--min-sea-unit", type=int,
                     help="characters a Thai (Lao, Khmer, Myanmar) unit holds at least (default: as shipped)")
     ap.add_argument("--langs", nargs="*", help="ask only the questions in these languages (all are indexed)")
+    ap.add_argument("--cross", nargs="*", default=[], metavar="Q:D",
+                    help="also ask Q's questions over a library of D's articles alone (D's gold answers)")
     ap.add_argument("--label", default="")
     ap.add_argument("--out")
     ap.add_argument("--judge", metavar="JSON", help="only judge the quotes of an earlier results file again")
@@ -166,45 +173,79 @@ def rejudge(path: str, out: str | None) -> int:
     return 0
 
 
+def ask_all(lib, model, runtime, questions, golds: dict[str, tuple[str, ...]], tag: str = "") -> list[dict]:
+    """Every question asked through the library's ChatService (generation skipped), one row per quote shown;
+    `golds` replaces a question's answers by id (a cross-lingual pair: the articles' language), `tag` its lang."""
+    lib._chat = chat_service(lib, cached_retriever(lib), {str(model): Kept(runtime, skip_generation=True)}, None)
+    rows: list[dict] = []
+    for i, q in enumerate(questions, 1):
+        answers = golds.get(q.id, q.answers)
+        answer = lib.ask(q.question, max_tokens=96, model_path=str(model))
+        quote = answer.quote
+        if quote is not None and not answer.refused:
+            cited = {c.n for c in answer.citations}
+            holds = {p.n for p in answer.passages if contains_any(p.content, answers)}
+            rows.append({"id": q.id, "lang": tag or q.lang, "quote": quote.text, "source": quote.source,
+                         "gold": contains_any(quote.text, answers), "cited_right": len(cited & holds),
+                         "cited_total": len(cited), **judge(quote.text, quote.source)})
+        print(f"  {tag} {i}/{len(questions)}", file=sys.stderr, end="\r", flush=True)
+    return rows
+
+
+def cross_rows(args, data: Path, settings: Settings, questions: list, model, runtime) -> tuple[list[dict], dict]:
+    """The --cross pairs: Q's questions over a library of D's articles alone; rows and questions asked per pair."""
+    rows: list[dict] = []
+    asked: dict[str, int] = {}
+    for pair in args.cross:
+        q_lang, d_lang = pair.split(":")
+        golds = {q.id: q.answers for q in questions if q.lang == d_lang}
+        asking = [q for q in questions if q.lang == q_lang and q.id in golds]
+        home = Path(tempfile.mkdtemp(prefix="trove-quote-units-x-"))
+        lib = Library(home, settings=settings)
+        try:
+            lib.add_folder(data / "articles" / d_lang)
+            lib.sync(wait=True)
+            rows += ask_all(lib, model, runtime, asking, golds, pair)
+        finally:
+            lib.close()
+            shutil.rmtree(home, ignore_errors=True)
+        asked[pair] = len(asking)
+    return rows, asked
+
+
 def main() -> int:
     args = parse_args()
     if args.judge:
         return rejudge(args.judge, args.out)
     data = SPLITS[args.split]
     settings = Settings(embedder=args.embedder)
-    questions = [q for q in load_questions(args.limit, data) if not q.impossible
-                 and (not args.langs or q.lang in args.langs)]
+    every = [q for q in load_questions(args.limit, data) if not q.impossible]
+    questions = [q for q in every if not args.langs or q.lang in args.langs]
     if args.min_sea_unit is not None:
         sentence_split.MIN_SEA_UNIT = args.min_sea_unit
     home = Path(tempfile.mkdtemp(prefix="trove-quote-units-"))
     lib, index_s = build_library(home, settings, data)
     model = resolve_model("bundled")
     runtime = LlamaCppRuntime(model, n_ctx=settings.n_ctx, n_threads=settings.n_threads)
-    rows: list[dict] = []
+    if args.kind_bonus is not None:
+        quote_default.KIND_BONUS = args.kind_bonus  # read when each ChatService builds its selector
     try:
-        lib._chat = chat_service(lib, cached_retriever(lib), {str(model): Kept(runtime, skip_generation=True)}, None)
-        selector = lib.chat.quote_selector()
-        if args.kind_bonus is not None and hasattr(selector, "kind_bonus"):
-            selector.kind_bonus = args.kind_bonus
-        for i, q in enumerate(questions, 1):
-            answer = lib.ask(q.question, max_tokens=96, model_path=str(model))
-            quote = answer.quote
-            if quote is not None and not answer.refused:
-                cited = {c.n for c in answer.citations}
-                holds = {p.n for p in answer.passages if contains_any(p.content, q.answers)}
-                rows.append({"id": q.id, "lang": q.lang, "quote": quote.text, "source": quote.source,
-                             "gold": contains_any(quote.text, q.answers), "cited_right": len(cited & holds),
-                             "cited_total": len(cited), **judge(quote.text, quote.source)})
-            print(f"  {i}/{len(questions)}", file=sys.stderr, end="\r", flush=True)
+        try:
+            rows = ask_all(lib, model, runtime, questions, {})
+        finally:
+            lib.close()
+            shutil.rmtree(home, ignore_errors=True)
+        more, cross_asked = cross_rows(args, data, settings, every, model, runtime)
     finally:
         runtime.close()
-        lib.close()
-        shutil.rmtree(home, ignore_errors=True)
     asked = {lang: sum(q.lang == lang for q in questions) for lang in {q.lang for q in questions}}
     summary = report(rows, asked, f"split {args.split} ({len(questions)} answerable questions, indexed in "
                                   f"{index_s:.0f} s, load {os.getloadavg()[0]:.1f}) {args.label}")
+    if more:
+        cross = report(more, cross_asked, "cross-lingual (questions:articles)")
+        summary.update({pair: s for pair, s in cross.items() if pair != "all"})
     save("quote_units", {"label": args.label, "split": args.split, "embedder": args.embedder, "commit": git_head(),
-                         "command": " ".join(sys.argv), "summary": summary, "rows": rows},
+                         "command": " ".join(sys.argv), "summary": summary, "rows": rows + more},
          args.out or str(RESULTS / f"quote_units_{args.split}.json"))
     return 0
 
