@@ -37,3 +37,31 @@ def test_numbers_and_dates_in_every_script_are_offered():
     assert offers(AnswerKind.WHO, "The tower was restored by Elsa Varga.", "Who restored the tower?")
     assert offers(AnswerKind.WHO, "ใครบางคนบูรณะ", "ใครบูรณะหอคอย") is None  # no capitals: cannot tell
     assert offers(None, "anything", "Describe it.") is None
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("หลานสาวของดอกเตอร์ ฮู ชื่ออะไร", AnswerKind.NAME), ("神秘博士的孙女叫什么名字？", AnswerKind.NAME),
+    ("ما هو اسم حفيدة الدكتور؟", AnswerKind.NAME), ("What was the name of the first serial?", AnswerKind.NAME),
+    ("من صمم الشعار الجديد؟", AnswerKind.WHO),  # a question opening with من asks who (من inside it is "from")
+    ("นักแสดงคนไหนได้เล่นบทนี้", AnswerKind.WHO), ("ประเทศไหนมีประชากรมากที่สุด", AnswerKind.WHERE),
+])
+def test_names_asked_for_without_a_who_word(question, kind):
+    assert answer_kind(question) == kind
+
+
+def test_a_name_is_told_in_scripts_without_capitals_by_its_cues():
+    # Thai: a transliterated name (a word with the silencer ์ after another word), a title, a place word
+    assert offers(AnswerKind.NAME, "หลานสาวของเขาคือ ซูซาน ฟอร์แมน ซึ่งเดินทางไปด้วย", "หลานสาวของเขาชื่ออะไร")
+    assert offers(AnswerKind.WHO, "หอคอยได้รับการบูรณะโดยนายสมชาย ใจดี", "ใครบูรณะหอคอย")
+    assert offers(AnswerKind.WHERE, "เขาย้ายไปอยู่ที่ประเทศญี่ปุ่นในเวลาต่อมา", "เขาย้ายไปอยู่ที่ไหน")
+    # Chinese: a transliteration joined by a middle dot, a title in 《》
+    assert offers(AnswerKind.WHO, "1785年詹姆斯·赫顿向学会提交了论文。", "谁提交了论文？")
+    assert offers(AnswerKind.NAME, "第一季叫作《非凡女孩》。", "第一季叫什么？")
+    # Arabic: the word after a title or a place word, a Latin name in Arabic text
+    assert offers(AnswerKind.WHO, "رمم البرج الملك فيصل في عام ١٩٣٠.", "من رمم البرج؟")
+    assert offers(AnswerKind.WHERE, "انتقل لاحقًا إلى مدينة الإسكندرية.", "أين انتقل؟")
+    assert offers(AnswerKind.NAME, "يستعمل نظام OpenTV للبث.", "ما اسم النظام؟")
+    # the question's own name is no answer; a sentence with no cue cannot be told
+    assert not offers(AnswerKind.WHO, "1785年詹姆斯·赫顿向学会提交了论文。", "詹姆斯·赫顿提交了什么？")
+    assert offers(AnswerKind.WHO, "ใครบางคนบูรณะ", "ใครบูรณะหอคอย") is None
+    assert offers(AnswerKind.WHO, "رمم البرج لاحقا.", "من رمم البرج؟") is None

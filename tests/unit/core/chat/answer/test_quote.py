@@ -130,3 +130,38 @@ def test_a_heading_is_quoted_with_the_unit_after_it_never_alone():
     # a list of shortcuts: items are not headings, each stays its own unit
     quote = KEYWORDS.select("Which key clears the search bar?", [SHORTCUTS])
     assert quote is not None and quote.text.startswith("Esc") and "Ctrl+N" not in quote.text
+
+
+def test_a_who_question_whose_words_are_in_one_sentence_gets_the_next_one_naming_the_person():
+    # the question's words in the first sentence, the name in the next (scripts without capitals: the name is told by
+    # its cues, answer_kind.py); the quote is both sentences, whole and verbatim
+    ar = Passage(1, "بُنيت المنارة على الصخرة الشمالية وصممها مهندس شاب. كان ذلك المهندس هو السير جون رينيه من "
+                    "اسكتلندا. تعمل المنارة حتى اليوم.", "ar.txt")
+    quote = KEYWORDS.select("من صمم المنارة على الصخرة الشمالية؟", [ar])
+    assert quote is not None and "جون رينيه" in quote.text and quote.text.startswith("بُنيت المنارة")
+    assert ar.content[quote.start:quote.end] == quote.text and "تعمل" not in quote.text
+    zh = Passage(2, "灯塔建在北方的岩石上，由一位年轻的工程师设计。他就是来自苏格兰的约翰·伦尼。"
+                    "灯塔至今仍在使用。", "zh.txt")
+    quote = KEYWORDS.select("谁设计了北方岩石上的灯塔？", [zh])
+    assert quote is not None and "约翰·伦尼" in quote.text and zh.content[quote.start:quote.end] == quote.text
+    th = Passage(3, THAI_DESIGNED + " " + THAI_NAMED + " " + THAI_OTHER, "th.txt")
+    quote = KEYWORDS.select("ใครออกแบบหอคอยประภาคารใหม่หลังจากพายุใหญ่ในฤดูหนาว", [th])
+    assert quote is not None and quote.text == THAI_DESIGNED + " " + THAI_NAMED
+
+
+def test_a_sentence_offering_the_kind_asked_for_is_quoted_alone():
+    quote = KEYWORDS.select("Who invented the Zorblax reactor?", [REACTOR])
+    assert quote is not None and quote.text == "The Zorblax reactor was invented by Dr. Mira Quell in 1987."
+    off = EmbedderQuoteSelector(None, None)
+    off.neighbours = False
+    th = Passage(3, THAI_DESIGNED + " " + THAI_NAMED + " " + THAI_OTHER, "th.txt")
+    quote = off.select("ใครออกแบบหอคอยประภาคารใหม่หลังจากพายุใหญ่ในฤดูหนาว", [th])
+    assert quote is not None and quote.text == THAI_DESIGNED  # without the neighbour: the sentence with no name
+
+
+THAI_DESIGNED = ("หอคอยประภาคารแห่งนี้ได้รับการออกแบบใหม่ทั้งหมดหลังจากพายุใหญ่ในฤดูหนาวได้ทำลายโครงสร้างเดิม"
+                 "จนเสียหายอย่างหนักและไม่สามารถใช้งานต่อไปได้อีกเลยในช่วงหลายปีนั้น")
+THAI_NAMED = ("ผู้ที่รับหน้าที่นี้คือวิศวกรหนุ่มนายสมชาย ใจดี ซึ่งเคยทำงานกับกรมเจ้าท่ามาหลายปีก่อนที่จะย้ายมา"
+              "ประจำที่จังหวัดชายทะเลทางภาคใต้ของประเทศในเวลาต่อมา")
+THAI_OTHER = ("ปัจจุบันประภาคารยังคงส่องแสงทุกคืนให้เรือประมงที่ออกหาปลาในทะเลลึกได้เห็นทางกลับเข้าฝั่งอย่างปลอดภัย"
+              "แม้ในคืนที่มีคลื่นลมแรงและฝนตกหนักตลอดทั้งคืน")
