@@ -6,9 +6,11 @@ exactly the quotes shown: the prompt carries each cited passage's quoted units u
 bullets cite) and the question, nothing else of the documents, and every message is defused (template_tokens.py),
 so a document holding `<|im_start|>` stays data. What the model writes is cited the way the single quote's
 generation is (assemble.cite: markers naming no quote dropped, markers the sentence's words do not support moved or
-dropped by verify.py); then each sentence must rest on a quote: one citing nothing is attributed to the quote it
-shares the longest run of at least VERIFY_RUN tokens with (verify.py's rule for a marker), and one that rests on
-no quote is dropped. The sentences kept are shown above the quotes; the quotes stay, verbatim, under them.
+dropped by verify.py); then each sentence must rest on a quote: share with it a run of at least VERIFY_RUN tokens
+(verify.py's rule for a marker) that holds a word the question does not (a sentence that restates the question
+rests on nothing). It keeps the quotes it cites that it rests on, or is cited by the one it shares the longest
+such run with; a sentence resting on no quote is dropped. The sentences kept are shown above the quotes; the quotes
+stay, verbatim, under them.
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ from dataclasses import dataclass
 
 from desktop_app.core.chat.answer.assemble import cite
 from desktop_app.core.chat.answer.attribution import sentences
-from desktop_app.core.chat.answer.citations import _MARKER
+from desktop_app.core.chat.answer.citations import _MARKER, cited_numbers
 from desktop_app.core.chat.answer.context import Message, Passage
 from desktop_app.core.chat.answer.prompt import ANSWER_STOPS, EXAMPLE_PASSAGES, PromptStyle
 from desktop_app.core.chat.answer.shown import tokens
 from desktop_app.core.chat.answer.span import SpanAnswer
-from desktop_app.core.chat.answer.verify import VERIFY_RUN, support
+from desktop_app.core.chat.answer.verify import VERIFY_RUN
 from desktop_app.core.chat.runtime.base import ChatRuntime, Generation
 from desktop_app.core.chat.runtime.template_tokens import defuse_messages
 
@@ -88,20 +90,46 @@ def prose_messages(question: str, passages: Sequence[Passage], style: PromptStyl
     return defuse_messages(messages)
 
 
-def rest_on(sentence: str, passages: Sequence[Passage], run: int = VERIFY_RUN) -> str | None:
-    """`sentence` with a marker of the quote it rests on (the longest shared run of at least `run` tokens, the
-    earliest quote on ties), or None when it rests on none."""
-    need = max(1, min(run, len(tokens(sentence))))
-    runs = {p.n: support(sentence, p.content) for p in passages}
+def new_run(sentence: str, quote: str, asked: frozenset[str] = frozenset()) -> int:
+    """The longest run of tokens `sentence` (markers left out) shares with `quote` that holds a token the question
+    does not (`asked`, its tokens): the question's own words found in a quote prove nothing the model wrote
+    ("The woman who portrayed Corliss Archer in the film Kiss and Tell was held by …" shares "Kiss and Tell" with the
+    film's quote, and says nothing it holds)."""
+    a, b = tokens(_MARKER.sub(" ", sentence)), tokens(quote)
+    best = 0
+    prev = [(0, False)] * (len(b) + 1)
+    for x in a:
+        cur = [(0, False)] * (len(b) + 1)
+        for j, y in enumerate(b, 1):
+            if x == y:
+                length, new = prev[j - 1]
+                cur[j] = (length + 1, new or x not in asked)
+                if cur[j][1]:
+                    best = max(best, cur[j][0])
+        prev = cur
+    return best
+
+
+def rest_on(sentence: str, passages: Sequence[Passage], question: str = "", run: int = VERIFY_RUN) -> str | None:
+    """`sentence` cited by the quotes it rests on, or None when it rests on none. A quote supports it when they share
+    a run of at least `run` tokens (verify.py's rule) holding a token the question does not (`new_run`); the quotes
+    it cites that support it are kept, else the one sharing the longest such run (the earliest on ties) cites it.
+    The markers go at the end of the sentence."""
+    bare = re.sub(r"[ \t]+([.,;:!?])", r"\1", _MARKER.sub("", sentence)).strip()
+    need = max(1, min(run, len(tokens(bare))))
+    asked = frozenset(tokens(question))
+    runs = {p.n: new_run(bare, p.content, asked) for p in passages}
+    kept = [n for n in cited_numbers(sentence) if runs.get(n, 0) >= need]
     best = max(runs, key=lambda n: (runs[n], -n), default=None)
-    if best is None or runs[best] < need:
+    if not kept and best is not None and runs[best] >= need:
+        kept = [best]
+    if not kept:
         return None
-    body = sentence.rstrip()
-    end = len(body) - len(body.rstrip(".!?"))
-    return f"{body[:len(body) - end]} [{best}]{body[len(body) - end:]}"
+    end = len(bare) - len(bare.rstrip(".!?"))
+    return f"{bare[:len(bare) - end].rstrip()} [{', '.join(map(str, kept))}]{bare[len(bare) - end:]}"
 
 
-def attributed(raw: str, passages: Sequence[Passage]) -> tuple[str, str, int]:
+def attributed(raw: str, passages: Sequence[Passage], question: str = "") -> tuple[str, str, int]:
     """(the sentences resting on a quote, each cited; the whole answer as cited; sentences dropped)."""
     generation, _ = cite(raw, passages, SPAN_STYLE)
     generation = _TRAILING_MARKER.sub(lambda m: f"{m.group(2)}{m.group(1)}", generation)
@@ -111,7 +139,7 @@ def attributed(raw: str, passages: Sequence[Passage]) -> tuple[str, str, int]:
         sentence = generation[start:end].strip()
         if not tokens(_MARKER.sub(" ", sentence)):
             continue  # a stray marker alone
-        marked = sentence if _MARKER.search(sentence) else rest_on(sentence, passages)
+        marked = rest_on(sentence, passages, question)
         if marked is None:
             dropped += 1
         else:
@@ -132,5 +160,5 @@ def write_prose(runtime: ChatRuntime, question: str, answer: SpanAnswer, *, max_
         messages = prose_messages(question, passages)
     gen = runtime.generate(messages, max_tokens=max_tokens, temperature=temperature, cancel=cancel,
                            stop=SPAN_STYLE.stop, max_sentences=SPAN_STYLE.max_sentences)
-    text, generation, dropped = attributed(gen.text, passages)
+    text, generation, dropped = attributed(gen.text, passages, question)
     return Prose(text, generation, dropped, gen)

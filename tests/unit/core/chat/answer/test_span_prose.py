@@ -46,6 +46,22 @@ def test_each_kept_sentence_rests_on_a_quote_and_one_resting_on_none_is_dropped(
     assert dropped == 1 and "1066" in generation and "1066" not in text
 
 
+def test_a_sentence_resting_only_on_the_questions_own_words_rests_on_nothing():
+    """HotpotQA dev: the film's quote holds "Kiss and Tell" and "Corliss Archer" because the question does; a
+    sentence made of them and an invented post is dropped, and a sentence whose new words are another quote's is
+    cited by that quote, not by the one it shares the question's words with."""
+    passages = [Passage(1, "Kiss and Tell is a 1945 American comedy film starring Shirley Temple as Corliss Archer.",
+                        "/f.txt"),
+                Passage(2, "Shirley Temple served as Chief of Protocol of the United States.", "/s.txt")]
+    question = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+    raw = ("The woman who portrayed Corliss Archer in the film Kiss and Tell was held by the government [1]. "
+           "The woman who portrayed Corliss Archer in Kiss and Tell served as Chief of Protocol [1].")
+    text, _, dropped = attributed(raw, passages, question)
+    assert text == "The woman who portrayed Corliss Archer in Kiss and Tell served as Chief of Protocol [2]."
+    assert dropped == 1
+    assert attributed(raw, passages)[0].count("[1]") == 2  # without the question, the film's words support both
+
+
 def test_an_uncited_sentence_is_cited_by_the_quote_sharing_the_longest_run():
     passages = quote_passages(span_answer())
     assert rest_on("It ranks with BM25 and more.", passages) == "It ranks with BM25 and more [1]."
