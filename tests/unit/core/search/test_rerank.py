@@ -179,3 +179,25 @@ def test_interpolation_orders_by_both_scores_each_scaled_to_0_1():
     assert [r.metadata["rerank_score"] for r in by_both] == [1.0, 3.0, 0.0]  # the reranker's own score rides along
     assert [r.content for r in rerank(WordCount(), "fruit kiwi", found, top_n=3, mix=0.0)] == [
         "kiwi", "nothing", "kiwi kiwi kiwi"]  # no share: the search's order
+
+
+ENGLISH_PASSAGES = ["The DECnet suite includes protocols for file access and remote login.",
+                    "Digital Equipment Corporation designed the network architecture in the 1970s."]
+
+
+@pytest.mark.parametrize("query, texts, expected", [
+    ("Who founded the company that designed it?", ENGLISH_PASSAGES, True),
+    # too bare of function words to tell: undetermined, and read as English over English passages
+    ("What does DECnet suite include?", ENGLISH_PASSAGES, True),
+    ("Wer war Goethe?", ["Goethe war ein deutscher Dichter und Naturforscher, der in Weimar lebte."] * 2, False),
+    ("What does DECnet suite include?", ["ดีเอ็กเน็ตเป็นชุดโปรโตคอลเครือข่ายที่ออกแบบโดยบริษัทดิจิทัล"] * 2, False),
+    ("ดีเอ็กเน็ต", ENGLISH_PASSAGES, False),  # undetermined, but not in ASCII letters
+    ("Quand est-il mort ? Où est-il né ?", ENGLISH_PASSAGES, False),  # another Latin-script language
+])
+def test_the_cross_encoder_reads_english_and_undetermined_ascii_questions_over_english_passages(query, texts,
+                                                                                                expected):
+    from desktop_app.core.search.rerank_embed import english
+    from desktop_app.core.text.language import detect_language
+
+    assert detect_language("What does DECnet suite include?") == "und"  # the case this rule is for
+    assert english(query, texts) is expected
