@@ -20,6 +20,7 @@ the model is not asked, so it works with the bundled one.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -29,6 +30,7 @@ from desktop_app.core.chat.answer.line_units import Kind, blocks, is_heading
 from desktop_app.core.chat.answer.quote import Candidate, Quote, QuoteSelector, candidates
 from desktop_app.core.chat.answer.span_question import Shape, SpanQuestion
 
+_RULE = re.compile(r"\s*(=+|-+)\s*$")  # a Markdown / plain-text heading's underline, or a rule
 MAX_DOCUMENTS = 4  # documents quoted at most
 PER_DOCUMENT = 3  # a topic's units quoted from one document at most
 LIST_ITEMS = 20  # items of one list quoted at most
@@ -204,7 +206,7 @@ def render(picks: Sequence[Pick], first: Quote) -> SpanAnswer:
         lines.append(f"**{_escape(_name(source))}**")
         for c in units:
             n = numbers.setdefault(c.passage.n, len(numbers) + 1)
-            lines.append(f"- {' '.join(c.text.split())} [{n}]")
+            lines.append(f"- {bullet(c.text)} [{n}]")
             quotes.append((n, c.text))
         lines.append("")
     cited = {c.passage.n: c.passage for units in groups.values() for c in units}
@@ -213,6 +215,13 @@ def render(picks: Sequence[Pick], first: Quote) -> SpanAnswer:
     start = picks[0].candidate
     quote = replace(first, n=numbers[start.passage.n], start=start.start, end=start.end)
     return SpanAnswer("\n".join(lines).strip(), citations, passages, quote, tuple(quotes))
+
+
+def bullet(text: str) -> str:
+    """A unit as one bullet line: its words on one line, less a heading's underline ('Title' over '=====' is shown
+    'Title'); the quote itself keeps the document's text."""
+    kept = " ".join(" ".join(line.split()) for line in text.splitlines() if line.strip() and not _RULE.match(line))
+    return kept or " ".join(text.split())
 
 
 def shown(picks: Sequence[Pick]) -> list[Pick]:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.quote import Candidate, EmbedderQuoteSelector, Quote, candidates
-from desktop_app.core.chat.answer.span import Pick, choose, list_run, pool, render, shown
+from desktop_app.core.chat.answer.span import Pick, bullet, choose, list_run, pool, render, shown
 from desktop_app.core.chat.answer.span_question import read_span_question
 
 SHORTCUTS = ("Trove keyboard shortcuts\n========================\n\nCtrl+F or Ctrl+K   Focus the search bar\n"
@@ -106,3 +106,16 @@ def test_a_unit_another_shown_unit_holds_is_not_shown_twice():
     assert [x.angle for x in shown(picks)] == ["question", "hop"]
     text = render(picks, Quote(q.content, 2, 0, len(q.content), 1.0, "/a.txt")).text
     assert text.count("Winner is a South Korean boy band.") == 1
+
+
+def test_a_heading_is_shown_without_its_underline_and_the_quote_keeps_the_text():
+    p = Passage(1, SHORTCUTS, "/k.txt", chunk_id=1)
+    heading = "Trove keyboard shortcuts\n========================"
+    first = Candidate(p, 0, 0, len(heading))
+    picks = [Pick(first, "question"), *(Pick(c, "list") for c in list_run(first))]
+    out = render(picks, Quote(heading, 1, 0, len(heading), 1.0, "/k.txt"))
+    lines = out.text.splitlines()
+    assert lines[1] == "- Trove keyboard shortcuts [1]" and "=" not in out.text
+    assert lines[2] == "- Ctrl+F or Ctrl+K Focus the search bar [1]"
+    assert out.quotes[0] == (1, heading)  # verbatim, as the viewer highlights it
+    assert bullet("----") == "----"  # a unit that is only a rule is still shown as it is
