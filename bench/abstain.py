@@ -4,8 +4,8 @@
 
 For every dev question (bench/data/qa; never the held-out splits) it retrieves the passages as chat does
 (hybrid search, the library's MiniLM), picks the quote with the library's selector and computes the gate's
-signals (desktop_app/core/chat/answer/abstain.py). It prints each signal's separation (AUC, answerable vs not), then
-what each refusal rule (abstain.refusal_rule) refuses, fits the logistic gate (numpy, L2, standardised signals)
+signals (desktop_app/core/chat/answer/gate/abstain.py). It prints each signal's separation (AUC, answerable vs not),
+then what each refusal rule (abstain.refusal_rule) refuses, fits the logistic gate (numpy, L2, standardised signals)
 and reports 5-fold cross-validated refusals of the unanswerable and false refusals of the answerable at a range
 of thresholds; then nested cross-validation (the threshold chosen inside each training fold, rules included,
 for false refusals at or under MAX_FALSE; 8 seeds), which is what a split never seen should look like. The
@@ -32,11 +32,11 @@ import numpy as np
 from _common import RESULTS, save
 from qa import SPLITS, build_library, contains_any, load_questions
 
-from desktop_app.core.chat.answer.abstain import GATE as GATE_SIGNALS
-from desktop_app.core.chat.answer.abstain import Signals, refusal_rule, signals
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import Quote, candidate_passages
-from desktop_app.core.chat.answer.quote_default import embedder_selector
+from desktop_app.core.chat.answer.gate.abstain import GATE as GATE_SIGNALS
+from desktop_app.core.chat.answer.gate.abstain import Signals, refusal_rule, signals
+from desktop_app.core.chat.answer.quote.default import embedder_selector
+from desktop_app.core.chat.answer.quote.selector import Quote, candidate_passages
 from desktop_app.core.settings import Settings
 
 NAMES = list(Signals.__dataclass_fields__)

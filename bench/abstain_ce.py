@@ -39,9 +39,9 @@ from _qa_stats import proportion
 from abstain import auc, fit, prob
 from qa import SPLITS, contains_any, load_questions
 
-from desktop_app.core.chat.answer import abstain
-from desktop_app.core.chat.answer.quote import Quote, candidate_passages, candidates
-from desktop_app.core.chat.answer.quote_default import embedder_selector
+from desktop_app.core.chat.answer.gate import abstain
+from desktop_app.core.chat.answer.quote.default import embedder_selector
+from desktop_app.core.chat.answer.quote.selector import Quote, candidate_passages, candidates
 from desktop_app.core.chat.answer.rerank_step import rerank_results
 from desktop_app.core.library import Library
 from desktop_app.core.search.cross_encoder import FLOOR, MAX_LENGTH, QUOTE_FLOOR, CrossEncoderReranker

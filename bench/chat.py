@@ -30,7 +30,7 @@ from pathlib import Path
 from _common import save
 from qa import DATA, build_library, contains_any, load_questions
 
-from desktop_app.core.chat.answer.attribution import sentences
+from desktop_app.core.chat.answer.gate.attribution import sentences
 from desktop_app.core.chat.answer.prompt import DEFAULT_STYLE
 from desktop_app.core.chat.compaction import extractive_summary, model_summary
 from desktop_app.core.chat.models.files import resolve_model_path

@@ -1,6 +1,6 @@
 """Answers that span passages (issue 48) on HotpotQA's dev distractor questions: the shown answer's supporting-fact
-recall and whether it holds the gold answer, quotes from several documents (span.py) against today's single quote,
-same library, same run.
+recall and whether it holds the gold answer, quotes from several documents (span/compose.py) against today's single
+quote, same library, same run.
 
     python bench/multihop.py --part dev|final1|final2 [--limit N] [--keep X]
     python bench/multihop.py --sweep bench/results/multihop_dev.json   (span.KEEP chosen on the dev rows)
@@ -21,7 +21,7 @@ selector; generation is skipped: for a model under the small-model size the show
 whatever the model writes. "single" is today's path (`span_answers` off), "span" the shipped one. Retrieval is
 memoised per query, and the reranker's scores and the quote selector's choice per input (Memo: pure functions of
 their input, asked again by the span side for the same question), so both see the same passages and the second
-side costs only what it adds. A question span_question.py reads as no span shape runs the
+side costs only what it adds. A question span/question.py reads as no span shape runs the
 very same code in both (span_step returns before any work), so it is asked once and its row copied to both sides.
 The span side's picks and their scores are recorded (a wrapper around span_step.choose) so that `--sweep` can
 replay any floor over the dev rows without asking again.
@@ -54,10 +54,12 @@ from _common import RESULTS, save  # noqa: E402
 from _qa_stats import proportion, wilson  # noqa: E402
 from qa import Kept, cached_retriever, chat_service  # noqa: E402
 
-from desktop_app.core.chat.answer import span, span_prose, span_step  # noqa: E402
-from desktop_app.core.chat.answer.quote_default import default_selector  # noqa: E402
+from desktop_app.core.chat.answer.quote.default import default_selector  # noqa: E402
 from desktop_app.core.chat.answer.rerank_step import chat_reranker  # noqa: E402
-from desktop_app.core.chat.answer.span_question import read_span_question  # noqa: E402
+from desktop_app.core.chat.answer.span import compose as span  # noqa: E402
+from desktop_app.core.chat.answer.span import prose as span_prose
+from desktop_app.core.chat.answer.span import step as span_step
+from desktop_app.core.chat.answer.span.question import read_span_question  # noqa: E402
 from desktop_app.core.chat.models.files import resolve_model_path  # noqa: E402
 from desktop_app.core.chat.runtime.base import Generation  # noqa: E402
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime  # noqa: E402
@@ -238,7 +240,7 @@ def recording_choose(log: list):
 
 
 class ProseOnly(Kept):
-    """A larger model that writes only the prose over span answers' quotes (span_prose.py's prompt): every other
+    """A larger model that writes only the prose over span answers' quotes (span/prose.py's prompt): every other
     prompt (a question falling through to the usual path) is skipped as on the other sides, so the prose side
     differs from the span side by the prose alone."""
 

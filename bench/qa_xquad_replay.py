@@ -38,8 +38,8 @@ from _qa_stats import fmt, proportion
 from qa import SPLITS, Kept, build_library, cached_retriever, chat_service, contains_any, load_questions, resolve_model
 
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import candidates
-from desktop_app.core.chat.answer.quote_default import embedder_selector
+from desktop_app.core.chat.answer.quote.default import embedder_selector
+from desktop_app.core.chat.answer.quote.selector import candidates
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 from desktop_app.core.embed.base import embed_query, make_embedder
 from desktop_app.core.settings import Settings

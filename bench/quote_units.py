@@ -7,7 +7,7 @@ The quote is chosen before generation (ChatService hands it to `on_quote`), so e
 the library's own ChatService as bench/qa.py --skip-generation asks it: the bundled model is loaded for its
 tokenizer (the prompt plan decides which stretch of a passage is sent) and never generates. Each quote shown (not
 refused) is found in the file it cites and judged by rules that do not use the quote splitter
-(desktop_app/core/chat/answer/sentence_split.py), so the splitter cannot grade itself:
+(desktop_app/core/chat/answer/quote/sentence_split.py), so the splitter cannot grade itself:
 
   start whole  the quote starts the file, or what precedes it ends with a sentence mark (. ! ? followed by a
                space; 。！？；؟؛ ۔ । anywhere), or with a line break, or (Thai, Lao, Khmer, Myanmar) with a space
@@ -51,7 +51,8 @@ from qa import (
     resolve_model,
 )
 
-from desktop_app.core.chat.answer import quote_default, sentence_split
+from desktop_app.core.chat.answer.quote import default as quote_default
+from desktop_app.core.chat.answer.quote import sentence_split
 from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings

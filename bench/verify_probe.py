@@ -13,8 +13,8 @@ the passages sent) it asks the model, with no generation, one forward pass per p
   Signals: the least supported token, the mean, and the mean of the passage-conditioned log-probabilities.
 
 It prints each signal's AUC (answerable against unanswerable) over all questions and over the residual that the
-shipped rules and gate (core/chat/answer/abstain.py) let through, and what refusing the residual's lowest would add at
-0.02 / 0.035 / 0.05 more false refusals. Saves the per-question signals and the table as JSON.
+shipped rules and gate (core/chat/answer/gate/abstain.py) let through, and what refusing the residual's lowest would
+add at 0.02 / 0.035 / 0.05 more false refusals. Saves the per-question signals and the table as JSON.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ import numpy as np
 from _common import RESULTS, save
 from abstain import auc
 
-from desktop_app.core.chat.answer import abstain
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.gate import abstain
+from desktop_app.core.chat.answer.quote.selector import Quote
 from desktop_app.core.chat.runtime.template_tokens import defuse
 
 WINDOW = 700

@@ -63,7 +63,7 @@ def source_lines(answer) -> list[str]:
     """ "[n] path (p. N)" for each cited passage, or for every passage sent when the answer cites none; a fact
     from memory as "[n] fact: locker code → 4417 (…)"; then the past chats recalled as context (not evidence: they
     have no number and cannot be cited)."""
-    from desktop_app.core.chat.answer.citations import format_source_line
+    from desktop_app.core.chat.answer.gate.citations import format_source_line
 
     passages = {p.n: p for p in answer.passages}
     lines = []
@@ -229,7 +229,7 @@ def cmd_chats(args, library) -> int:
 
 
 def _show_chat(args, chat) -> int:
-    from desktop_app.core.chat.answer.citations import format_source_line
+    from desktop_app.core.chat.answer.gate.citations import format_source_line
 
     messages = chat.messages(args.show)
     if args.json:

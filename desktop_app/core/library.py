@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from desktop_app.core.backup import LibraryBackups
-from desktop_app.core.chat.answer.whole_units import whole_units  # chat's passages (so its quotes) are whole sentences
+from desktop_app.core.chat.answer.quote.whole_units import (
+    whole_units,  # chat's passages (so its quotes) are whole sentences
+)
 from desktop_app.core.embed.base import Embedder
 from desktop_app.core.errors import KnownError
 from desktop_app.core.events import Event, EventBus

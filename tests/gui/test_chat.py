@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop_app.core.chat.answer.citations import Citation
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.citations import Citation
 from desktop_app.core.chat.models.files import bundled_model_path
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library

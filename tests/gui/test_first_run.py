@@ -60,7 +60,7 @@ def test_the_welcome_state_offers_three_questions_from_the_library_and_one_click
     assert window.search_panel.hint.example == window.library.suggested_questions()[0].term  # the search's example
 
     # The first asks one document about its term: the question reaches the model. (The second, "What do my documents
-    # say about …?", may be answered by quotes from several documents without the model: chat/answer/span_step.py.)
+    # say about …?", may be answered by quotes from several documents without the model: chat/answer/span/step.py.)
     with qtbot.waitSignal(pane.answer_finished, timeout=30_000):
         with qtbot.waitSignal(pane.answer_started, timeout=5000) as started:
             qtbot.mouseClick(buttons[0], Qt.MouseButton.LeftButton)

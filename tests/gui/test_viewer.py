@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from desktop_app.core.chat.answer.citations import Citation
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.citations import Citation
 from desktop_app.ui.results_model import SnippetHtmlRole
 from desktop_app.ui.viewer_dock import viewer_of
 from desktop_app.ui.viewer_pane import QUOTE_COLOR

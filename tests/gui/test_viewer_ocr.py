@@ -16,8 +16,8 @@ from PIL import Image, ImageDraw, ImageFont
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from desktop_app.core.chat.answer.citations import Citation
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.citations import Citation
 from desktop_app.core.ocr.words import OcrWord, decode_words
 from desktop_app.ui.viewer_dock import open_result, viewer_of
 

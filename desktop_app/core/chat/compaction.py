@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from desktop_app.core.chat.answer.attribution import sentences
 from desktop_app.core.chat.answer.context import CountTokens, truncate_to_tokens
 from desktop_app.core.chat.answer.focus import key_words
+from desktop_app.core.chat.answer.gate.attribution import sentences
 from desktop_app.core.chat.runtime.base import ChatRuntime
 from desktop_app.core.types import ChatBackend, Turn
 

@@ -13,17 +13,17 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from desktop_app.core.chat.answer.citations import drop_dangling_markers
+from desktop_app.core.chat.answer.gate.citations import drop_dangling_markers
 
 if TYPE_CHECKING:
-    from desktop_app.core.chat.answer.quote import Quote
+    from desktop_app.core.chat.answer.quote.selector import Quote
     from desktop_app.core.chat.answer.result import ChatAnswer
     from desktop_app.core.chat.summarize import Summary
 
 
 def quote_from(d: dict):
     """A stored quote (Quote.to_dict) as a Quote."""
-    from desktop_app.core.chat.answer.quote import Quote
+    from desktop_app.core.chat.answer.quote.selector import Quote
 
     return Quote.from_dict(d)
 

@@ -23,8 +23,8 @@ from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.memory_step import ChatMemory, GetMemory
 from desktop_app.core.chat.answer.planning import Planner, anchor_quote
 from desktop_app.core.chat.answer.prompt import NOT_COVERED, PromptStyle, get_style
-from desktop_app.core.chat.answer.quote import Quote, QuoteSelector, candidate_passages, place_quote
-from desktop_app.core.chat.answer.quote_default import GetEmbedder, default_selector
+from desktop_app.core.chat.answer.quote.default import GetEmbedder, default_selector
+from desktop_app.core.chat.answer.quote.selector import Quote, QuoteSelector, candidate_passages, place_quote
 from desktop_app.core.chat.answer.rerank_step import (
     Reranked,
     Reranker,
@@ -35,8 +35,8 @@ from desktop_app.core.chat.answer.rerank_step import (
 )
 from desktop_app.core.chat.answer.result import ChatAnswer, ChatToken
 from desktop_app.core.chat.answer.shown import CLOSEST, not_covered
-from desktop_app.core.chat.answer.span_prose import AskModel
-from desktop_app.core.chat.answer.span_step import handed_over
+from desktop_app.core.chat.answer.span.prose import AskModel
+from desktop_app.core.chat.answer.span.step import handed_over
 from desktop_app.core.chat.collection_answer import early_answer
 from desktop_app.core.chat.models.files import ModelInfo, model_info, resolve_model_path
 from desktop_app.core.chat.runtime.base import ChatRuntime, Generation

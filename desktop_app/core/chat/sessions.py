@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.core.chat.answer.citations import Citation
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.citations import Citation
 from desktop_app.core.errors import KnownError
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.rows import MessageRow

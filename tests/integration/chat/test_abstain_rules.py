@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop_app.core.chat.answer.prompt import NOT_COVERED
-from desktop_app.core.chat.answer.quote_default import embedder_selector
+from desktop_app.core.chat.answer.quote.default import embedder_selector
 from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.chat.answer.prompt import NOT_COVERED
-from desktop_app.core.chat.answer.quote import EmbedderQuoteSelector
+from desktop_app.core.chat.answer.quote.selector import EmbedderQuoteSelector
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
@@ -161,7 +161,7 @@ class UnsureSelector(EmbedderQuoteSelector):
     def select(self, question, passages):
         from dataclasses import replace
 
-        from desktop_app.core.chat.answer.abstain import THRESHOLD
+        from desktop_app.core.chat.answer.gate.abstain import THRESHOLD
 
         quote = super().select(question, passages)
         return replace(quote, confidence=THRESHOLD / 2) if quote is not None else None

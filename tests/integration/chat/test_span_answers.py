@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.core.chat.answer.span_step import span_step
+from desktop_app.core.chat.answer.span.step import span_step
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.resources import sample_docs_dir

@@ -1,4 +1,4 @@
-"""A larger model's prose over an answer of quotes from several passages (issue 48; span_prose.py), on real
+"""A larger model's prose over an answer of quotes from several passages (issue 48; span/prose.py), on real
 libraries (real SQLite, the real MiniLM) with a scripted model: the prose is shown above the quotes, each sentence
 cited by the quote it rests on, a sentence resting on no quote dropped, template tokens of a document never reach
 the prompt as tokens, the bundled model is not asked, and a question that falls through the span step is searched
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from desktop_app.core.chat.answer.citations import cited_numbers
-from desktop_app.core.chat.answer.verify import VERIFY_RUN, support
+from desktop_app.core.chat.answer.gate.citations import cited_numbers
+from desktop_app.core.chat.answer.gate.verify import VERIFY_RUN, support
 from desktop_app.core.chat.models.files import model_info, resolve_model_path
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library

@@ -10,8 +10,8 @@ import re
 import pytest
 
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import candidate_passages
-from desktop_app.core.chat.answer.quote_default import embedder_selector
+from desktop_app.core.chat.answer.quote.default import embedder_selector
+from desktop_app.core.chat.answer.quote.selector import candidate_passages
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.resources import sample_docs_dir
@@ -118,5 +118,5 @@ def test_the_sample_library_quotes_whole_sentences(sample_library, question):
     assert quote is not None
     document = "\n\n".join(text for _page, text in sample_library.document_chunks(quote.source))
     assert whole_sentence(quote.text, document), quote.text
-    # shown whole: first, or as one of the bullets when the answer quotes several passages (chat/answer/span.py)
+    # shown whole: first, or as one of the bullets when the answer quotes several passages (chat/answer/span/compose.py)
     assert answer.refused or answer.text.startswith(quote.cited()) or f"\n- {quote.cited()}" in answer.text

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.chat.answer.prompt import NOT_COVERED
-from desktop_app.core.chat.answer.quote import EmbedderQuoteSelector, Quote
+from desktop_app.core.chat.answer.quote.selector import EmbedderQuoteSelector, Quote
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.errors import KnownError, UnavailableError
 from desktop_app.core.search import rerank as rerank_module

@@ -1,9 +1,9 @@
 """Store.chunks_around on both engines: a chunk and its neighbours in document order, with their spans, so chat can
-widen a chunk that a word count cut mid-sentence to whole sentences (core/chat/answer/whole_units.py)."""
+widen a chunk that a word count cut mid-sentence to whole sentences (core/chat/answer/quote/whole_units.py)."""
 
 from __future__ import annotations
 
-from desktop_app.core.chat.answer.whole_units import whole_units
+from desktop_app.core.chat.answer.quote.whole_units import whole_units
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans
 from desktop_app.core.store.rows import NewChunk
 from desktop_app.core.types import RetrievalResult

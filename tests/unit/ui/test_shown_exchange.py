@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.quote.selector import Quote
 from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.conversation import Conversation
 from desktop_app.ui.chat_answer_view import SHOW_LABEL, WRITING, shown_exchange

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from desktop_app.core.chat.answer.attribution import attribute
 from desktop_app.core.chat.answer.budget import PromptPlan
-from desktop_app.core.chat.answer.citations import Citation, drop_dangling_markers, resolve_citations
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.attribution import attribute
+from desktop_app.core.chat.answer.gate.citations import Citation, drop_dangling_markers, resolve_citations
+from desktop_app.core.chat.answer.gate.verify import verify_markers
 from desktop_app.core.chat.answer.prompt import PromptStyle, strip_echoed_label
-from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.quote.selector import Quote
 from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.answer.shown import hide_reason, quote_answer
-from desktop_app.core.chat.answer.verify import verify_markers
 from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.chat.runtime.base import Generation
 

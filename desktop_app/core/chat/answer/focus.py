@@ -21,9 +21,9 @@ from collections.abc import Callable
 
 import regex
 
-from desktop_app.core.chat.answer.attribution import sentences
+from desktop_app.core.chat.answer.gate.attribution import sentences
+from desktop_app.core.chat.answer.quote.sentence_split import sentence_spans
 from desktop_app.core.chat.answer.script_cost import cost_scale
-from desktop_app.core.chat.answer.sentence_split import sentence_spans
 from desktop_app.core.text.fields import units as index_units
 from desktop_app.core.text.normalize import normalize
 from desktop_app.core.text.segment import SEA

@@ -13,7 +13,7 @@ from desktop_app.core.chat.answer.budget import ANCHORED, BudgetConfig, PromptPl
 from desktop_app.core.chat.answer.context import CountTokens
 from desktop_app.core.chat.answer.focus import focus
 from desktop_app.core.chat.answer.prompt import PLAIN_SYSTEM_PROMPT, PromptStyle
-from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.quote.selector import Quote
 from desktop_app.core.chat.compaction import compact
 from desktop_app.core.chat.runtime.base import ChatRuntime
 from desktop_app.core.chat.sessions import ChatSessions

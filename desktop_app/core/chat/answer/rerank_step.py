@@ -2,8 +2,8 @@
 
 The reranker and its protocol are core/search/rerank.py's (`Reranker`, `load_reranker`, `rerank`): one protocol for
 search and chat. The results kept are the retrieval's own objects (their fusion scores still decide
-`context_min_score`); the reranker's best score rides along for the abstention gate (core/chat/answer/abstain.py), which
-trusts a strong reranker's (the cross-encoder's) floor on its own. The reranker reads document passages only:
+`context_min_score`); the reranker's best score rides along for the abstention gate (core/chat/answer/gate/abstain.py),
+which trusts a strong reranker's (the cross-encoder's) floor on its own. The reranker reads document passages only:
 memory recalled later is context, never what the gate rests on.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from desktop_app.core.chat.answer.abstain import reranked_refusal
-from desktop_app.core.chat.answer.quote import Quote, QuoteSelector
-from desktop_app.core.chat.answer.quote_default import RERANK_FLOOR
+from desktop_app.core.chat.answer.gate.abstain import reranked_refusal
+from desktop_app.core.chat.answer.quote.default import RERANK_FLOOR
+from desktop_app.core.chat.answer.quote.selector import Quote, QuoteSelector
 from desktop_app.core.chat.answer.shown import abstains as quote_gate_abstains
 from desktop_app.core.log import get_logger
 from desktop_app.core.search.rerank import Reranker, is_strong, load_reranker, rerank

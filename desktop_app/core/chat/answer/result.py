@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop_app.core.chat.answer.citations import Citation
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.gate.citations import Citation
+from desktop_app.core.chat.answer.quote.selector import Quote
 
 
 @dataclass(frozen=True)
@@ -46,4 +46,4 @@ class ChatAnswer:
     quote_s: float | None = None  # seconds from the question to the quote being handed out
     memory: tuple[dict, ...] = ()  # what conversation memory put in the prompt (the fact list, recalled items)
     rows: tuple[dict, ...] = ()  # a whole-library answer's table rows (core/chat/collection_answer.py), JSON-ready
-    several: bool = False  # quotes from several passages (span_step.py): `text` is the whole answer, prose and bullets
+    several: bool = False  # quotes from several passages (span/step.py): `text` is the whole answer, prose and bullets

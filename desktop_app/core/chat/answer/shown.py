@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from desktop_app.core.chat.answer.abstain import THRESHOLD
-from desktop_app.core.chat.answer.attribution import longest_common_run
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.abstain import THRESHOLD
+from desktop_app.core.chat.answer.gate.attribution import longest_common_run
 from desktop_app.core.chat.answer.prompt import NOT_COVERED
-from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.quote.selector import Quote
 from desktop_app.core.chat.models.files import ModelInfo
 from desktop_app.core.text.fields import units
 from desktop_app.core.text.normalize import normalize

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from desktop_app.core.chat.answer.attribution import sentences
 from desktop_app.core.chat.answer.context import Message
+from desktop_app.core.chat.answer.gate.attribution import sentences
 from desktop_app.core.chat.models.files import ModelInfo
 
 OnText = Callable[[str], None]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from desktop_app.core.chat.answer.citations import Citation
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.gate.citations import Citation
+from desktop_app.core.chat.answer.quote.selector import Quote
 from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.conversation import Conversation, Ending
 from desktop_app.core.chat.sessions import ChatMessage

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.core.chat.answer.citations import Citation
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.citations import Citation
 from desktop_app.core.chat.sessions import ChatNotFoundError, ChatSessions, title_for
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.store.sqlite.connect import connect

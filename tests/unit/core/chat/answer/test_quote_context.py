@@ -7,7 +7,7 @@ from __future__ import annotations
 from desktop_app.core.chat.answer.budget import BudgetConfig, plan_prompt
 from desktop_app.core.chat.answer.planning import QUOTE_CONTEXT_TOKENS, anchor_quote
 from desktop_app.core.chat.answer.prompt import DEFAULT_STYLE
-from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.quote.selector import Quote
 from desktop_app.core.types import RetrievalResult
 
 

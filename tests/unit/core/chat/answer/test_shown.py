@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.prompt import NOT_COVERED
-from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.quote.selector import Quote
 from desktop_app.core.chat.answer.shown import (
     SMALL_MODEL_BYTES,
     abstains,
@@ -66,7 +66,7 @@ def test_not_covered_names_the_closest_passages():
 def test_the_gates_confidence_decides_when_the_selector_ran_it():
     from dataclasses import replace
 
-    from desktop_app.core.chat.answer.abstain import THRESHOLD
+    from desktop_app.core.chat.answer.gate.abstain import THRESHOLD
 
     sure, unsure = replace(quote(0.1), confidence=THRESHOLD), replace(quote(0.9), confidence=THRESHOLD - 0.01)
     assert not abstains(sure, 0.3, None, 0.0)  # a low score, but the gate (which read the score) says it answers

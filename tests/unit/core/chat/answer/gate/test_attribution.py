@@ -8,8 +8,8 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.answer.attribution import MIN_WORDS, attribute, longest_common_run, sentences
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.attribution import MIN_WORDS, attribute, longest_common_run, sentences
 
 REACTOR = Passage(
     1,

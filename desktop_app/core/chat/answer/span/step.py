@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from desktop_app.core.chat.answer.citations import resolve_citations
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import Quote, QuoteSelector, candidate_passages
+from desktop_app.core.chat.answer.gate.citations import resolve_citations
+from desktop_app.core.chat.answer.quote.selector import Quote, QuoteSelector, candidate_passages
 from desktop_app.core.chat.answer.rerank_step import Reranked
 from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.answer.shown import is_small
-from desktop_app.core.chat.answer.span import SpanAnswer, angles, choose, pool, render
-from desktop_app.core.chat.answer.span_prose import SETTINGS_MODEL, AskModel, Prose, write_prose
-from desktop_app.core.chat.answer.span_question import Shape, SpanQuestion, read_span_question
+from desktop_app.core.chat.answer.span.compose import SpanAnswer, angles, choose, pool, render
+from desktop_app.core.chat.answer.span.prose import SETTINGS_MODEL, AskModel, Prose, write_prose
+from desktop_app.core.chat.answer.span.question import Shape, SpanQuestion, read_span_question
 from desktop_app.core.chat.sessions import ChatSessions
 from desktop_app.core.log import get_logger
 from desktop_app.core.types import RetrievalResult

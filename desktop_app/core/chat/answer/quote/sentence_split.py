@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 
 import regex
 
-from desktop_app.core.chat.answer.line_units import Kind, blocks
+from desktop_app.core.chat.answer.quote.line_units import Kind, blocks
 from desktop_app.core.log import get_logger
 from desktop_app.core.text.segment import SEA, words
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from desktop_app.core.chat.answer import abstain
-from desktop_app.core.chat.answer.abstain import (
+from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate import abstain
+from desktop_app.core.chat.answer.gate.abstain import (
     Signals,
     answer_kind,
     answer_probability,
@@ -12,8 +13,7 @@ from desktop_app.core.chat.answer.abstain import (
     signals,
     typed,
 )
-from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import Quote
+from desktop_app.core.chat.answer.quote.selector import Quote
 
 ROUEN = ("Rollo, a Viking leader, was granted land by King Charles in 911. "
          "His descendants ruled Normandy from Rouen for two centuries.")

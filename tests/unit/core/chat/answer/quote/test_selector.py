@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import EmbedderQuoteSelector, Quote, keyword_scores
+from desktop_app.core.chat.answer.quote.selector import EmbedderQuoteSelector, Quote, keyword_scores
 from desktop_app.core.embed.base import HashEmbedder, embed_query
 
 HASH = HashEmbedder()
@@ -88,7 +88,7 @@ def test_any_quote_is_verbatim_text_of_a_passage_sent(texts, question):
 
 
 def test_the_floor_is_the_one_measured_for_the_library_s_embedder():
-    from desktop_app.core.chat.answer.quote_default import FLOORS, LibraryQuoteSelector, floor_for
+    from desktop_app.core.chat.answer.quote.default import FLOORS, LibraryQuoteSelector, floor_for
 
     assert floor_for("sentence-transformers/all-MiniLM-L6-v2+windows256") == FLOORS["all-MiniLM-L6-v2"] > 0
     assert floor_for(HASH.model_id) == 0.0  # never measured: the selector does not abstain on its own
@@ -134,7 +134,7 @@ def test_a_heading_is_quoted_with_the_unit_after_it_never_alone():
 
 def test_a_who_question_whose_words_are_in_one_sentence_gets_the_next_one_naming_the_person():
     # the question's words in the first sentence, the name in the next (scripts without capitals: the name is told by
-    # its cues, answer_kind.py); the quote is both sentences, whole and verbatim
+    # its cues, quote/answer_kind.py); the quote is both sentences, whole and verbatim
     ar = Passage(1, "بُنيت المنارة على الصخرة الشمالية وصممها مهندس شاب. كان ذلك المهندس هو السير جون رينيه من "
                     "اسكتلندا. تعمل المنارة حتى اليوم.", "ar.txt")
     quote = KEYWORDS.select("من صمم المنارة على الصخرة الشمالية؟", [ar])

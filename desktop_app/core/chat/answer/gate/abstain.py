@@ -5,7 +5,7 @@ SQuAD 2.0's unanswerable questions are written against the very paragraph that w
 cosine alone cannot separate them. The signals (`Signals`), each from the question, the quote chosen and the
 passages sent, with no model call:
 
-* `score`      the quote selector's score of its best sentence (cosine and keyword mix, quote.py)
+* `score`      the quote selector's score of its best sentence (cosine and keyword mix, quote/selector.py)
 * `margin`     best minus second-best sentence score (a clear winner, or several half-matches)
 * `sentence`   rarity-weighted share of the question's terms in the quoted sentence
 * `passage`    the same share in the quoted sentence's whole passage
@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import Quote, keyword_scores, matched, question_terms, terms
+from desktop_app.core.chat.answer.quote.selector import Quote, keyword_scores, matched, question_terms, terms
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _YEAR = re.compile(r"\b\d{3,4}\b|\bcentur(y|ies)\b|\b\d{1,4}s\b|\bBC\b|\bAD\b")

@@ -19,10 +19,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from desktop_app.core.chat.answer.answer_kind import answer_kind, offers
 from desktop_app.core.chat.answer.context import Passage, place_text, to_passage
-from desktop_app.core.chat.answer.line_units import is_heading
-from desktop_app.core.chat.answer.sentence_split import sentence_spans
+from desktop_app.core.chat.answer.quote.answer_kind import answer_kind, offers
+from desktop_app.core.chat.answer.quote.line_units import is_heading
+from desktop_app.core.chat.answer.quote.sentence_split import sentence_spans
 from desktop_app.core.log import get_logger
 from desktop_app.core.text.arabic import clitic_key, is_arabic
 from desktop_app.core.text.fields import analyze

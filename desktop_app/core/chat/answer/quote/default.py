@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from desktop_app.core.chat.answer import abstain
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import EmbedderQuoteSelector, Quote, QuoteSelector
+from desktop_app.core.chat.answer.gate import abstain
+from desktop_app.core.chat.answer.quote.selector import EmbedderQuoteSelector, Quote, QuoteSelector
 from desktop_app.core.embed.base import Embedder, embed_query
 from desktop_app.core.log import get_logger
 from desktop_app.core.settings import Settings

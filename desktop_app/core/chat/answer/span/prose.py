@@ -21,13 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from desktop_app.core.chat.answer.assemble import cite
-from desktop_app.core.chat.answer.attribution import sentences
-from desktop_app.core.chat.answer.citations import _MARKER, cited_numbers
 from desktop_app.core.chat.answer.context import Message, Passage
+from desktop_app.core.chat.answer.gate.attribution import sentences
+from desktop_app.core.chat.answer.gate.citations import _MARKER, cited_numbers
+from desktop_app.core.chat.answer.gate.verify import VERIFY_RUN
 from desktop_app.core.chat.answer.prompt import ANSWER_STOPS, EXAMPLE_PASSAGES, PromptStyle
 from desktop_app.core.chat.answer.shown import tokens
-from desktop_app.core.chat.answer.span import SpanAnswer
-from desktop_app.core.chat.answer.verify import VERIFY_RUN
+from desktop_app.core.chat.answer.span.compose import SpanAnswer
 from desktop_app.core.chat.runtime.base import ChatRuntime, Generation
 from desktop_app.core.chat.runtime.template_tokens import defuse_messages
 

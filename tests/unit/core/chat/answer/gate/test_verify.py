@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from desktop_app.core.chat.answer.assemble import cite
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.verify import support, verify_markers
 from desktop_app.core.chat.answer.prompt import DEFAULT_STYLE
-from desktop_app.core.chat.answer.verify import support, verify_markers
 
 P = [Passage(1, "The Normans came from Normandy in northern France.", "/d/a.txt"),
      Passage(2, "Rollo died in the year 931 at Rouen.", "/d/b.txt")]

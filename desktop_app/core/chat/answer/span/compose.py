@@ -24,11 +24,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from desktop_app.core.chat.answer.citations import Citation
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.line_units import Kind, blocks, is_heading
-from desktop_app.core.chat.answer.quote import Candidate, Quote, QuoteSelector, candidates
-from desktop_app.core.chat.answer.span_question import Shape, SpanQuestion
+from desktop_app.core.chat.answer.gate.citations import Citation
+from desktop_app.core.chat.answer.quote.line_units import Kind, blocks, is_heading
+from desktop_app.core.chat.answer.quote.selector import Candidate, Quote, QuoteSelector, candidates
+from desktop_app.core.chat.answer.span.question import Shape, SpanQuestion
 
 _RULE = re.compile(r"\s*(=+|-+)\s*$")  # a Markdown / plain-text heading's underline, or a rule
 MAX_DOCUMENTS = 4  # documents quoted at most

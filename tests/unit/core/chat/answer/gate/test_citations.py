@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.answer.citations import (
+from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.citations import (
     Citation,
     cited_numbers,
     drop_dangling_markers,
@@ -13,7 +14,6 @@ from desktop_app.core.chat.answer.citations import (
     resolve_citations,
     snippet,
 )
-from desktop_app.core.chat.answer.context import Passage
 
 PASSAGES = [
     Passage(1, "The reactor was built in 1987.", "/d/reactor.pdf", page=2, chunk_id=11),

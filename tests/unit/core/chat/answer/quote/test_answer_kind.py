@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.core.chat.answer.answer_kind import AnswerKind, answer_kind, offers
+from desktop_app.core.chat.answer.quote.answer_kind import AnswerKind, answer_kind, offers
 
 
 @pytest.mark.parametrize("question, kind", [

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from desktop_app.core.chat.answer.attribution import longest_common_run, sentences
-from desktop_app.core.chat.answer.citations import _MARKER, _numbers
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.attribution import longest_common_run, sentences
+from desktop_app.core.chat.answer.gate.citations import _MARKER, _numbers
 from desktop_app.core.chat.answer.shown import tokens
 
 VERIFY_RUN = 3  # tokens in a row shared with the passage cited ("Dr Mira Quell", "in 1066 the")

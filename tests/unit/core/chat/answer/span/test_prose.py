@@ -1,14 +1,14 @@
-"""The prose a larger model writes over quotes from several passages (span_prose.py): the prompt holds the quotes
+"""The prose a larger model writes over quotes from several passages (span/prose.py): the prompt holds the quotes
 alone, defused; every sentence kept rests on a quote, cited by it; the prompt fits the model's window. The model is
 scripted here; tests/integration/chat/test_span_prose.py runs the whole ask on a real library."""
 
 from __future__ import annotations
 
-from desktop_app.core.chat.answer.citations import Citation
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import Quote
-from desktop_app.core.chat.answer.span import SpanAnswer
-from desktop_app.core.chat.answer.span_prose import attributed, prose_messages, quote_passages, rest_on, write_prose
+from desktop_app.core.chat.answer.gate.citations import Citation
+from desktop_app.core.chat.answer.quote.selector import Quote
+from desktop_app.core.chat.answer.span.compose import SpanAnswer
+from desktop_app.core.chat.answer.span.prose import attributed, prose_messages, quote_passages, rest_on, write_prose
 from tests.support.scripted import ScriptedRuntime, last_user
 
 KEYWORD = Passage(1, "Intro line. Keyword search matches the exact words you type. It ranks with BM25.", "/d/kw.md",

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import regex
 
-from desktop_app.core.chat.answer.sentence_split import MAX_SENTENCE, sentence_spans
+from desktop_app.core.chat.answer.quote.sentence_split import MAX_SENTENCE, sentence_spans
 from desktop_app.core.log import get_logger
 from desktop_app.core.types import RetrievalResult
 

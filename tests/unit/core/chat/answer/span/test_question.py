@@ -1,4 +1,4 @@
-"""Which questions' answers span passages, and their subjects (span_question.py)."""
+"""Which questions' answers span passages, and their subjects (span/question.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.answer.span_question import Shape, read_span_question
+from desktop_app.core.chat.answer.span.question import Shape, read_span_question
 
 
 @pytest.mark.parametrize(("question", "subjects"), [

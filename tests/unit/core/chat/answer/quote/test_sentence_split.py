@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_app.core.chat.answer import sentence_split
-from desktop_app.core.chat.answer.sentence_split import sentence_spans
+from desktop_app.core.chat.answer.quote import sentence_split
+from desktop_app.core.chat.answer.quote.sentence_split import sentence_spans
 
 
 def pieces(text: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""Quotes from several passages (span.py): pooling, the list a quote heads, grouping and numbering, verbatim text.
+"""Quotes from several passages (span/compose.py): pooling, the list a quote heads, grouping and numbering, verbatim
+text.
 
 The selector here scores by keyword overlap alone (EmbedderQuoteSelector without an embedder: the same class chat
 falls back to when no embedder loads); tests/integration/chat/test_span_answers.py runs the real MiniLM one.
@@ -10,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote import Candidate, EmbedderQuoteSelector, Quote, candidates
-from desktop_app.core.chat.answer.span import Pick, bullet, choose, list_run, pool, render, shown
-from desktop_app.core.chat.answer.span_question import read_span_question
+from desktop_app.core.chat.answer.quote.selector import Candidate, EmbedderQuoteSelector, Quote, candidates
+from desktop_app.core.chat.answer.span.compose import Pick, bullet, choose, list_run, pool, render, shown
+from desktop_app.core.chat.answer.span.question import read_span_question
 
 SHORTCUTS = ("Trove keyboard shortcuts\n========================\n\nCtrl+F or Ctrl+K   Focus the search bar\n"
              "Esc                Clear the search bar\nCtrl+N             Start a new chat\n\nTips\n----\n"
