@@ -9,7 +9,7 @@ bench/server_scale.py builds it), cached under ~/.cache/trove-bench/keywords_<N>
 
 Plans, each timed per query in the same process (p50/p95 ms, and the ratio to the bare plan):
   - bare:    `MATCH <OR of every term> ORDER BY bm25 LIMIT k` (k = 50), what `keyword_candidates` ran before;
-  - maxscore: core/store/sqlite/keyword_topk.py (rare terms find candidates, common ones score them, an exact
+  - maxscore: core/store/sqlite/keyword/topk.py (rare terms find candidates, common ones score them, an exact
              bound or the bare plan), the time including its fallback;
   - and_first: every term AND'ed, exact when the k-th score beats the most a row missing any one term can score
              (else the bare plan, timed inclusive);
@@ -33,7 +33,7 @@ import sqlean as sqlite3
 from _common import percentile, save
 
 from desktop_app.core import text as tp
-from desktop_app.core.store.sqlite import keyword_topk as kt
+from desktop_app.core.store.sqlite.keyword import topk as kt
 
 SCIFACT = Path(os.environ.get("TROVE_SCIFACT", "/work/shared/eval/scifact"))
 CACHE = Path.home() / ".cache" / "trove-bench"

@@ -410,7 +410,7 @@ def make_people(server, names: list[str]) -> str:
 
 def admit_people(server, names: list[str], database: str) -> None:
     """Make each person a member of the library's group, as `trove join` does (only its members may connect)."""
-    from desktop_app.core.store.postgres import roles
+    from desktop_app.core.store.postgres.access import roles
 
     with server.admin() as conn:
         for name in names:

@@ -26,7 +26,7 @@ def cmd_repair(args, _library) -> int:
     from desktop_app.core.paths import resolve_home
     from desktop_app.core.settings import read_settings
     from desktop_app.core.store import is_server_url
-    from desktop_app.core.store.sqlite.repair import repair_library, restore_folders
+    from desktop_app.core.store.sqlite.backup.repair import repair_library, restore_folders
 
     settings, _ = read_settings(resolve_home(args.home) / SETTINGS_NAME)
     server = args.db or os.environ.get("TROVE_DB") or settings.server_url
@@ -59,7 +59,7 @@ def cmd_repair(args, _library) -> int:
 
 def roll_back_upgrade(db_path) -> int:
     """Put the pre-upgrade snapshot back in place; say where the upgraded file went and what opens it."""
-    from desktop_app.core.store.sqlite.upgrade_snapshot import roll_back
+    from desktop_app.core.store.sqlite.backup.upgrade_snapshot import roll_back
 
     done = roll_back(db_path)
     snap = done.snapshot

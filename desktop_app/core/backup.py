@@ -32,7 +32,7 @@ from typing import IO, Any
 from desktop_app import __version__
 from desktop_app.core.errors import KnownError, SchemaTooNewError
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.sqlite.backup import CopyFacts, checkpoint, copy_facts, integrity
+from desktop_app.core.store.sqlite.backup.copies import CopyFacts, checkpoint, copy_facts, integrity
 from desktop_app.core.store.sqlite.migrations import SCHEMA_VERSION
 
 log = get_logger("db")

@@ -21,7 +21,7 @@ from typing import Any
 from desktop_app.core.memory.rows import FactSource, NewFact, NewMemoryChunk
 from desktop_app.core.store.base import Store
 from desktop_app.core.store.copy import BATCH, CopyReport, copy_document
-from desktop_app.core.store.sqlite.backup import self_contained
+from desktop_app.core.store.sqlite.backup.copies import self_contained
 
 # Settings a restored (embedded) library must not carry over: they name the server.
 SERVER_SETTINGS = ("server_url",)

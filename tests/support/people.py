@@ -12,7 +12,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import psycopg
 
-from desktop_app.core.store.postgres import roles
+from desktop_app.core.store.postgres.access import roles
 
 PASSWORD = "pw-for-tests-only"
 

@@ -3,7 +3,7 @@
 Facts (added by the person or found by the extractor in what they say), raw chat history (turns compaction moves
 out of the window, packed and indexed like documents), one search over both and the documents, and recall for a
 chat's next prompt. Memory lives in the library: the SQLite file's own tables, or on a team server in per-person
-tables that row-level security keeps private to their person (core/store/postgres/memory_schema.py). Turned off,
+tables that row-level security keeps private to their person (core/store/postgres/memory/schema.py). Turned off,
 memory is in no prompt and no search, and nothing new is written to it.
 
 How a chat uses it (ChatService's wiring):

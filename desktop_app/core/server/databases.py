@@ -1,5 +1,6 @@
 """The databases half of TroveServer: provisioning the cluster, adopting, migrating, creating, dropping and backing
-up its libraries. What each step asks of PostgreSQL is the engine's SQL (store/postgres/provision.py, roles.py)."""
+up its libraries. What each step asks of PostgreSQL is the engine's SQL (store/postgres/access/provision.py,
+roles.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import psycopg
 
 from desktop_app.core.log import get_logger
 from desktop_app.core.server.process import ServerError, bin_dir, check_private, run_user
-from desktop_app.core.store.postgres import provision
-from desktop_app.core.store.postgres import roles as roles_mod
-from desktop_app.core.store.postgres.provision import DATABASE, EXTENSIONS
+from desktop_app.core.store.postgres.access import provision
+from desktop_app.core.store.postgres.access import roles as roles_mod
+from desktop_app.core.store.postgres.access.provision import DATABASE, EXTENSIONS
 
 log = get_logger("server")
 

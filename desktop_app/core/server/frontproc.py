@@ -1,4 +1,4 @@
-"""Starting and stopping the TLS front (store/postgres/front.py, run as a script) beside the server, as the
+"""Starting and stopping the TLS front (store/postgres/access/front.py, run as a script) beside the server, as the
 server's user."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.core.server.process import ServerError, append_log, read_here, write_private
-from desktop_app.core.store.postgres import front
+from desktop_app.core.store.postgres.access import front
 
 READY_SECONDS = 20
 WILDCARDS = ("0.0.0.0", "::", "*", "")

@@ -25,7 +25,7 @@ from desktop_app.core.errors import KnownError
 from desktop_app.core.server.invite import Invite, InviteError, decode, expired_message, refused_message
 from desktop_app.core.server.process import write_private
 from desktop_app.core.server.tls import der_to_pem, fingerprint
-from desktop_app.core.store.postgres.roles import accept_invite, current_role, role_name, verifier
+from desktop_app.core.store.postgres.access.roles import accept_invite, current_role, role_name, verifier
 
 TEAM_DIR = "team"
 

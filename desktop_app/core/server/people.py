@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from desktop_app.core.server.invite import Invite, encode
 from desktop_app.core.server.process import run_user
 from desktop_app.core.server.tls import cert_names, pem_to_der, server_names
-from desktop_app.core.store.postgres import roles
+from desktop_app.core.store.postgres.access import roles
 
 if TYPE_CHECKING:
     import psycopg

@@ -47,10 +47,10 @@ from desktop_app.core.server.process import (
     write_private,
 )
 from desktop_app.core.server.tls import WILDCARDS, ServerTLS, fingerprint, server_names
-from desktop_app.core.store.postgres import roles
+from desktop_app.core.store.postgres.access import roles
+from desktop_app.core.store.postgres.access.provision import DATABASE
 from desktop_app.core.store.postgres.connect import TLS_PARAMS
 from desktop_app.core.store.postgres.probe import listen_addresses, server_version
-from desktop_app.core.store.postgres.provision import DATABASE
 
 log = get_logger("server")
 

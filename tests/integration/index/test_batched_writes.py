@@ -5,7 +5,7 @@ from __future__ import annotations
 from desktop_app.core.errors import ExtractionError
 from desktop_app.core.index import indexer as indexer_module
 from desktop_app.core.index.indexer import BATCH_FILES
-from desktop_app.core.store.sqlite import pending_keywords
+from desktop_app.core.store.sqlite.keyword import pending as pending_keywords
 
 
 def notes(folder, n: int) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from desktop_app.core.memory.service import MemoryService
 from desktop_app.core.store.postgres import PostgresStore
-from desktop_app.core.store.postgres.memory_schema import MEMORY_TABLES
+from desktop_app.core.store.postgres.memory.schema import MEMORY_TABLES
 from desktop_app.core.store.rows import MessageRow
 from desktop_app.core.types import Turn
 from tests.support.people import connect, person_url

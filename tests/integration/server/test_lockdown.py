@@ -21,7 +21,8 @@ from desktop_app.cli import main
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.server import joining
 from desktop_app.core.server.process import ServerError, bin_dir
-from desktop_app.core.store.postgres import PostgresStore, roles
+from desktop_app.core.store.postgres import PostgresStore
+from desktop_app.core.store.postgres.access import roles
 from desktop_app.core.store.rows import NewChunk, NewDocument, Share
 
 SECRET = "quixotic-larkspur"  # only Alice's private folder holds it

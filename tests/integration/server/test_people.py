@@ -22,7 +22,7 @@ from desktop_app.core.server import joining
 from desktop_app.core.server.invite import Invite, InviteError, decode, encode
 from desktop_app.core.server.server import TroveServer
 from desktop_app.core.server.tls import make_ca
-from desktop_app.core.store.postgres import roles
+from desktop_app.core.store.postgres.access import roles
 from desktop_app.core.store.postgres.connect import ServerAuthError, ServerTrustError
 
 _names = itertools.count(1)
@@ -129,7 +129,7 @@ def test_a_person_owns_nothing_and_may_create_nothing(pg_server, tmp_path):
 
 def test_the_admin_role_creates_tables_as_the_owner_and_old_libraries_are_handed_over(pg_server, pg_url):
     from desktop_app.core.store.postgres import PostgresStore
-    from desktop_app.core.store.postgres.provision import prepare_library
+    from desktop_app.core.store.postgres.access.provision import prepare_library
 
     PostgresStore(pg_url, machine="m").close()
     name = urlsplit(pg_url).path.lstrip("/")

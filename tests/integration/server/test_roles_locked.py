@@ -14,7 +14,8 @@ import pytest
 from desktop_app.core.server import joining
 from desktop_app.core.server.invite import decode
 from desktop_app.core.server.tls import der_to_pem
-from desktop_app.core.store.postgres import PostgresStore, roles
+from desktop_app.core.store.postgres import PostgresStore
+from desktop_app.core.store.postgres.access import roles
 from desktop_app.core.store.rows import MessageRow
 from tests.support.people import person_url
 

@@ -65,7 +65,7 @@ def test_one_address_cannot_hold_every_sign_in(pg_server):
 
     import psycopg
 
-    from desktop_app.core.store.postgres.front import HANDSHAKES_PER_ADDRESS
+    from desktop_app.core.store.postgres.access.front import HANDSHAKES_PER_ADDRESS
 
     port = pg_server.status().port
     idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(HANDSHAKES_PER_ADDRESS)]

@@ -20,9 +20,9 @@ from desktop_app.core.server.tls import (
     needs_renewal,
     pem_to_der,
 )
+from desktop_app.core.store.postgres.access.front import Front
+from desktop_app.core.store.postgres.access.roles import RoleError, role_name
 from desktop_app.core.store.postgres.connect import translate_connect_error
-from desktop_app.core.store.postgres.front import Front
-from desktop_app.core.store.postgres.roles import RoleError, role_name
 
 
 def rules(text: str) -> list[list[str]]:
@@ -170,7 +170,7 @@ def test_the_server_certificate_names_its_addresses_and_is_renewed_for_new_ones(
 
 
 def test_an_unknown_role_gets_the_same_salt_at_every_try_as_a_real_one_does(tmp_path):
-    from desktop_app.core.store.postgres.scram import ScramExchange
+    from desktop_app.core.store.postgres.access.scram import ScramExchange
 
     ca_pem, ca_key = make_ca("t")
     cert, key = make_server_cert(ca_pem, ca_key, ["127.0.0.1"])

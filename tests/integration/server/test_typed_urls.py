@@ -14,7 +14,7 @@ from desktop_app.core.server import joining
 from desktop_app.core.server.invite import decode
 from desktop_app.core.server.tls import make_ca
 from desktop_app.core.settings import Settings
-from desktop_app.core.store.postgres import roles
+from desktop_app.core.store.postgres.access import roles
 from desktop_app.core.store.postgres.connect import ServerTrustError
 
 _names = itertools.count(1)

@@ -21,8 +21,9 @@ import pytest
 from desktop_app.core.ingest.chunking import Span
 from desktop_app.core.store.rows import Filters, NewChunk, NewDocument
 from desktop_app.core.store.side import keyword_index as ki
-from desktop_app.core.store.sqlite import SQLiteStore, keyword_topk
+from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.store.sqlite import side as sqlite_side
+from desktop_app.core.store.sqlite.keyword import topk as keyword_topk
 from tests.support.helpers import kill_9_when_flagged
 
 WORDS = ("cell protein gene immune malaria blood tumour receptor kinase vaccine dose trial mouse virus insulin "
@@ -151,7 +152,7 @@ def test_the_side_index_candidates_are_ranked_by_fts5_bm25(library, monkeypatch)
 
 
 def test_fts5_bm25_reads_fts5s_own_row_and_token_totals(library):
-    from desktop_app.core.store.sqlite import fts5_bm25
+    from desktop_app.core.store.sqlite.keyword import bm25 as fts5_bm25
 
     store, _ = library
     rows, per_column = store._read(lambda c: fts5_bm25.table_stats(c))

@@ -1,4 +1,4 @@
-"""The exact top-k keyword plan (core/store/sqlite/keyword_topk.py) against FTS5's plain plan, on a real SQLite
+"""The exact top-k keyword plan (core/store/sqlite/keyword/topk.py) against FTS5's plain plan, on a real SQLite
 library where common and rare words mix: whenever the plan answers, it is the plain plan's top k, in the same order,
 with the same scores; when it cannot prove that, keyword_candidates still returns the plain answer."""
 
@@ -12,7 +12,7 @@ import sqlean
 from desktop_app.core import text as tp
 from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.sqlite import SQLiteStore
-from desktop_app.core.store.sqlite import keyword_topk as kt
+from desktop_app.core.store.sqlite.keyword import topk as kt
 from tests.integration.store.test_store_protocol import chunks, doc
 
 COMMON = "cell cells show shows effect increase protein patients risk study".split()

@@ -12,14 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from desktop_app.core.store.postgres import PostgresStore, roles, side
+from desktop_app.core.store.postgres import PostgresStore, side
+from desktop_app.core.store.postgres.access import roles
 from desktop_app.core.store.postgres.connect import ServerAuthError
 from desktop_app.core.store.postgres.search import SearchSQL
 from desktop_app.core.store.rows import ChunkVectors, Filters, NewChunk, Share, Span
 from desktop_app.core.store.side import copies
 from desktop_app.core.store.side import keyword_index as ki
 from desktop_app.core.store.side import vector_index as vi
-from desktop_app.core.store.sqlite import SQLiteStore, fts5_bm25
+from desktop_app.core.store.sqlite import SQLiteStore
+from desktop_app.core.store.sqlite.keyword import bm25 as fts5_bm25
 from tests.integration.store.test_keyword_index import QUERIES, chunk_texts
 from tests.integration.store.test_store_protocol import doc
 from tests.support.people import person_url

@@ -16,8 +16,8 @@ from desktop_app.core.errors import DiskFullError
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import migrations
+from desktop_app.core.store.sqlite.backup.upgrade_snapshot import current, snapshot_path
 from desktop_app.core.store.sqlite.migrations import SCHEMA_VERSION
-from desktop_app.core.store.sqlite.upgrade_snapshot import current, snapshot_path
 from tests.support.helpers import assert_consistent, query_db
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "libraries"

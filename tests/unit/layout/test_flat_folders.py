@@ -11,9 +11,6 @@ MAX_FLAT = 20
 # folder -> the split it is waiting for
 WAITING = {
     "ui": "61 modules: chat/, search/, viewer/, window/, dialogs/ (the chat_*, search_panel_*, viewer_* families)",
-    "core/store/sqlite": "32 modules: keyword/ (fts5_bm25, keyword_topk, keywords, pending_keywords), "
-                         "backup/ (backup*, upgrade_snapshot, repair, export), memory/",
-    "core/store/postgres": "29 modules: server/ (front, provision, roles, permissions, scram, probe, leases), memory/",
 }
 
 

@@ -68,6 +68,6 @@ def test_every_listed_exception_is_still_needed():
 
 
 def test_the_check_sees_an_import_up_a_layer():
-    edges = {"desktop_app.core.store.sqlite.memory": {"desktop_app.core.memory.rows"},
+    edges = {"desktop_app.core.store.sqlite.memory.facts": {"desktop_app.core.memory.rows"},
              "desktop_app.core.memory.raw": {"desktop_app.core.store.base"}}
     assert up_arrows(edges) == {("store", "memory")}

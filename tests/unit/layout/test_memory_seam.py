@@ -28,8 +28,8 @@ finally:
 print(" ".join(sorted(m for m in sys.modules if m.startswith("desktop_app.core.store."))))
 """
 
-SQLITE_MEMORY = {"desktop_app.core.store.sqlite.memory", "desktop_app.core.store.sqlite.memory_chunks"}
-SERVER_MEMORY = {"desktop_app.core.store.postgres.memory", "desktop_app.core.store.postgres.memory_chunks"}
+SQLITE_MEMORY = {"desktop_app.core.store.sqlite.memory.facts", "desktop_app.core.store.sqlite.memory.chunks"}
+SERVER_MEMORY = {"desktop_app.core.store.postgres.memory.facts", "desktop_app.core.store.postgres.memory.chunks"}
 
 
 def loaded_by_memory(target: str) -> set[str]:

@@ -8,6 +8,7 @@ from typing import Any
 from desktop_app.core.errors import KnownError
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.base import MemoryChunks, MemoryFacts
+from desktop_app.core.store.postgres.access.permissions import display_name, is_person
 from desktop_app.core.store.postgres.chats import ChatSQL
 from desktop_app.core.store.postgres.connect import ServerAuthError, scalar
 from desktop_app.core.store.postgres.documents import DocumentSQL
@@ -17,10 +18,9 @@ from desktop_app.core.store.postgres.formats import FormatSQL
 from desktop_app.core.store.postgres.keywords import KeywordSQL
 from desktop_app.core.store.postgres.ledger import LedgerSQL
 from desktop_app.core.store.postgres.links import LinkSQL
-from desktop_app.core.store.postgres.memory import PgMemoryFactSQL
-from desktop_app.core.store.postgres.memory_chunks import PgMemoryChunkSQL
+from desktop_app.core.store.postgres.memory.chunks import PgMemoryChunkSQL
+from desktop_app.core.store.postgres.memory.facts import PgMemoryFactSQL
 from desktop_app.core.store.postgres.ocr import OcrSQL
-from desktop_app.core.store.postgres.permissions import display_name, is_person
 from desktop_app.core.store.postgres.search import SearchSQL
 from desktop_app.core.store.postgres.vectors import VectorSQL
 from desktop_app.core.store.rows import EngineInfo
@@ -71,7 +71,7 @@ class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, Searc
         return PgMemoryFactSQL(self)
 
     def memory_chunks(self) -> MemoryChunks:
-        """The person's raw history chunks (memory_chunks.py)."""
+        """The person's raw history chunks (memory/chunks.py)."""
         return PgMemoryChunkSQL(self)
 
     def info(self) -> EngineInfo:

@@ -10,9 +10,9 @@ from typing import Any
 import psycopg
 
 from desktop_app.core.errors import KnownError
+from desktop_app.core.store.postgres.access.permissions import PEOPLE_GROUP, Share, display_name, share_of
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.connect import plain_notice, scalar
-from desktop_app.core.store.postgres.permissions import PEOPLE_GROUP, Share, display_name, share_of
 from desktop_app.core.store.rows import Failure, FolderCounts, FolderRow, FolderState
 
 # This machine's view of its folders: the folder, plus its own watcher row (state, when it scanned).

@@ -17,8 +17,7 @@ import desktop_app.core.store.postgres.connect as pgc
 from desktop_app.core.errors import KnownError, SchemaTooNewError
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.migration import MigrationRegistry
-from desktop_app.core.store.postgres.memory_schema import create_memory_schema
-from desktop_app.core.store.postgres.permissions import (
+from desktop_app.core.store.postgres.access.permissions import (
     create_schema,
     grant_counts,
     grant_people,
@@ -26,6 +25,7 @@ from desktop_app.core.store.postgres.permissions import (
     no_sequence_reads,
     people_lack_grants,
 )
+from desktop_app.core.store.postgres.memory.schema import create_memory_schema
 
 log = get_logger("db")
 
@@ -189,7 +189,7 @@ def m006_permissions(conn: psycopg.Connection) -> None:
 @migration
 def m007_memory(conn: psycopg.Connection) -> None:
     """Conversation memory on the server: each person's facts, raw chat history, vectors and recall records, private
-    to their person by FORCEd row-level security (see memory_schema)."""
+    to their person by FORCEd row-level security (see memory/schema.py)."""
     create_memory_schema(conn)
 
 

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from desktop_app.core.errors import ReadOnlyDatabaseError, SchemaTooNewError
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.sqlite import pending_documents, pending_keywords
+from desktop_app.core.store.sqlite import pending_documents
 from desktop_app.core.store.sqlite.connect import (
     Connection,
     Error,
@@ -26,6 +26,7 @@ from desktop_app.core.store.sqlite.connect import (
     translate_error,
     writable,
 )
+from desktop_app.core.store.sqlite.keyword import pending as pending_keywords
 from desktop_app.core.store.sqlite.migrations import SCHEMA_VERSION, check_readable, migrate
 from desktop_app.core.store.sqlite.network_drive import network_notice
 

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from desktop_app.core.store.rows import NewChunk, text_hash
-from desktop_app.core.store.sqlite import pending_keywords
 from desktop_app.core.store.sqlite.connect import Connection
+from desktop_app.core.store.sqlite.keyword import pending as pending_keywords
 from desktop_app.core.store.sqlite.side import bump_keyword_generation
 from desktop_app.core.store.sqlite.vectors import insert_windows
 from desktop_app.core.text import detect_language

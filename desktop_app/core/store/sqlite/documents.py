@@ -12,10 +12,11 @@ from typing import Any
 
 from desktop_app.core.ingest.extract import index_title, title_from_path
 from desktop_app.core.store.rows import DocRow, DocStatus, DocumentMove, NewChunk, NewDocument, NewPart, OcrPageRef
-from desktop_app.core.store.sqlite import pending_documents, pending_keywords
+from desktop_app.core.store.sqlite import pending_documents
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.chunks import insert_chunks
 from desktop_app.core.store.sqlite.connect import Connection
+from desktop_app.core.store.sqlite.keyword import pending as pending_keywords
 from desktop_app.core.store.sqlite.ocr import list_ocr_pages
 from desktop_app.core.store.sqlite.side import bump_keyword_generation
 from desktop_app.core.store.sqlite.vectors import chunk_vectors

@@ -8,13 +8,13 @@ import sqlean
 
 from desktop_app.core.store.base import MemoryChunks, MemoryFacts
 from desktop_app.core.store.rows import EngineInfo
-from desktop_app.core.store.sqlite.backup_sql import BackupSQL
+from desktop_app.core.store.sqlite.backup.export import ExportSQL
+from desktop_app.core.store.sqlite.backup.live import BackupSQL
 from desktop_app.core.store.sqlite.chats import ChatSQL
 from desktop_app.core.store.sqlite.documents import DocumentSQL
-from desktop_app.core.store.sqlite.export import ExportSQL
 from desktop_app.core.store.sqlite.folders import FolderSQL
 from desktop_app.core.store.sqlite.formats import FormatSQL
-from desktop_app.core.store.sqlite.keywords import KeywordSQL
+from desktop_app.core.store.sqlite.keyword.fts5 import KeywordSQL
 from desktop_app.core.store.sqlite.ledger import LedgerSQL
 from desktop_app.core.store.sqlite.links import LinkSQL
 from desktop_app.core.store.sqlite.machines import MachineSQL
@@ -49,13 +49,13 @@ class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchS
         """This library's remembered facts and memory switch (memory.py)."""
         # Imported here, not at the top: every process loads this engine (the embedded default), and one whose
         # library is on a server must not load SQLite's memory SQL (tests/unit/layout/test_memory_seam.py).
-        from desktop_app.core.store.sqlite.memory import MemoryFactSQL
+        from desktop_app.core.store.sqlite.memory.facts import MemoryFactSQL
 
         return MemoryFactSQL(self)
 
     def memory_chunks(self) -> MemoryChunks:
         """This library's raw history chunks (memory_chunks.py); imported here for the reason above."""
-        from desktop_app.core.store.sqlite.memory_chunks import MemoryChunkSQL
+        from desktop_app.core.store.sqlite.memory.chunks import MemoryChunkSQL
 
         return MemoryChunkSQL(self)
 

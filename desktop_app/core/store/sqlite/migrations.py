@@ -15,7 +15,7 @@ from pathlib import Path
 from desktop_app.core.errors import ReadOnlyDatabaseError, SchemaTooNewError
 from desktop_app.core.log import get_logger
 from desktop_app.core.store.migration import MigrationRegistry
-from desktop_app.core.store.sqlite import upgrade_snapshot
+from desktop_app.core.store.sqlite.backup import upgrade_snapshot
 from desktop_app.core.store.sqlite.connect import Connection, run_script, transaction
 
 log = get_logger("db")

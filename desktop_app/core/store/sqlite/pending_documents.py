@@ -22,8 +22,8 @@ from pathlib import Path
 
 from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.rows import NewChunk, NewDocument, text_hash
-from desktop_app.core.store.sqlite import pending_keywords
 from desktop_app.core.store.sqlite.connect import Connection, savepoint
+from desktop_app.core.store.sqlite.keyword import pending as pending_keywords
 from desktop_app.core.text import detect_language
 
 _ATTR = "pending_document_rows"

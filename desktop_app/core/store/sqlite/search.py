@@ -15,7 +15,7 @@ from desktop_app.core.store.side.vector_index import ann_candidates
 from desktop_app.core.store.sqlite.allowed import Allowed, AllowedChunks
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
-from desktop_app.core.store.sqlite.keywords import filter_sql
+from desktop_app.core.store.sqlite.keyword.fts5 import filter_sql
 from desktop_app.core.store.sqlite.side import DatabaseVectors
 from desktop_app.core.store.sqlite.vectors import chunk_vectors
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from desktop_app.core.errors import DiskFullError, KnownError
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.sqlite.backup import copy_database, database_bytes
+from desktop_app.core.store.sqlite.backup.copies import copy_database, database_bytes
 from desktop_app.core.store.sqlite.connect import Connection
 
 log = get_logger("db")

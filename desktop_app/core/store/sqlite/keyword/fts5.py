@@ -16,11 +16,12 @@ from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.side.base import of_store
 from desktop_app.core.store.side.keyword_index import Keywords
-from desktop_app.core.store.sqlite import fts5_bm25, pending_keywords
 from desktop_app.core.store.sqlite.allowed import Allowed, AllowedChunks
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
-from desktop_app.core.store.sqlite.keyword_topk import TopK
+from desktop_app.core.store.sqlite.keyword import bm25 as fts5_bm25
+from desktop_app.core.store.sqlite.keyword import pending as pending_keywords
+from desktop_app.core.store.sqlite.keyword.topk import TopK
 from desktop_app.core.store.sqlite.side import DatabaseKeywords, bump_keyword_generation
 
 # The side index's candidates re-ranked by bm25(): this many times what was asked (FTS5's top k is nearly always in

@@ -77,7 +77,7 @@ def grant_people(conn: psycopg.Connection) -> bool:
     conn.execute(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {}").format(group))
     for function in FUNCTIONS:
         conn.execute(sql.SQL("GRANT EXECUTE ON FUNCTION " + function + " TO {}").format(group))
-    from desktop_app.core.store.postgres.memory_schema import grant_memory  # migration 007's tables, if made
+    from desktop_app.core.store.postgres.memory.schema import grant_memory  # migration 007's tables, if made
 
     grant_memory(conn)
     grant_counts(conn)
@@ -105,7 +105,7 @@ def people_lack_grants(conn: psycopg.Connection) -> bool:
     """Whether trove_people exists but misses a privilege migration 006 gives it (made after the migration)."""
     if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (PEOPLE_GROUP,)).fetchone() is None:
         return False
-    from desktop_app.core.store.postgres.memory_schema import existing_memory_tables
+    from desktop_app.core.store.postgres.memory.schema import existing_memory_tables
 
     wanted = [(f"public.{t}", "SELECT,INSERT,UPDATE,DELETE") for t in (*DML_TABLES, *existing_memory_tables(conn))]
     wanted += [(f"public.{t}", "SELECT") for t in existing_tables(conn, COUNT_TABLES)]

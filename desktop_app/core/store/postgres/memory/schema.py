@@ -17,8 +17,8 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
+from desktop_app.core.store.postgres.access.roles import PEOPLE_GROUP
 from desktop_app.core.store.postgres.connect import existing_tables
-from desktop_app.core.store.postgres.roles import PEOPLE_GROUP
 
 MEMORY_TABLES = ("memory_settings", "memory_facts", "memory_chunks", "memory_vectors", "memory_recalls")
 

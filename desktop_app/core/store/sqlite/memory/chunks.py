@@ -15,7 +15,7 @@ from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.store.memory_rows import MemoryChunk, NewMemoryChunk
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection, run_script
-from desktop_app.core.store.sqlite.memory import fts_candidates, write_memory_fts
+from desktop_app.core.store.sqlite.memory.facts import fts_candidates, write_memory_fts
 from desktop_app.core.text import detect_language
 
 VEC0_MAX_K = 4096

@@ -8,9 +8,9 @@ import psycopg
 from psycopg import sql
 
 from desktop_app.core.log import get_logger
-from desktop_app.core.store.postgres import roles as roles_mod
-from desktop_app.core.store.postgres.permissions import no_sequence_reads
-from desktop_app.core.store.postgres.roles import ADMIN_ROLE, OWNER_ROLE, PEOPLE_GROUP, PERSON_PREFIX
+from desktop_app.core.store.postgres.access import roles as roles_mod
+from desktop_app.core.store.postgres.access.permissions import no_sequence_reads
+from desktop_app.core.store.postgres.access.roles import ADMIN_ROLE, OWNER_ROLE, PEOPLE_GROUP, PERSON_PREFIX
 
 log = get_logger("server")
 

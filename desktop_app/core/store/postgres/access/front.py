@@ -32,7 +32,7 @@ from typing import Any
 import psycopg  # imported at start, not at the first sign-in (that takes a second)
 
 if __package__:
-    from desktop_app.core.store.postgres.scram import MECHANISM, ScramError, ScramExchange, end_point_hash
+    from desktop_app.core.store.postgres.access.scram import MECHANISM, ScramError, ScramExchange, end_point_hash
 else:  # run as a script: no Trove imports
     from scram import MECHANISM, ScramError, ScramExchange, end_point_hash  # type: ignore[no-redef]
 

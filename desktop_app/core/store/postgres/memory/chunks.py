@@ -19,7 +19,7 @@ from desktop_app.core.embed.base import MAX_WINDOWS
 from desktop_app.core.store.memory_rows import MemoryChunk, NewMemoryChunk
 from desktop_app.core.store.postgres.base import PostgresBase
 from desktop_app.core.store.postgres.keywords import chunk_terms
-from desktop_app.core.store.postgres.memory import MINE, ts_candidates
+from desktop_app.core.store.postgres.memory.facts import MINE, ts_candidates
 from desktop_app.core.text import detect_language
 
 _CHUNK = ("SELECT id, chat_id, chat_title, first_turn, last_turn, text, text_hash, breadcrumbs, created_at "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop_app.core.store.sqlite.backup import copy_database
+from desktop_app.core.store.sqlite.backup.copies import copy_database
 from desktop_app.core.store.sqlite.base import SQLiteBase
 
 
