@@ -19,7 +19,7 @@ from desktop_app.core.chat.answer.gate.citations import Citation
 from desktop_app.core.chat.answer.memory_step import acknowledged
 from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.answer.span.prose import SETTINGS_MODEL, AskModel
-from desktop_app.core.chat.answer.span.step import span_step
+from desktop_app.core.chat.answer.span.step import Searched, span_step
 from desktop_app.core.chat.collection import Collected, CollectionRow, collect
 from desktop_app.core.chat.collection_question import CollectionQuestion, Operation, read_question
 from desktop_app.core.chat.collection_values import money
@@ -136,12 +136,13 @@ def rows_dict(found: Collected) -> list[dict[str, Any]]:
 
 
 def early_answer(service: Any, chat_id: int, question: str, history_turns: int,
-                 scope: Sequence[str] | None, model: AskModel = SETTINGS_MODEL) -> ChatAnswer | None:
+                 scope: Sequence[str] | None, model: AskModel = SETTINGS_MODEL) -> ChatAnswer | Searched | None:
     """What ChatService.ask answers before any retrieval, without the model: a remember request's acknowledgement
     (memory_step.acknowledged), else a whole-library question's table when `service.whole_library` is on, else
     quotes from several documents when the question's answer spans passages (span/step.py; `model`, the ask's, writes
     prose over them when it is larger than the bundled one), when the answer may come from the documents (`scope`
-    None: asked without them; the context_enabled setting off)."""
+    None: asked without them; the context_enabled setting off). A span question that falls through hands its search
+    to the usual path (`Searched`)."""
     ack = acknowledged(service._memory, service.store, chat_id, question, history_turns)
     if ack is not None or scope is None or not service._get_settings().context_enabled:
         return ack  # (answering from the documents is off: the model alone answers, as it always has)

@@ -36,7 +36,7 @@ from desktop_app.core.chat.answer.rerank_step import (
 from desktop_app.core.chat.answer.result import ChatAnswer, ChatToken
 from desktop_app.core.chat.answer.shown import CLOSEST, not_covered
 from desktop_app.core.chat.answer.span.prose import AskModel
-from desktop_app.core.chat.answer.span.step import handed_over
+from desktop_app.core.chat.answer.span.step import Searched
 from desktop_app.core.chat.collection_answer import early_answer
 from desktop_app.core.chat.models.files import ModelInfo, model_info, resolve_model_path
 from desktop_app.core.chat.runtime.base import ChatRuntime, Generation
@@ -221,14 +221,16 @@ class ChatService:
         with self._lock:
             chat_id = self._chat_for(chat_id, question)
             turns = self.store.turns(chat_id)
-            if (ack := early_answer(self, chat_id, question, len(turns), scope if use_context else None,
-                                    AskModel(model_path, max_tokens, cancel))) is not None:
-                return ack  # "Remember that …" acknowledged, a whole-library table, or quotes from several documents
+            early = early_answer(self, chat_id, question, len(turns), scope if use_context else None,
+                                 AskModel(model_path, max_tokens, cancel))
+            if isinstance(early, ChatAnswer):
+                return early  # "Remember that …" acknowledged, a whole-library table, or quotes from several documents
             grounded = use_context and settings.context_enabled
             runtime = self.runtime(model_path)
             memory = ChatMemory.start(self._memory, self.store, chat_id, question, turns, runtime, settings, scope)
             from_chat = memory is not None and memory.answers_from_chat  # evidence alone is quoted, cited, gated
-            found = self._find(question, turns, top_k or settings.context_top_k, scope) if grounded else Reranked([])
+            found = (self._find(question, turns, top_k or settings.context_top_k, scope, early) if grounded
+                     else Reranked([]))
             found = Reranked(memory.results(found.results), found.best) if memory and grounded else found
             if (grounded and settings.refuse_without_context and not from_chat
                     and not relevant(found.results, settings.context_min_score)):
@@ -252,10 +254,12 @@ class ChatService:
             outcome = Outcome(plan, gen, runtime.info(), quote, quote_s, show_generation)
             return self._finish(chat_id, question, outcome, memory)
 
-    def _find(self, question: str, turns: list[Turn], top_k: int, scope: Sequence[str]) -> Reranked:
-        """The passages to plan with: the search's best `top_k`, or the reranker's best of a wider set."""
-        if (kept := handed_over(self, question, top_k, scope)) is not None:
-            return kept  # the span step searched this question already and handed its search over
+    def _find(self, question: str, turns: list[Turn], top_k: int, scope: Sequence[str],
+              searched: Searched | None = None) -> Reranked:
+        """The passages to plan with: the search's best `top_k`, or the reranker's best of a wider set; the span
+        step's search when it made the same one (`searched`)."""
+        if searched is not None and (kept := searched.reusable(question, top_k, scope)) is not None:
+            return kept
         query, reranker = retrieval_query(question, turns), self.reranker()
         if reranker is None:
             return Reranked(self._search(query, top_k, scope))

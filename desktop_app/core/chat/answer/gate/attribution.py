@@ -35,16 +35,19 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
-def longest_common_run(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest run of words that occurs contiguously in both `a` and `b` (dynamic programming)."""
+def longest_common_run(a: Sequence[str], b: Sequence[str], asked: frozenset[str] = frozenset()) -> int:
+    """Length of the longest run of words that occurs contiguously in both `a` and `b` (dynamic programming) and
+    holds a word outside `asked` (a question's words found in a passage prove nothing an answer says)."""
     best = 0
-    prev = [0] * (len(b) + 1)
+    prev = [(0, False)] * (len(b) + 1)
     for x in a:
-        cur = [0] * (len(b) + 1)
+        cur = [(0, False)] * (len(b) + 1)
         for j, y in enumerate(b, 1):
             if x == y:
-                cur[j] = prev[j - 1] + 1
-                best = max(best, cur[j])
+                length, new = prev[j - 1]
+                cur[j] = (length + 1, new or x not in asked)
+                if cur[j][1]:
+                    best = max(best, cur[j][0])
         prev = cur
     return best
 

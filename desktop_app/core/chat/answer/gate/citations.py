@@ -15,7 +15,7 @@ SNIPPET_CHARS = 200
 MAX_RANGE = 50  # "[1-9999]" is noise, not a citation of 9999 passages
 
 # One bracket holding numbers separated by commas/semicolons, or ranges like 2-4: [1], [1, 3], [2-4].
-_MARKER = re.compile(r"\[\s*(\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*[,;]\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*)\s*\]")
+MARKER = re.compile(r"\[\s*(\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*[,;]\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*)\s*\]")
 _PART = re.compile(r"(\d{1,4})(?:\s*[-–]\s*(\d{1,4}))?")
 
 
@@ -59,7 +59,13 @@ class Citation:
         )
 
 
-def _numbers(group: str) -> list[int]:
+def unmarked(text: str) -> str:
+    """`text` with its citation markers replaced by spaces: the words a sentence says."""
+    return MARKER.sub(" ", text)
+
+
+def marker_numbers(group: str) -> list[int]:
+    """The passage numbers one marker's group names ("1, 3", "2-4"); a range wider than MAX_RANGE is its start."""
     out: list[int] = []
     for m in _PART.finditer(group):
         lo = int(m.group(1))
@@ -73,8 +79,8 @@ def _numbers(group: str) -> list[int]:
 def cited_numbers(text: str) -> list[int]:
     """Every number the answer cites, in order of first appearance, without repeats."""
     seen: dict[int, None] = {}
-    for m in _MARKER.finditer(text):
-        for n in _numbers(m.group(1)):
+    for m in MARKER.finditer(text):
+        for n in marker_numbers(m.group(1)):
             seen.setdefault(n, None)
     return list(seen)
 
@@ -110,16 +116,16 @@ def drop_dangling_markers(text: str, valid: set[int]) -> str:
     """`text` with numbers that name no passage removed from its markers (a marker left empty goes entirely)."""
 
     def fix(m: re.Match[str]) -> str:
-        kept = [str(n) for n in _numbers(m.group(1)) if n in valid]
-        if len(kept) == len(_numbers(m.group(1))):
+        kept = [str(n) for n in marker_numbers(m.group(1)) if n in valid]
+        if len(kept) == len(marker_numbers(m.group(1))):
             return m.group(0)  # untouched: keep the model's own spelling, e.g. [2-4]
         return f"[{', '.join(dict.fromkeys(kept))}]" if kept else ""
 
-    cleaned = _MARKER.sub(fix, text)
+    cleaned = MARKER.sub(fix, text)
     # removing "[0]" from "[[0]0]" leaves a new marker: repeat until stable
     # (a pass removes text or leaves valid markers)
     while True:
-        again = _MARKER.sub(fix, cleaned)
+        again = MARKER.sub(fix, cleaned)
         if again == cleaned:
             break
         cleaned = again

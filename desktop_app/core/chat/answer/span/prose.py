@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from desktop_app.core.chat.answer.assemble import cite
 from desktop_app.core.chat.answer.context import Message, Passage
-from desktop_app.core.chat.answer.gate.attribution import sentences
-from desktop_app.core.chat.answer.gate.citations import _MARKER, cited_numbers
+from desktop_app.core.chat.answer.gate.attribution import longest_common_run, sentences
+from desktop_app.core.chat.answer.gate.citations import MARKER, cited_numbers, unmarked
 from desktop_app.core.chat.answer.gate.verify import VERIFY_RUN
 from desktop_app.core.chat.answer.prompt import ANSWER_STOPS, EXAMPLE_PASSAGES, PromptStyle
 from desktop_app.core.chat.answer.shown import tokens
@@ -43,7 +43,7 @@ EXAMPLE_QUESTION = "Compare green tea and coffee."
 EXAMPLE_ANSWER = ("Green tea is made from the leaves of the tea plant and was first grown in China [1]. Coffee beans "
                   "are the roasted seeds of the coffee plant, and most coffee is grown in Brazil [2].")
 # "… in China. [1]": a marker after the full stop belongs to the sentence before it
-_TRAILING_MARKER = re.compile(r"([.!?]+)(\s*" + _MARKER.pattern + r")")
+_TRAILING_MARKER = re.compile(r"([.!?]+)(\s*" + MARKER.pattern + r")")
 
 
 @dataclass(frozen=True)
@@ -95,19 +95,7 @@ def new_run(sentence: str, quote: str, asked: frozenset[str] = frozenset()) -> i
     does not (`asked`, its tokens): the question's own words found in a quote prove nothing the model wrote
     ("The woman who portrayed Corliss Archer in the film Kiss and Tell was held by …" shares "Kiss and Tell" with the
     film's quote, and says nothing it holds)."""
-    a, b = tokens(_MARKER.sub(" ", sentence)), tokens(quote)
-    best = 0
-    prev = [(0, False)] * (len(b) + 1)
-    for x in a:
-        cur = [(0, False)] * (len(b) + 1)
-        for j, y in enumerate(b, 1):
-            if x == y:
-                length, new = prev[j - 1]
-                cur[j] = (length + 1, new or x not in asked)
-                if cur[j][1]:
-                    best = max(best, cur[j][0])
-        prev = cur
-    return best
+    return longest_common_run(tokens(unmarked(sentence)), tokens(quote), asked)
 
 
 def rest_on(sentence: str, passages: Sequence[Passage], question: str = "", run: int = VERIFY_RUN) -> str | None:
@@ -115,7 +103,7 @@ def rest_on(sentence: str, passages: Sequence[Passage], question: str = "", run:
     a run of at least `run` tokens (verify.py's rule) holding a token the question does not (`new_run`); the quotes
     it cites that support it are kept, else the one sharing the longest such run (the earliest on ties) cites it.
     The markers go at the end of the sentence."""
-    bare = re.sub(r"[ \t]+([.,;:!?])", r"\1", _MARKER.sub("", sentence)).strip()
+    bare = re.sub(r"[ \t]+([.,;:!?])", r"\1", MARKER.sub("", sentence)).strip()
     need = max(1, min(run, len(tokens(bare))))
     asked = frozenset(tokens(question))
     runs = {p.n: new_run(bare, p.content, asked) for p in passages}
@@ -137,7 +125,7 @@ def attributed(raw: str, passages: Sequence[Passage], question: str = "") -> tup
     dropped = 0
     for start, end in sentences(generation):
         sentence = generation[start:end].strip()
-        if not tokens(_MARKER.sub(" ", sentence)):
+        if not tokens(unmarked(sentence)):
             continue  # a stray marker alone
         marked = rest_on(sentence, passages, question)
         if marked is None:

@@ -3,13 +3,14 @@ answer spans passages (span_question.py), find and quote as the usual path does 
 selector and abstention gate), search once more per angle, quote from several documents (span.py) and answer with
 those quotes; a larger model also writes prose over them, above them (span_prose.py). Otherwise None, and the
 usual path answers: a question of no such shape costs nothing here; one that abstains, or where no further sentence
-clears the floor, is not searched again: the search is handed over (`hand_over`) and ChatService._find takes it
-(`handed_over`) instead of searching the same question once more.
+clears the floor, is not searched again: the step returns its search (`Searched`) and ChatService._find takes it
+instead of searching the same question once more.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from desktop_app.core.chat.answer.context import Passage
@@ -29,6 +30,22 @@ log = get_logger("chat")
 
 SEVERAL = "quotes from several passages"  # why no prose is shown: the model is small, the quotes are the answer
 SearchResults = Callable[[str], list[RetrievalResult]]  # query -> the scoped search's results (top k, whole units)
+
+
+@dataclass(frozen=True)
+class Searched:
+    """The span step's search of a question that falls through to the usual path, handed over so the question is
+    not searched again. A topic question's search was of its topic (`asked_for`): the usual path then quotes and
+    gates the question over it."""
+
+    question: str
+    top_k: int
+    scope: tuple[str, ...]
+    found: Reranked
+
+    def reusable(self, question: str, top_k: int, scope: Sequence[str]) -> Reranked | None:
+        """The search, when the usual path would make the same one (same question, top k and scope), else None."""
+        return self.found if (self.question, self.top_k, self.scope) == (question, top_k, tuple(scope)) else None
 
 
 def span_answer(question: str, read: SpanQuestion, first: Quote | None, found: Sequence[Passage],
@@ -74,25 +91,12 @@ def span_chat_answer(chats: ChatSessions, chat_id: int, question: str, answer: S
                       generation_citations=tuple(resolve_citations(prose.text, answer.passages)), several=True)
 
 
-def hand_over(service: Any, question: str, top_k: int, scope: Sequence[str], found: Reranked | None) -> None:
-    """Keep the span step's search of `question` for the usual path's (`handed_over`); None forgets any kept. A topic
-    question's search was of its topic (`asked_for`): the usual path then quotes and gates the question over it."""
-    service.span_found = None if found is None else ((question, top_k, tuple(scope)), found)
-
-
-def handed_over(service: Any, question: str, top_k: int, scope: Sequence[str]) -> Reranked | None:
-    """The search the span step handed over for `question` (taken once), or None: search."""
-    kept, service.span_found = getattr(service, "span_found", None), None
-    return kept[1] if kept is not None and kept[0] == (question, top_k, tuple(scope)) else None
-
-
 def span_step(service: Any, chat_id: int, question: str, history_turns: int, scope: Sequence[str],
-              model: AskModel = SETTINGS_MODEL) -> ChatAnswer | None:
-    """ChatService's span answer to `question` in chat `chat_id` (stored), or None: not such a question, no passage
-    answers (the usual path refuses), or one quote is the answer. Off when `service.span_answers` is False (an
-    attribute a caller sets: ChatService itself is at its size gate). `model` is the ask's: with a larger model than
-    the bundled one, it writes prose over the quotes."""
-    hand_over(service, question, 0, scope, None)
+              model: AskModel = SETTINGS_MODEL) -> ChatAnswer | Searched | None:
+    """ChatService's span answer to `question` in chat `chat_id` (stored); else the step's search for the usual path
+    (no passage answers: the usual path refuses; or one quote is the answer); None when it is not such a question.
+    Off when `service.span_answers` is False (an attribute a caller sets). `model` is the ask's: with a larger model
+    than the bundled one, it writes prose over the quotes."""
     read = read_span_question(question) if getattr(service, "span_answers", True) else None
     if read is None:
         return None
@@ -107,8 +111,7 @@ def span_step(service: Any, chat_id: int, question: str, history_turns: int, sco
         answer = span_answer(asked, read, first, passages, lambda q: service._search(q, top_k, scope),
                              service.quote_selector(), min_score)
     if answer is None:
-        hand_over(service, question, top_k, scope, found)  # the usual path answers from this search
-        return None
+        return Searched(question, top_k, tuple(scope), found)  # the usual path answers from this search
     runtime = service.runtime(model.model_path)
     prose = None if is_small(runtime.info()) else write_prose(
         runtime, question, answer, max_tokens=model.max_tokens or settings.answer_reserve_tokens,

@@ -64,6 +64,13 @@ def test_longest_common_run():
     assert longest_common_run([], ["a"]) == 0 and longest_common_run(["a"], []) == 0
 
 
+def test_a_run_of_only_the_questions_words_counts_for_nothing():
+    sentence, passage = "kiss and tell was held by soldiers".split(), "the film kiss and tell was made".split()
+    assert longest_common_run(sentence, passage) == 4  # "kiss and tell was"
+    assert longest_common_run(sentence, passage, frozenset({"kiss", "and", "tell"})) == 4  # "was" is new
+    assert longest_common_run(sentence, passage, frozenset({"kiss", "and", "tell", "was"})) == 0
+
+
 PIECES = ["helium", "compressed", "runs", "on", "It", "the", "reactor", ".", "!", "?", "\n", " ", ", ", "Quell", "1987"]
 
 
