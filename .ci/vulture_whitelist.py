@@ -5,7 +5,11 @@ and fields of frozen rows that are data. `make lint` scans desktop_app with this
 from desktop_app.core.ingest import html_text
 from desktop_app.core.memory import seed
 from desktop_app.core.store import rows
-from desktop_app.ui import chat_ask_box, drops, main_window, models_dialog, safe_document, search_panel_keys
+from desktop_app.ui.chat import ask_box as chat_ask_box
+from desktop_app.ui.window import drops, main_window
+from desktop_app.ui.dialogs import models as models_dialog
+from desktop_app.ui import safe_document
+from desktop_app.ui.search import keys as search_panel_keys
 
 html_text._VisibleText.handle_starttag  # html.parser calls these
 html_text._VisibleText.handle_endtag

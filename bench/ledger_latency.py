@@ -68,8 +68,8 @@ def run(files: int, home: Path) -> dict:
     """Write a library of `files` documents in `home` (a new folder), open the window on it and measure its ledger:
     the first page, the counts, five more pages, a state filter and a sort, under a 20 ms heartbeat.
     (Also bench/ui_latency.py's ledger stretch.)"""
-    from desktop_app.ui.ledger_panel import open_ledger_panel
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.library.ledger_panel import open_ledger_panel
+    from desktop_app.ui.window.main_window import MainWindow
 
     home.mkdir(parents=True)
     folder = str(home.parent / f"{home.name}-not-mounted")

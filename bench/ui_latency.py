@@ -93,7 +93,7 @@ def main() -> int:
 
     app = make_application()
     gc_pauses = GcPauses()
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.window.main_window import MainWindow
 
     with tempfile.TemporaryDirectory() as tmp:
         from PySide6.QtCore import QSettings

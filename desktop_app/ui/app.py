@@ -49,8 +49,8 @@ def run_gui(home: str | os.PathLike[str] | None = None, sample: bool = False, sc
     `theme` is "system" (the default, or TROVE_THEME), "light" or "dark" (ui/theme.py).
     """
     from desktop_app.core.library import Library
-    from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.sample import sample_home
+    from desktop_app.ui.window.main_window import MainWindow
 
     if screenshot and (query or ask) and home is None:
         sample = True  # something to show; a named home is shown as it is, never given the sample folder

@@ -28,7 +28,7 @@ from PySide6.QtGui import QColor, QPalette
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.ui.app import make_application
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 
 HERE = Path(__file__).resolve().parent
 NAMES = {"light": "first-run.png", "dark": "first-run-dark.png", "200": "first-run-200.png",

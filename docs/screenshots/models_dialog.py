@@ -23,7 +23,7 @@ from desktop_app.core.chat.models.files import bundled_model_path
 from desktop_app.core.chat.models.manager import ModelManager
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from desktop_app.ui.models_dialog import ModelsDialog
+from desktop_app.ui.dialogs.models import ModelsDialog
 from desktop_app.ui.tasks import TaskRunner
 from tests.support.model_server import ModelServer
 

@@ -79,9 +79,9 @@ def build(docs: Path) -> None:
 def main(theme: str, out: Path, suffix: str = "") -> int:
     app = make_application()
     apply_theme(app, theme)
-    from desktop_app.ui.ledger_panel import open_ledger_panel
-    from desktop_app.ui.main_window import MainWindow
-    from desktop_app.ui.viewer_dock import viewer_of
+    from desktop_app.ui.library.ledger_panel import open_ledger_panel
+    from desktop_app.ui.viewer.dock import viewer_of
+    from desktop_app.ui.window.main_window import MainWindow
 
     tag = f"{'-dark' if theme == 'dark' else ''}{suffix}"
     with tempfile.TemporaryDirectory(prefix="trove-viewer-") as tmp:

@@ -45,8 +45,8 @@ def write_scan(path: Path) -> None:
 def main(theme: str, out: Path, suffix: str = "") -> int:
     app = make_application()
     apply_theme(app, theme)
-    from desktop_app.ui.main_window import MainWindow
-    from desktop_app.ui.viewer_dock import viewer_of
+    from desktop_app.ui.viewer.dock import viewer_of
+    from desktop_app.ui.window.main_window import MainWindow
 
     tag = f"{'-dark' if theme == 'dark' else ''}{suffix}"
     with tempfile.TemporaryDirectory(prefix="trove-ocr-") as tmp:

@@ -66,7 +66,7 @@ def library(tmp_path, settings):
 @pytest.fixture
 def make_window(qtbot, library):
     """A factory for MainWindows over `library`; every window is shut down before the library closes."""
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.window.main_window import MainWindow
 
     windows = []
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from desktop_app.ui.changes import ChangeKind, Coalesced
 from desktop_app.ui.tasks import TaskRunner
+from desktop_app.ui.window.changes import ChangeKind, Coalesced
 
 
 class Gate:

@@ -14,7 +14,7 @@ from desktop_app.core.chat.models.files import bundled_model_path
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from desktop_app.ui.chat_answer_view import WRITING  # the line between the quote and the streamed answer
+from desktop_app.ui.chat.answer_view import WRITING  # the line between the quote and the streamed answer
 from desktop_app.ui.safe_document import image_fragments
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
 from tests.support.scripted import ScriptedRuntime

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from desktop_app.ui.chat_ask_box import AskBox
+from desktop_app.ui.chat.ask_box import AskBox
 
 
 def test_ctrl_enter_and_send_hand_over_the_text_and_enter_does_not(qtbot):

@@ -20,7 +20,7 @@ from desktop_app.core.chat.models.files import bundled_model_path, model_info
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
-from desktop_app.ui.chat_answer_view import SHOW_LABEL, toggle_url
+from desktop_app.ui.chat.answer_view import SHOW_LABEL, toggle_url
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
 from tests.support.scripted import ScriptedRuntime
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_app.ui.folder_row import vectors_text
+from desktop_app.ui.library.folder_row import vectors_text
 from desktop_app.ui.units import counted
 from tests.gui.gui_helpers import add_and_sync, search
 

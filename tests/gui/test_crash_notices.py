@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.core.errors import DatabaseLockedError
 from desktop_app.core.events import Notice
 from desktop_app.ui import crash
-from desktop_app.ui.notices_view import NoticesView
 from desktop_app.ui.tasks import TaskRunner
+from desktop_app.ui.window.notices_view import NoticesView
 
 
 @pytest.fixture

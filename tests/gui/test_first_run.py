@@ -14,7 +14,7 @@ from desktop_app.core.chat.service import ChatService
 from desktop_app.core.library import Library
 from desktop_app.core.settings import Settings
 from desktop_app.resources import sample_docs_dir
-from desktop_app.ui.about_dialog import AboutDialog, ShortcutsDialog, menu_shortcuts
+from desktop_app.ui.dialogs.about import AboutDialog, ShortcutsDialog, menu_shortcuts
 from desktop_app.ui.log_file import log_path
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
 from tests.support.scripted import ScriptedRuntime

@@ -69,7 +69,7 @@ def test_the_keyword_rebuild_after_a_migration_on_a_full_disk_shows_on_the_folde
 
 
 def test_the_ocr_phase_on_a_full_disk_shows_on_the_folder_row(qapp, tmp_path, monkeypatch):
-    from desktop_app.ui.folders_panel import FoldersPanel
+    from desktop_app.ui.library.folders_panel import FoldersPanel
     from desktop_app.ui.tasks import TaskRunner
 
     docs = tmp_path / "docs"

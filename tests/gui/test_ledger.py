@@ -11,7 +11,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 
 from desktop_app.core.ledger import LibraryLedger
 from desktop_app.core.store.ledger_rows import FileState
-from desktop_app.ui.ledger_model import COLUMNS, PAGE
+from desktop_app.ui.library.ledger_model import COLUMNS, PAGE
 
 GOOD = PAGE + 40  # more than one page
 

@@ -14,7 +14,7 @@ import pytest
 
 from desktop_app.core.chat.answer.memory_step import is_memory
 from desktop_app.core.chat.service import ChatService
-from desktop_app.ui.sources_panel import passage_label
+from desktop_app.ui.chat.sources_panel import passage_label
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
 from tests.support.scripted import ScriptedRuntime, last_user
 

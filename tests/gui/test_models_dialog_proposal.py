@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from desktop_app.core.chat.models.catalog import local_model, memory_to_propose
 from desktop_app.core.chat.models.manager import ModelManager
-from desktop_app.ui.models_dialog import ModelsDialog
+from desktop_app.ui.dialogs.models import ModelsDialog
 
 QWEN_05B = local_model("qwen2.5-coder-0.5b")
 

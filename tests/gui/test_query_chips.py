@@ -8,7 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from desktop_app.ui.query_chips import QueryChips
+from desktop_app.ui.search.query_chips import QueryChips
 from tests.gui.gui_helpers import add_and_sync, search
 from tests.support.helpers import write_pdf
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop_app.ui.results_model import SnippetHtmlRole
 from desktop_app.ui.safe_document import SafeTextDocument, image_fragments
-from desktop_app.ui.search_panel import DEBOUNCE_MS
-from desktop_app.ui.viewer_dock import viewer_of
+from desktop_app.ui.search.panel import DEBOUNCE_MS
+from desktop_app.ui.search.results_model import SnippetHtmlRole
+from desktop_app.ui.viewer.dock import viewer_of
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync, search
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.ui.search_panel_filters import TYPED
+from desktop_app.ui.search.filters import TYPED
 from tests.gui.gui_helpers import add_and_sync, search
 from tests.support.helpers import write_pdf
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop_app.core.search.saved import SavedSearch
-from desktop_app.ui.changes import ChangeKind
+from desktop_app.ui.window.changes import ChangeKind
 from tests.gui.gui_helpers import add_and_sync, search
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from desktop_app.core.types import Turn
-from desktop_app.ui.results_model import location_text
-from desktop_app.ui.type_icons import result_icon, type_icon
+from desktop_app.ui.search.results_model import location_text
+from desktop_app.ui.search.type_icons import result_icon, type_icon
 from tests.gui.gui_helpers import add_and_sync, search
 
 # a test run never rewrites the repository: TROVE_SCREENSHOTS=docs/screenshots saves the pictures the docs show

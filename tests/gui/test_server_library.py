@@ -11,8 +11,8 @@ from desktop_app.core.library import Library
 from desktop_app.core.store.postgres import PostgresStore
 from desktop_app.core.store.rows import NewChunk, NewDocument
 from desktop_app.ui import open_file
-from desktop_app.ui.results_model import LocationRole
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.dialogs.settings import SettingsDialog
+from desktop_app.ui.search.results_model import LocationRole
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync, search
 
 ELSEWHERE = "/srv/desk-a-only/harbour/lighthouse-logbook.txt"  # a path that exists on desk-a's disk only

@@ -10,8 +10,8 @@ from PySide6.QtGui import QGuiApplication
 
 from desktop_app.mcp.clients import CLIENTS, snippet, trove_command
 from desktop_app.mcp.http import read_token, token_path
-from desktop_app.ui.settings_ai_apps import AiAppsDialog
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.dialogs.settings import SettingsDialog
+from desktop_app.ui.dialogs.settings_ai_apps import AiAppsDialog
 
 
 def test_each_apps_snippet_is_shown_and_copied(qtbot, tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings
 
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.dialogs.settings import SettingsDialog
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync, wait_indexed
 
 

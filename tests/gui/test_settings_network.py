@@ -9,8 +9,8 @@ import threading
 from PySide6.QtCore import QThread
 
 from desktop_app.core.settings import Settings
-from desktop_app.ui import settings_dialog
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.dialogs import settings as settings_dialog
+from desktop_app.ui.dialogs.settings import SettingsDialog
 
 
 def test_a_connection_test_works_off_the_ui_thread_and_answers_on_it(qtbot, qapp, monkeypatch):

@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop_app.ui.chat_markdown import (
+from desktop_app.ui.chat.markdown import (
     ShownExchange,
     answer_markdown,
     escape_markdown,
@@ -16,7 +16,7 @@ from desktop_app.ui.chat_markdown import (
     parse_cite_url,
     transcript_markdown,
 )
-from desktop_app.ui.snippets import snippet_html
+from desktop_app.ui.search.snippets import snippet_html
 
 spans = st.lists(st.tuples(st.integers(-5, 400), st.integers(-5, 400)), max_size=8)
 

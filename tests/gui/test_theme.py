@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.ui.result_delegate import row_colours
+from desktop_app.ui.search.result_delegate import row_colours
+from desktop_app.ui.search.type_icons import LABEL_COLOUR, MEMORY_COLOURS, TYPE_COLOURS, UNKNOWN_COLOUR
 from desktop_app.ui.theme import (
     READABLE,
     PlatformFollower,
@@ -35,7 +36,6 @@ from desktop_app.ui.theme import (
     secondary_text,
     set_muted,
 )
-from desktop_app.ui.type_icons import LABEL_COLOUR, MEMORY_COLOURS, TYPE_COLOURS, UNKNOWN_COLOUR
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync, search
 
 Role, Group = QPalette.ColorRole, QPalette.ColorGroup

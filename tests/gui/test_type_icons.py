@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desktop_app.core.ingest.filetypes import DOCUMENT_TYPES
-from desktop_app.ui.type_icons import MEMORY_LABELS, TYPE_LABELS, TYPE_NAMES, result_icon, type_icon
+from desktop_app.ui.search.type_icons import MEMORY_LABELS, TYPE_LABELS, TYPE_NAMES, result_icon, type_icon
 
 
 def test_every_type_has_a_badge_and_a_name(qapp):

@@ -14,9 +14,9 @@ from PySide6.QtGui import QColor
 
 from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.gate.citations import Citation
-from desktop_app.ui.results_model import SnippetHtmlRole
-from desktop_app.ui.viewer_dock import viewer_of
-from desktop_app.ui.viewer_pane import QUOTE_COLOR
+from desktop_app.ui.search.results_model import SnippetHtmlRole
+from desktop_app.ui.viewer.dock import viewer_of
+from desktop_app.ui.viewer.pane import QUOTE_COLOR
 from tests.gui.gui_helpers import search
 from tests.support.helpers import write_pdf
 

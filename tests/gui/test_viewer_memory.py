@@ -10,7 +10,7 @@ import pytest
 from desktop_app.core.chat.answer.memory_step import is_memory
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.memory.facts import fact_text
-from desktop_app.ui.viewer_dock import viewer_of
+from desktop_app.ui.viewer.dock import viewer_of
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync
 from tests.support.scripted import ScriptedRuntime, last_user
 

@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor
 from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.gate.citations import Citation
 from desktop_app.core.ocr.words import OcrWord, decode_words
-from desktop_app.ui.viewer_dock import open_result, viewer_of
+from desktop_app.ui.viewer.dock import open_result, viewer_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # OCR of three small scans: minutes on a loaded machine
 

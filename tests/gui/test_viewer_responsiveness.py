@@ -11,7 +11,7 @@ from fpdf import FPDF
 
 from desktop_app.core.viewer_rows import PassageText
 from desktop_app.ui.heartbeat import Heartbeat
-from desktop_app.ui.viewer_pane import ViewerPane
+from desktop_app.ui.viewer.pane import ViewerPane
 
 PAGES = 1000
 MAX_STALL_MS = 200  # "never frozen", not a benchmark

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtGui import QFontDatabase, QTextCursor
 
 from desktop_app.ui.safe_document import SafeTextDocument
-from desktop_app.ui.viewer_dock import viewer_of
-from desktop_app.ui.viewer_text_views import render_markdown
+from desktop_app.ui.viewer.dock import viewer_of
+from desktop_app.ui.viewer.text_views import render_markdown
 
 GUIDE = ("---\ntitle: Keeper's guide\n---\n\n# Keeper's guide\n\n## The lamp\n\n"
          "Trim the wick each evening. The **brass burner** must be polished with a *soft* cloth before the "

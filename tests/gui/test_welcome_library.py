@@ -9,7 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from desktop_app.ui.welcome import WelcomeView, library_line  # noqa: E402
+from desktop_app.ui.chat.welcome import WelcomeView, library_line  # noqa: E402
 from tests.gui.gui_helpers import SAMPLE_DOCS, add_and_sync  # noqa: E402
 
 
@@ -45,7 +45,7 @@ def test_the_welcome_state_shows_the_sample_librarys_languages_and_offers_the_te
     assert "English" in welcome.library.text() and welcome.library.isVisibleTo(welcome)
     assert welcome.library.textFormat() == Qt.TextFormat.PlainText
     opened = []
-    monkeypatch.setattr("desktop_app.ui.window_menus.SettingsDialog.exec", lambda dialog: opened.append(dialog) or 0)
+    monkeypatch.setattr("desktop_app.ui.window.menus.SettingsDialog.exec", lambda dialog: opened.append(dialog) or 0)
     assert welcome.team.text() == "Share this library with a team…"
     qtbot.mouseClick(welcome.team, Qt.MouseButton.LeftButton)
     assert len(opened) == 1 and hasattr(opened[0], "invite")  # Settings, with the team library's invite field

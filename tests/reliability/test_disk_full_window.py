@@ -13,7 +13,7 @@ FULL = "The disk holding the library is full; free some space and try again."
 
 
 def test_the_folder_row_says_the_semantic_phase_stopped(qapp, make_library, tmp_path, monkeypatch):
-    from desktop_app.ui.folders_panel import FoldersPanel
+    from desktop_app.ui.library.folders_panel import FoldersPanel
     from desktop_app.ui.tasks import TaskRunner
 
     docs = tmp_path / "docs"
@@ -43,7 +43,7 @@ def test_the_folder_row_says_the_semantic_phase_stopped(qapp, make_library, tmp_
 
 def test_the_folder_row_names_the_file_and_the_time_left_and_pauses(qapp, make_library, tmp_path):
     from desktop_app.core.events import IndexProgress
-    from desktop_app.ui.folders_panel import FoldersPanel, eta_text
+    from desktop_app.ui.library.folders_panel import FoldersPanel, eta_text
     from desktop_app.ui.tasks import TaskRunner
 
     docs = tmp_path / "docs"

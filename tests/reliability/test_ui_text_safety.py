@@ -47,7 +47,7 @@ def test_plain_tooltip_shows_markup_as_text():
 
 
 def test_result_rows_and_their_tooltips(qapp):
-    from desktop_app.ui.results_model import LocationRole, ResultsModel
+    from desktop_app.ui.search.results_model import LocationRole, ResultsModel
 
     model = ResultsModel()
     model.set_results([RetrievalResult("a <img src=pic.png> snippet", 1.0, EVIL, {"page": 2, "type": "text"}),
@@ -59,7 +59,7 @@ def test_result_rows_and_their_tooltips(qapp):
 
 
 def test_failed_files_and_folder_rows(qapp, tmp_path):
-    from desktop_app.ui.folders_panel import FoldersPanel
+    from desktop_app.ui.library.folders_panel import FoldersPanel
     from desktop_app.ui.tasks import TaskRunner
 
     with Library(tmp_path / "home") as lib:
@@ -79,9 +79,9 @@ def test_failed_files_and_folder_rows(qapp, tmp_path):
 
 
 def test_sources_and_labels_that_show_names(qapp):
-    from desktop_app.ui.search_panel import SearchPanel  # noqa: F401 - its summary label is checked below
-    from desktop_app.ui.sources_panel import SourcesPanel
-    from desktop_app.ui.status_bar import StatusBar
+    from desktop_app.ui.chat.sources_panel import SourcesPanel
+    from desktop_app.ui.search.panel import SearchPanel  # noqa: F401 - its summary label is checked below
+    from desktop_app.ui.window.status_bar import StatusBar
 
     panel = SourcesPanel()
     panel.set_passages([Passage(1, "text", EVIL, page=1), Passage(2, "text", BYTES)], cited=[1])

@@ -7,7 +7,7 @@ import os
 from PySide6.QtWidgets import QLineEdit
 
 from desktop_app.core.settings import Settings
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.dialogs.settings import SettingsDialog
 
 
 def test_the_settings_dialog_joins_with_an_invite_and_masks_credentials(qtbot, pg_server, tmp_path):

@@ -10,7 +10,6 @@ PACKAGE = Path(__file__).parents[3] / "desktop_app"
 MAX_FLAT = 20
 # folder -> the split it is waiting for
 WAITING = {
-    "ui": "61 modules: chat/, search/, viewer/, window/, dialogs/ (the chat_*, search_panel_*, viewer_* families)",
 }
 
 

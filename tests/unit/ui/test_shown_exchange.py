@@ -9,7 +9,7 @@ from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.quote.selector import Quote
 from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.conversation import Conversation
-from desktop_app.ui.chat_answer_view import SHOW_LABEL, WRITING, shown_exchange
+from desktop_app.ui.chat.answer_view import SHOW_LABEL, WRITING, shown_exchange
 from desktop_app.ui.units import format_bytes
 
 UI = Path(__file__).parents[3] / "desktop_app" / "ui"

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop_app.core.text.markup import plain_spans, strip_markup
-from desktop_app.ui.snippets import snippet_html
+from desktop_app.ui.search.snippets import snippet_html
 
 
 def spans_of(text: str, *words: str) -> list[tuple[int, int]]:

@@ -1,5 +1,5 @@
 """Brings the Library's IndexProgress and Notice events (sent from worker threads) onto the UI thread, and carries the
-LibraryChanged announcements (ui/changes.py) the panes subscribe to."""
+LibraryChanged announcements (ui/window/changes.py) the panes subscribe to."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 from PySide6.QtCore import QObject, Signal
 
 from desktop_app.core.events import IndexProgress, Notice
-from desktop_app.ui.changes import ChangeKind, LibraryChanged
+from desktop_app.ui.window.changes import ChangeKind, LibraryChanged
 
 
 class LibraryEvents(QObject):

@@ -28,9 +28,9 @@ from desktop_app.core.pathnames import display_path
 from desktop_app.core.store.ledger_rows import STATE_NAMES, FileState, LedgerQuery, LedgerRow, LedgerTotals, file_of
 from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.ui import open_file
-from desktop_app.ui.ledger_model import LedgerModel
+from desktop_app.ui.library.ledger_model import LedgerModel
+from desktop_app.ui.search.type_icons import TYPE_NAMES
 from desktop_app.ui.tasks import TaskRunner
-from desktop_app.ui.type_icons import TYPE_NAMES
 from desktop_app.ui.units import counted
 
 

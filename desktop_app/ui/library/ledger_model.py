@@ -18,8 +18,8 @@ from desktop_app.core.pathnames import display_path
 from desktop_app.core.store.ledger_rows import STATE_NAMES, LedgerQuery, LedgerRow, LedgerSort
 from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.ui.safe_document import plain_tooltip
+from desktop_app.ui.search.type_icons import TYPE_NAMES
 from desktop_app.ui.tasks import TaskRunner
-from desktop_app.ui.type_icons import TYPE_NAMES
 from desktop_app.ui.units import format_bytes
 
 Index = QModelIndex | QPersistentModelIndex

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.chat.models.download import DownloadCancelled, DownloadProgress
 from desktop_app.core.pathnames import display_path
-from desktop_app.ui.changes import ChangeKind
-from desktop_app.ui.model_tables import COLUMNS, catalog_row, fill_table, make_table, model_row
+from desktop_app.ui.dialogs.model_tables import COLUMNS, catalog_row, fill_table, make_table, model_row
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.units import format_bytes
+from desktop_app.ui.window.changes import ChangeKind
 
 
 class ModelsDialog(QDialog):

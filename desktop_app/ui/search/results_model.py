@@ -11,8 +11,8 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 from desktop_app.core.pathnames import display_path
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui.safe_document import plain_tooltip
-from desktop_app.ui.snippets import snippet_html
-from desktop_app.ui.type_icons import TYPE_NAMES, result_icon
+from desktop_app.ui.search.snippets import snippet_html
+from desktop_app.ui.search.type_icons import TYPE_NAMES, result_icon
 
 ResultRole = Qt.ItemDataRole.UserRole + 1
 SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
 
-from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.dialogs.settings import SettingsDialog
 
 
 class WindowMenus(QObject):
@@ -69,28 +69,28 @@ class WindowMenus(QObject):
             window.apply_settings(changes, reindex=reindex)
 
     def open_shortcuts(self) -> None:
-        from desktop_app.ui.about_dialog import ShortcutsDialog, menu_shortcuts
+        from desktop_app.ui.dialogs.about import ShortcutsDialog, menu_shortcuts
 
         self.window.shortcuts_dialog = ShortcutsDialog(menu_shortcuts(self.window.menuBar()), self.window)
         self.window.shortcuts_dialog.show()
 
     def open_about(self) -> None:
-        from desktop_app.ui.about_dialog import AboutDialog
+        from desktop_app.ui.dialogs.about import AboutDialog
 
         self.window.about_dialog = AboutDialog(self.window.library, self.window)
         self.window.about_dialog.show()
 
     def open_memory(self) -> None:
-        from desktop_app.ui.memory_panel import open_memory_panel
+        from desktop_app.ui.library.memory_panel import open_memory_panel
 
         open_memory_panel(self.window)
 
     def open_ledger(self) -> None:
-        from desktop_app.ui.ledger_panel import open_ledger_panel
+        from desktop_app.ui.library.ledger_panel import open_ledger_panel
 
         open_ledger_panel(self.window)
 
     def open_models(self) -> None:
-        from desktop_app.ui.models_dialog import open_models_dialog
+        from desktop_app.ui.dialogs.models import open_models_dialog
 
         open_models_dialog(self.window)

@@ -1,5 +1,5 @@
 """The search pane's filter row: the folder, type and language pickers and the Filters menu, each writing its choice
-into the query and showing what the query holds (the syntax and the menu are search_panel_filters.py's).
+into the query and showing what the query holds (the syntax and the menu are filters.py's).
 
 The pickers offer what the library has: its folders, the file types Trove reads, and the passages' languages once
 there are two. Refilling a picker never starts a search: the query text is unchanged, so nothing new would run.
@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 
 from desktop_app.core.search.query_edit import filter_term, group_values
 from desktop_app.core.text.language import LANGUAGE_NAMES
-from desktop_app.ui.search_panel_filters import TYPED, FiltersMenu, folder_term, show_values
-from desktop_app.ui.type_icons import TYPE_NAMES
+from desktop_app.ui.search.filters import TYPED, FiltersMenu, folder_term, show_values
+from desktop_app.ui.search.type_icons import TYPE_NAMES
 
 
 class FilterPickers(QWidget):

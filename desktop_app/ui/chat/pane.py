@@ -16,16 +16,16 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.chat.conversation import Conversation, Request
 from desktop_app.core.log import get_logger
-from desktop_app.ui.changes import ChangeKind, LibraryChanged
-from desktop_app.ui.chat_answer_view import shown_exchange
-from desktop_app.ui.chat_ask_box import AskBox
-from desktop_app.ui.chat_header import ChatHeader
-from desktop_app.ui.chat_list import ChatList
-from desktop_app.ui.chat_scope_bar import ScopeBar
-from desktop_app.ui.chat_transcript import ChatTranscript
-from desktop_app.ui.sources_panel import SourcesPanel
+from desktop_app.ui.chat.answer_view import shown_exchange
+from desktop_app.ui.chat.ask_box import AskBox
+from desktop_app.ui.chat.chat_list import ChatList
+from desktop_app.ui.chat.header import ChatHeader
+from desktop_app.ui.chat.scope_bar import ScopeBar
+from desktop_app.ui.chat.sources_panel import SourcesPanel
+from desktop_app.ui.chat.transcript import ChatTranscript
+from desktop_app.ui.chat.welcome import WelcomeView
 from desktop_app.ui.tasks import TaskRunner
-from desktop_app.ui.welcome import WelcomeView
+from desktop_app.ui.window.changes import ChangeKind, LibraryChanged
 
 log = get_logger("ui")
 

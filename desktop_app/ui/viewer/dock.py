@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget
 
 from desktop_app.core.types import RetrievalResult
-from desktop_app.ui.viewer_pane import ViewerPane
+from desktop_app.ui.viewer.pane import ViewerPane
 
 
 def attach_viewer(window: Any) -> None:

@@ -1,7 +1,7 @@
 """What changed in the library, as an event, and the one coalescing runner that reloads after a change.
 
 Anki's way (aqt/operations: an operation says what it changed and the screens refresh from that): whoever changes
-the library announces `LibraryChanged(kind)` on the window's LibraryEvents (ui/library_events.py), and each pane
+the library announces `LibraryChanged(kind)` on the window's LibraryEvents (ui/window/library_events.py), and each pane
 that shows that kind subscribes. A reload is a `Coalesced` task: never two at once, and a request while one runs
 makes it run exactly once more afterwards, so the last change is always shown and a burst costs one extra run.
 """

@@ -31,12 +31,12 @@ from desktop_app.core.log import get_logger
 from desktop_app.core.pathnames import display_path
 from desktop_app.core.store.rows import Share, parse_share
 from desktop_app.ui import open_file
-from desktop_app.ui.drops import FolderDropTarget
-from desktop_app.ui.folder_row import FolderRow, vectors_text
+from desktop_app.ui.library.folder_row import FolderRow, vectors_text
 from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.theme import set_muted
 from desktop_app.ui.units import counted
+from desktop_app.ui.window.drops import FolderDropTarget
 
 log = get_logger("ui")
 

@@ -9,8 +9,8 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop_app.core.log import get_logger
-from desktop_app.ui.chat_answer_view import parse_toggle_url
-from desktop_app.ui.chat_markdown import ShownExchange, parse_cite_url, transcript_markdown
+from desktop_app.ui.chat.answer_view import parse_toggle_url
+from desktop_app.ui.chat.markdown import ShownExchange, parse_cite_url, transcript_markdown
 from desktop_app.ui.safe_document import SafeTextDocument
 
 log = get_logger("ui")

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
 )
 
-from desktop_app.ui.results_model import LocationRole, SnippetHtmlRole
 from desktop_app.ui.safe_document import SafeTextDocument
+from desktop_app.ui.search.results_model import LocationRole, SnippetHtmlRole
 from desktop_app.ui.theme import secondary_text
 
 PAD, ICON, SNIPPET_LINES = 6, 32, 3

@@ -35,7 +35,7 @@ from desktop_app.core.viewer_rows import Box, PassageText, PdfPage
 from desktop_app.ui import open_file
 from desktop_app.ui.safe_document import SafeTextDocument
 from desktop_app.ui.tasks import TaskRunner
-from desktop_app.ui.viewer_text_views import NumberedText, render_markdown
+from desktop_app.ui.viewer.text_views import NumberedText, render_markdown
 
 PASSAGE_COLOR = QColor(255, 214, 0, 70)  # the passage: a light wash
 QUOTE_COLOR = QColor(255, 150, 0, 150)  # the quote inside it: stronger

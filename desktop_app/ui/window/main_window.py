@@ -13,23 +13,23 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.events import Notice, NoticeLevel
 from desktop_app.core.log import get_logger
-from desktop_app.ui.backup_actions import BackupActions
-from desktop_app.ui.changes import ChangeKind, Coalesced, LibraryChanged
-from desktop_app.ui.chat_actions import ResultChatActions
-from desktop_app.ui.chat_pane import ChatPane
-from desktop_app.ui.drops import FolderDropTarget
-from desktop_app.ui.empty_state import EmptyState
-from desktop_app.ui.folders_panel import FoldersPanel
-from desktop_app.ui.library_events import LibraryEvents
-from desktop_app.ui.notices_view import NoticesView
+from desktop_app.ui.chat.actions import ResultChatActions
+from desktop_app.ui.chat.pane import ChatPane
+from desktop_app.ui.library.folders_panel import FoldersPanel
 from desktop_app.ui.sample import install_sample_docs
-from desktop_app.ui.search_panel import SearchPanel
-from desktop_app.ui.status_bar import StatusBar
+from desktop_app.ui.search.panel import SearchPanel
 from desktop_app.ui.tasks import TaskRunner
-from desktop_app.ui.viewer_dock import attach_viewer
+from desktop_app.ui.viewer.dock import attach_viewer
 from desktop_app.ui.warm_up import WarmUp
-from desktop_app.ui.window_layout import LayoutMemory
-from desktop_app.ui.window_menus import WindowMenus
+from desktop_app.ui.window.backup_actions import BackupActions
+from desktop_app.ui.window.changes import ChangeKind, Coalesced, LibraryChanged
+from desktop_app.ui.window.drops import FolderDropTarget
+from desktop_app.ui.window.empty_state import EmptyState
+from desktop_app.ui.window.layout import LayoutMemory
+from desktop_app.ui.window.library_events import LibraryEvents
+from desktop_app.ui.window.menus import WindowMenus
+from desktop_app.ui.window.notices_view import NoticesView
+from desktop_app.ui.window.status_bar import StatusBar
 
 log = get_logger("ui")
 

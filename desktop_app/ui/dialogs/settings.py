@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 from desktop_app.core.errors import KnownError
 from desktop_app.core.library_tools import join_invite, probe_server, redact_url
 from desktop_app.core.settings import Settings
+from desktop_app.ui.dialogs.settings_ai_apps import AiAppsDialog
 from desktop_app.ui.safe_document import make_plain
-from desktop_app.ui.settings_ai_apps import AiAppsDialog
 from desktop_app.ui.tasks import Lane, TaskRunner
 
 CHUNKING_FIELDS = ("chunk_size", "chunk_overlap")

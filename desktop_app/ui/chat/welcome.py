@@ -13,7 +13,7 @@ from desktop_app.core.library_tools import bundled_model_path
 from desktop_app.core.text.language import LANGUAGE_NAMES
 from desktop_app.core.types import ChatBackend
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
-from desktop_app.ui.type_icons import TYPE_NAMES
+from desktop_app.ui.search.type_icons import TYPE_NAMES
 from desktop_app.ui.units import counted, format_bytes
 
 NO_QUESTIONS = "Questions drawn from your documents appear here once a folder is indexed."

@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from desktop_app.ui.chat.welcome import LinkButton
 from desktop_app.ui.safe_document import make_plain
-from desktop_app.ui.welcome import LinkButton
 
 HOW = "Type to search: results appear as you type. ↓ moves into them, Enter opens one, Esc clears."
 MODES_TEXT = ("Modes\n"

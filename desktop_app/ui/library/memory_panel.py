@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.ui.changes import ChangeKind
 from desktop_app.ui.safe_document import plain_tooltip
 from desktop_app.ui.units import counted
+from desktop_app.ui.window.changes import ChangeKind
 
 COLUMNS = ("Key", "Value", "Confidence", "Updated", "Source")
 SCOPES = ("memory", "all", "documents")

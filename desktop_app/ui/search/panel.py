@@ -2,7 +2,7 @@
 a rerank toggle, and the results (a memory result names its provenance: fact key and age, or chat and turns).
 
 The filters are the query's syntax: a picker or the Filters menu writes `type:pdf`, `folder:Notes`, `last month`
-into the box, and the pickers show what the box holds (search_panel_pickers.py, search_panel_filters.py), so what
+into the box, and the pickers show what the box holds (pickers.py, filters.py), so what
 is shown is what runs.
 
 Rerank is a second pass: the plain results are shown first (a keystroke's search never waits for a model), then,
@@ -33,18 +33,18 @@ from desktop_app.core.log import get_logger
 from desktop_app.core.search.query_edit import set_group
 from desktop_app.core.types import RetrievalResult
 from desktop_app.ui import open_file
-from desktop_app.ui.changes import ChangeKind, LibraryChanged
-from desktop_app.ui.query_chips import QueryChips
-from desktop_app.ui.result_delegate import ResultDelegate
-from desktop_app.ui.results_model import ResultsModel
 from desktop_app.ui.safe_document import make_plain
-from desktop_app.ui.search_panel_keys import ResultKeys
-from desktop_app.ui.search_panel_memory import MemorySearchFn, library_memory_search, memory_hits_as_results
-from desktop_app.ui.search_panel_pickers import FilterPickers
-from desktop_app.ui.search_panel_saved import SavedSearchesMenu
+from desktop_app.ui.search.keys import ResultKeys
+from desktop_app.ui.search.memory_scope import MemorySearchFn, library_memory_search, memory_hits_as_results
+from desktop_app.ui.search.pickers import FilterPickers
+from desktop_app.ui.search.query_chips import QueryChips
+from desktop_app.ui.search.result_delegate import ResultDelegate
+from desktop_app.ui.search.results_model import ResultsModel
+from desktop_app.ui.search.saved import SavedSearchesMenu
+from desktop_app.ui.search.welcome import SearchHint
 from desktop_app.ui.tasks import TaskRunner
 from desktop_app.ui.units import counted
-from desktop_app.ui.welcome_search import SearchHint
+from desktop_app.ui.window.changes import ChangeKind, LibraryChanged
 
 log = get_logger("ui")
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QResizeEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from desktop_app.ui.chat_markdown import neutralise_images
+from desktop_app.ui.chat.markdown import neutralise_images
 
 MARKS = "\ue000\ue001\ue002\ue003"  # passage start, passage end, quote start, quote end
 _BLOCK_PREFIX = re.compile(r"[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+|\[[ xX]\][ \t]+)*")

@@ -10,7 +10,7 @@ import re
 
 from desktop_app.core.chat.conversation import Ending, Exchange
 from desktop_app.core.library_tools import NOT_COVERED
-from desktop_app.ui.chat_markdown import ShownExchange, escape_markdown
+from desktop_app.ui.chat.markdown import ShownExchange, escape_markdown
 
 TOGGLE_SCHEME = "toggle"
 SHOW_LABEL = "Show the model's answer"

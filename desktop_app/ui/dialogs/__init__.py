@@ -1,0 +1,1 @@
+"""The dialogs: settings (and its AI apps page), chat models and their tables, About."""
