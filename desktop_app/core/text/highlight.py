@@ -1,26 +1,103 @@
 """Where a query matched in a text: character spans in the ORIGINAL text, for every script.
 
-The text goes through the very pipeline the index used (`fields.analyze_spans`), so a span is marked
-exactly when the engine would have matched that token: a word, its stem, a prefix of the word being typed,
-or a CJK bigram (overlapping bigram spans merge, so 日本 inside 日本語 is one span). Offsets are mapped
-back through NFC, so they index the string the caller holds.
+A span is marked exactly when the engine would have matched that token: a word, its stem, a prefix of the
+word being typed, or a CJK bigram (overlapping bigram spans merge, so 日本 inside 日本語 is one span). The
+tokens are the index's (`fields.units`) and the offsets are mapped back through NFC, so they index the string
+the caller holds.
+
+Every search result is highlighted, so this is on the hot path of a query (it was 40 % of a hybrid search's time
+at 100k chunks when each result went through `fields.analyze_spans` whole). It still tokenizes every word, but
+the runs of letters, marks and digits that are all ASCII take one stdlib regex over the text and a per-query memo
+of the words seen: `segment.RUN` never crosses the end of such a run, and one that is all ASCII is one `word` run
+whose token is its lower-cased, stemmed text (`fields._word_units`). Only the runs holding another character go
+through `fields.units` (ICU, bigrams, folding) as before. tests/unit/core/text/test_highlight_equal.py
+checks the spans are the ones the `analyze_spans` computation gave, on real text in several scripts and on
+generated text.
 """
 
 from __future__ import annotations
 
-from desktop_app.core.text.fields import analyze_spans
+import functools
+import re
+
+import regex
+
+from desktop_app.core.text.fields import units
+from desktop_app.core.text.normalize import normalize
 from desktop_app.core.text.query import Query
+from desktop_app.core.text.segment import LETTERS, MAX_WORD
+from desktop_app.core.text.stem import CACHE as STEM_CACHE
+from desktop_app.core.text.stem import stem
+
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")  # the ASCII letters and digits (\p{L}\p{M}\p{N} within ASCII)
+# A run of letters, marks and digits holding one that is not ASCII (possessive, and only from a run's start: linear).
+_MIXED_RUN = regex.compile(rf"(?<![{LETTERS}])[A-Za-z0-9]*+[[{LETTERS}]--[\x00-\x7f]][{LETTERS}]*", regex.V1)
 
 
 def highlight_spans(text: str, query: Query) -> list[tuple[int, int]]:
     """Sorted, disjoint, non-touching (start, end) spans of `text` that match `query` (empty for no match)."""
     if not query or not text:
         return []
-    exact = {(t.field, t.token) for t in query.terms}
-    prefixes = [(t.field, t.token) for t in query.terms if t.prefix]
-    spans = [(start, end) for field, token, start, end in analyze_spans(text)
-             if (field, token) in exact or any(f == field and token.startswith(p) for f, p in prefixes)]
+    matcher = _matcher(query)
+    if text.isascii():  # ASCII is NFC already and has no lone surrogates: normalising would change nothing
+        return _merge(matcher.ascii_marks(text, []))
+    norm = normalize(text)
+    mixed = [run.span() for run in _MIXED_RUN.finditer(norm.text)]
+    spans = matcher.ascii_marks(norm.text, mixed)
+    for run_start, run_end in mixed:
+        spans.extend((run_start + start, run_start + end) for field, token, start, end
+                     in units(norm.text[run_start:run_end]) if matcher.matches(field, token))
+    if norm.breaks:
+        spans = [(norm.original(start), norm.original(end)) for start, end in spans]
     return _merge(spans)
+
+
+class _Matcher:
+    """Which tokens a query matches, and which lower-cased ASCII words it matches (remembered: a query's
+    results share most of their words)."""
+
+    def __init__(self, query: Query) -> None:
+        self.exact = {(t.field, t.token) for t in query.terms}
+        self.prefixes = [(t.field, t.token) for t in query.terms if t.prefix]
+        self.stems = frozenset(token for field, token in self.exact if field == "stems")
+        self.stem_prefixes = tuple(token for field, token in self.prefixes if field == "stems")
+        self.ascii_words: dict[str, bool] = {}
+
+    def matches(self, field: str, token: str) -> bool:
+        return (field, token) in self.exact or any(f == field and token.startswith(p) for f, p in self.prefixes)
+
+    def ascii_marks(self, text: str, mixed: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The spans of the matching all-ASCII runs of letters and digits of `text`, those inside the runs `mixed`
+        aside (sorted, disjoint: they hold all the others). Each is one word, cut to MAX_WORD characters,
+        lower-cased and stemmed (`fields._word_units`)."""
+        known, spans = self.ascii_words, []
+        skip = iter(mixed)
+        run_start, run_end = next(skip, (len(text), len(text)))
+        for match in _ASCII_WORD.finditer(text):
+            start, end = match.span()
+            if start >= run_start:
+                while start >= run_end:
+                    run_start, run_end = next(skip, (len(text), len(text)))
+                if start >= run_start:
+                    continue
+            word = match.group().lower()
+            hit = known.get(word)
+            if hit is None:
+                hit = known[word] = self._ascii_word(word[:MAX_WORD])
+            if hit:
+                spans.append((start, min(end, start + MAX_WORD)))
+        return spans
+
+    def _ascii_word(self, token: str) -> bool:
+        stemmed = STEM_CACHE.get(token) or stem(token)
+        if not stemmed:
+            return self.matches("words", token)
+        return stemmed in self.stems or (bool(self.stem_prefixes) and stemmed.startswith(self.stem_prefixes))
+
+
+@functools.lru_cache(maxsize=32)
+def _matcher(query: Query) -> _Matcher:
+    return _Matcher(query)
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
