@@ -277,17 +277,17 @@ def test_a_damaged_or_other_version_index_is_rebuilt_with_a_notice(tmp_path, cap
 
 def _build_and_hang(db: str, flag: str) -> None:
     """Child process: build the side index, stopping for good half-way through the chunks."""
-    made = ki.body_tokens
+    made = ki.chunk_document
     seen = []
 
-    def slow(title, text):
+    def slow(*args):
         seen.append(1)
         if len(seen) == 150:
             Path(flag).write_text("writing")
             time.sleep(600)
-        return made(title, text)
+        return made(*args)
 
-    ki.body_tokens = slow
+    ki.chunk_document = slow
     ki.build_index(ki.index_dir(Path(db)), lambda: sqlite_side.database_rows(Path(db)))
 
 

@@ -16,6 +16,12 @@ document lengths in one byte (coarser), a title token counts twice in the length
 PREFIX_TERMS most frequent expansions as separate terms (FTS5: one phrase). The ranking was measured against
 FTS5's on SciFact and ArguAna (docs/search-scale.md). Folder, type and language filters are indexed fields.
 
+The SQLite engine ranks the side index's candidates again with FTS5's bm25() (sqlite/keyword/bm25.py), which needs
+each candidate's tokens per FTS5 column. Its builds store them (`build_index(..., terms=True)`): per chunk, each
+column's tokens with their counts (`terms`, JSON), so a query reads them with its hits instead of running the text
+pipeline again over every candidate (60 % of the keyword side's time at 100k chunks). The chunk id is a fast field,
+read for all hits at once.
+
 On disk: `<database>.keywords/` holds one tantivy index directory per build (`gen-<generation>-<pid>-<random>`) and
 `current.json` naming the complete one with its format version, the text pipeline's fingerprint, the keyword
 generation it was built at and its row count. The engine counts keyword writes (sqlite/side.py: meta.kw_generation,
@@ -34,7 +40,7 @@ import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from desktop_app.core import text as tp
 from desktop_app.core.ingest.extract import index_title
@@ -42,7 +48,7 @@ from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.side.base import SideIndex
 from desktop_app.core.text.fields import analyze_title
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the chunk id is a fast field; SQLite's builds store each chunk's column terms
 MIN_CHUNKS = 20_000  # below this FTS5's own plan answers in a few milliseconds
 REBUILD_QUIET = 30.0  # seconds without keyword writes before a rebuild starts
 PREFIX_TERMS = 64  # a typed prefix's expansions searched, the most frequent first
@@ -55,19 +61,35 @@ def index_dir(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".keywords")
 
 
-def body_tokens(title: str, text: str) -> str:
-    """The `body` of one chunk's tantivy document (see the module docstring)."""
-    fields = tp.index_fields("", text)
+def body_tokens(title: str, fields: dict[str, str]) -> str:
+    """The `body` of one chunk's tantivy document (see the module docstring), of its title and index_fields."""
     out = [f"{_LETTER[f]}:{token}" for f in tp.FTS5_COLUMNS[1:] for token in fields[f].split()]
     for field, token in analyze_title(title):
         out.extend([f"{_LETTER[field]}:{token}"] * TITLE_REPEAT)
     return " ".join(out)
 
 
+ColumnTerms = list[dict[str, int]]  # per FTS5 column (tp.FTS5_COLUMNS order): token -> its instances there
+
+
+def column_terms(fields: dict[str, str]) -> ColumnTerms:
+    """Each FTS5 column's tokens with their counts, of one chunk's index_fields. A column is tokens joined by single
+    spaces, each letters, marks and digits only (text/fields.py), so split() cuts it where FTS5's `ascii` tokenizer
+    does (tests/integration/store/test_keyword_terms.py compares them on real text in several scripts)."""
+    out: ColumnTerms = []
+    for column in tp.FTS5_COLUMNS:
+        counts: dict[str, int] = {}
+        for token in fields[column].split():
+            counts[token] = counts.get(token, 0) + 1
+        out.append(counts)
+    return out
+
+
 def _schema(tantivy: Any) -> Any:
     schema = tantivy.SchemaBuilder()
     schema.add_text_field("body", stored=False, tokenizer_name="whitespace", index_option="freq")
-    schema.add_integer_field("id", stored=True, indexed=False)
+    schema.add_integer_field("id", stored=False, indexed=False, fast=True)
+    schema.add_bytes_field("terms", stored=True)  # column_terms as JSON (builds with terms=True)
     schema.add_integer_field("folder", stored=False, indexed=True)
     schema.add_text_field("type", stored=False, tokenizer_name="raw", index_option="basic")
     schema.add_text_field("lang", stored=False, tokenizer_name="raw", index_option="basic")
@@ -81,6 +103,14 @@ def idf_ratio(rows: int, total: int) -> float:
     return fts5 / math.log(1.0 + (total - rows + 0.5) / (rows + 0.5))
 
 
+class Hit(NamedTuple):
+    """One chunk the index found: its id, its BM25 score and where the index holds it."""
+
+    chunk: int
+    score: float
+    address: Any
+
+
 class Keywords:
     """A loaded keyword side index: one searcher over one finished build."""
 
@@ -91,6 +121,10 @@ class Keywords:
 
     def search(self, query: tp.Query, limit: int, filters: Filters | None = None) -> list[tuple[int, float]]:
         """The best `limit` chunks for the query's terms (score: BM25, higher is better; ties by chunk id)."""
+        return [(hit.chunk, hit.score) for hit in self.hits(query, limit, filters)]
+
+    def hits(self, query: tp.Query, limit: int, filters: Filters | None = None) -> list[Hit]:
+        """`search`'s answer with each hit's address in the index (for `terms`)."""
         tv, searcher = self._tv, self.searcher
         clauses = []
         for term in query.terms:
@@ -108,8 +142,19 @@ class Keywords:
         if filters and (allowed := self._filter(filters)):
             found = tv.Query.boolean_query([(tv.Occur.Must, found), *allowed])
         hits = searcher.search(found, int(limit), count=False).hits
-        out = [(int(searcher.doc(addr)["id"][0]), float(score)) for score, addr in hits]
-        return sorted(out, key=lambda h: (-h[1], h[0]))
+        ids = searcher.fast_field_values("id", [addr for _, addr in hits])
+        out = [Hit(int(cid), float(score), addr) for cid, (score, addr) in zip(ids, hits, strict=True)]
+        return sorted(out, key=lambda h: (-h.score, h.chunk))
+
+    def terms(self, hits: Sequence[Hit]) -> list[ColumnTerms] | None:
+        """The column terms of these hits (column_terms), in their order; None when this build has none."""
+        out = []
+        for hit in hits:
+            stored = self.searcher.doc(hit.address).get_first("terms")
+            if stored is None:
+                return None
+            out.append(json.loads(stored))
+        return out
 
     def term_rows(self, query: tp.Query) -> list[int]:
         """Rows holding each term (a prefix: the sum over its expansions searched, at most every row)."""
@@ -182,8 +227,9 @@ Row = tuple[int, str, str, str, int, str, str]  # chunk id, text, title, path, f
 RowSource = Callable[[], AbstractContextManager[tuple[int, Iterator[Sequence[Row]]]]]
 
 
-def build_index(root: Path, source: RowSource) -> tuple[Keywords, int]:
-    """A new index of every row `source` gives, under `root`; (the index, the generation it was built at)."""
+def build_index(root: Path, source: RowSource, *, terms: bool = False) -> tuple[Keywords, int]:
+    """A new index of every row `source` gives, under `root`; (the index, the generation it was built at). `terms`:
+    store each chunk's column terms (the SQLite engine ranks candidates with them)."""
     import tantivy
 
     root.mkdir(exist_ok=True)
@@ -199,8 +245,8 @@ def build_index(root: Path, source: RowSource) -> tuple[Keywords, int]:
         rows = 0
         for batch in batches:
             for cid, text, title, path, folder, kind, lang in batch:
-                writer.add_document(tantivy.Document(id=int(cid), folder=int(folder), type=kind, lang=lang,
-                                                     body=body_tokens(index_title(title, Path(path)), text)))
+                writer.add_document(chunk_document(tantivy, cid, index_title(title, Path(path)), text, folder, kind,
+                                                   lang, terms))
             rows += len(batch)
     writer.commit()
     writer.wait_merging_threads()
@@ -216,6 +262,16 @@ def build_index(root: Path, source: RowSource) -> tuple[Keywords, int]:
         shutil.rmtree(root / keep, ignore_errors=True)  # a process still searching it keeps its open files
     index.reload()
     return Keywords(tantivy, index, rows), generation
+
+
+def chunk_document(tantivy: Any, cid: int, title: str, text: str, folder: int, kind: str, lang: str,
+                   terms: bool) -> Any:
+    """One chunk's tantivy document (the text pipeline runs once for the body and the terms)."""
+    fields = tp.index_fields(title, text)
+    doc = tantivy.Document(id=int(cid), folder=int(folder), type=kind, lang=lang, body=body_tokens(title, fields))
+    if terms:
+        doc.add_bytes("terms", json.dumps(column_terms(fields), ensure_ascii=False, separators=(",", ":")).encode())
+    return doc
 
 
 class KeywordIndex(SideIndex[Keywords]):

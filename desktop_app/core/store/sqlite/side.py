@@ -118,4 +118,4 @@ class DatabaseKeywords(ki.KeywordIndex):
         return int(conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
 
     def build(self) -> tuple[ki.Keywords, int]:
-        return ki.build_index(self.path(), lambda: database_rows(self.db_path))
+        return ki.build_index(self.path(), lambda: database_rows(self.db_path), terms=True)  # bm25() rescoring's

@@ -6,10 +6,12 @@ idf_i = ln((N - n_i + 0.5) / (n_i + 0.5)), at least 1e-6; a row of |D| tokens (a
 average, scores  sum_i idf_i * f_i * (k1 + 1) / (f_i + k1 * (1 - b + b * |D| / avgdl)),  f_i being the phrase's
 instances in the columns its query names, each counted with its column's weight; k1 = 1.2, b = 0.75.
 The side index ranks with tantivy's BM25 (one-byte lengths, a title's tokens counted twice in the length, its
-own tokens): close to bm25() but not equal (docs/keyword-scale.md). Here a candidate's columns are made again from
-its stored text (index_fields) and split as FTS5's `ascii` tokenizer splits them; N and the column totals come
-from FTS5's own averages record, n_i from the side index (a term's rows; a prefix's, the sum over the expansions
-searched, at most N: the one estimate left).
+own tokens): close to bm25() but not equal (docs/keyword-scale.md). Here a candidate's columns are its tokens per
+column with their counts, as FTS5's `ascii` tokenizer splits the index_fields columns: stored in the side index
+when it was built (side/keyword_index.py column_terms), or made again from the stored text (`column_counts`); N and
+the column totals come from FTS5's own averages record, n_i from the side index (a term's rows; a prefix's, the sum
+over the expansions searched, at most N: the one estimate left). A query term is one token (text/query.py: letters,
+marks and digits, folded), so a phrase is one word or one prefix and the counts answer it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from desktop_app.core import text as tp
 from desktop_app.core.store.sqlite.connect import Connection
@@ -68,29 +70,33 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
     raise AssertionError("unreachable")
 
 
-def scores(query: tp.Query, rows: Sequence[tuple[int, dict[str, str]]], hits: Sequence[int], total_rows: int,
-           total_tokens: int) -> list[tuple[int, float]]:
-    """bm25() (higher is better, as keyword_candidates returns it) of each (chunk id, index_fields columns) row,
-    for the query's terms found in `hits[i]` rows each; best first, ties by chunk id."""
+def column_counts(fields: Mapping[str, str]) -> list[dict[str, int]]:
+    """Each FTS5 column's tokens (as the ascii tokenizer splits them) with their counts, of index_fields columns."""
+    return [dict(Counter(ascii_tokens(fields[c]))) for c in tp.FTS5_COLUMNS]
+
+
+def scores(query: tp.Query, rows: Sequence[tuple[int, Sequence[Mapping[str, int]]]], hits: Sequence[int],
+           total_rows: int, total_tokens: int) -> list[tuple[int, float]]:
+    """bm25() (higher is better, as keyword_candidates returns it) of each (chunk id, column counts) row, the counts
+    per FTS5 column as column_counts makes them, for the query's terms found in `hits[i]` rows each; best first,
+    ties by chunk id."""
     weights = [tp.FTS5_WEIGHTS[c] for c in tp.FTS5_COLUMNS]
     avgdl = total_tokens / max(total_rows, 1)
-    words: dict[str, list[tuple[int, float]]] = {}  # one-token phrases, not prefixes: their counts are looked up
-    phrases: list[tuple[list[str], bool, int, float]] = []  # the rest: prefixes and phrases of several tokens
+    words: dict[str, list[tuple[int, float]]] = {}  # whole words: their counts are looked up
+    prefixes: list[tuple[str, int, float]] = []  # a typed word's prefix: the counts of the tokens it starts
     for term, n in zip(query.terms, hits, strict=True):
         tokens = ascii_tokens(term.token)
         if tokens:
             idf = max(math.log((total_rows - n + 0.5) / (n + 0.5)), 1e-6) * max(1, term.weight)
             column = tp.FTS5_COLUMNS.index(term.field)  # searched with the title (column 0)
-            if len(tokens) == 1 and not term.prefix:
-                words.setdefault(tokens[0], []).append((column, idf))
+            if term.prefix:
+                prefixes.append((tokens[-1], column, idf))
             else:
-                phrases.append((tokens, term.prefix, column, idf))
+                words.setdefault(tokens[-1], []).append((column, idf))
     title_weight = weights[0]
     out = []
-    for cid, fields in rows:
-        cols = [ascii_tokens(fields[c]) for c in tp.FTS5_COLUMNS]
-        counts = [Counter(col) for col in cols]
-        norm = K1 * (1 - B + B * sum(map(len, cols)) / avgdl)
+    for cid, counts in rows:
+        norm = K1 * (1 - B + B * sum(sum(c.values()) for c in counts) / avgdl)
         title = counts[0]
         score = 0.0
         present = set().union(*(words.keys() & c.keys() for c in counts))
@@ -99,23 +105,9 @@ def scores(query: tp.Query, rows: Sequence[tuple[int, dict[str, str]]], hits: Se
                 f = title_weight * title.get(word, 0) + (weights[column] * counts[column].get(word, 0) if column else 0)
                 if f:
                     score += idf * f * (K1 + 1) / (f + norm)
-        for tokens, prefix, column, idf in phrases:
-            f = sum(weights[c] * _instances(cols[c], counts[c], tokens, prefix) for c in {0, column})
+        for start, column, idf in prefixes:
+            f = sum(weights[c] * sum(n for word, n in counts[c].items() if word.startswith(start)) for c in {0, column})
             if f:
                 score += idf * f * (K1 + 1) / (f + norm)
         out.append((cid, score))
     return sorted(out, key=lambda h: (-h[1], h[0]))
-
-
-def _instances(column: list[str], counts: Counter[str], phrase: list[str], prefix: bool) -> int:
-    """How often `phrase` occurs in a column's tokens (its last token as a prefix when `prefix`). One-token words
-    never come here (scores looks them up); a one-token prefix is answered from the column's distinct tokens."""
-    last = phrase[-1]
-    if len(phrase) == 1:
-        return sum(n for word, n in counts.items() if word.startswith(last))
-    n, count, head = len(phrase), 0, phrase[:-1]
-    for i in range(len(column) - n + 1):
-        word = column[i + n - 1]
-        if (word.startswith(last) if prefix else word == last) and column[i:i + n - 1] == head:
-            count += 1
-    return count

@@ -15,7 +15,7 @@ from desktop_app.core import text as tp
 from desktop_app.core.ingest.extract import index_title
 from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.side.base import of_store
-from desktop_app.core.store.side.keyword_index import Keywords
+from desktop_app.core.store.side.keyword_index import Hit, Keywords
 from desktop_app.core.store.sqlite.allowed import Allowed, AllowedChunks
 from desktop_app.core.store.sqlite.base import SQLiteBase
 from desktop_app.core.store.sqlite.connect import Connection
@@ -174,30 +174,39 @@ def _ranked_as_fts5(conn: Connection, side: Keywords, terms: tp.Query, limit: in
     """The side index's best RESCORE x `limit` chunks, ranked by bm25() as FTS5 scores them (fts5_bm25.py), so
     the side index changes how fast a large library answers, not what it answers. A document filter (`allowed`:
     the chunks it allows) keeps the side index's best allowed chunks; None when too few are among its best
-    MAX_SIDE_DEPTH (a narrow filter: FTS5 answers it exactly)."""
-    found = side.search(terms, RESCORE * limit, filters) if allowed is None else \
+    MAX_SIDE_DEPTH (a narrow filter: FTS5 answers it exactly). Each candidate's column terms come from the side
+    index (stored when it was built); from its stored text only when the index has none."""
+    found = side.hits(terms, RESCORE * limit, filters) if allowed is None else \
         _allowed_hits(side, terms, RESCORE * limit, filters, allowed)
     if found is None:
         return None
     stats = fts5_bm25.table_stats(conn) if found else None
     if stats is None:
-        return found[:limit]
+        return [(h.chunk, h.score) for h in found[:limit]]
+    stored = side.terms(found)
+    counts = list(zip((h.chunk for h in found), stored, strict=True)) if stored is not None else \
+        _counts_from_text(conn, [h.chunk for h in found])
+    return fts5_bm25.scores(terms, counts, side.term_rows(terms), stats[0], sum(stats[1]))[:limit]
+
+
+def _counts_from_text(conn: Connection, chunks: list[int]) -> list[tuple[int, list[dict[str, int]]]]:
+    """Column counts of these chunks made again from their stored text and title (the text pipeline per chunk)."""
     rows = conn.execute("SELECT c.id, c.text, d.title, d.path FROM chunks c JOIN documents d ON d.id = c.document_id "
-                        "WHERE c.id IN (SELECT value FROM json_each(?))", (json.dumps([c for c, _ in found]),))
-    fields = [(cid, tp.index_fields(index_title(title, Path(path)), text)) for cid, text, title, path in rows]
-    return fts5_bm25.scores(terms, fields, side.term_rows(terms), stats[0], sum(stats[1]))[:limit]
+                        "WHERE c.id IN (SELECT value FROM json_each(?))", (json.dumps(chunks),))
+    return [(cid, fts5_bm25.column_counts(tp.index_fields(index_title(title, Path(path)), text)))
+            for cid, text, title, path in rows]
 
 
 def _allowed_hits(side: Keywords, terms: tp.Query, want: int, filters: Filters | None,
-                  allowed: Allowed) -> list[tuple[int, float]] | None:
+                  allowed: Allowed) -> list[Hit] | None:
     """The side index's best `want` chunks among `allowed`, read ever deeper (the folder, type and language parts of
     the filter inside the index); None when they are not all within its best MAX_SIDE_DEPTH."""
     if not allowed:
         return []
     depth = want * 4
     while True:
-        found = side.search(terms, depth, filters)
-        kept = [h for h in found if h[0] in allowed.set]
+        found = side.hits(terms, depth, filters)
+        kept = [h for h in found if h.chunk in allowed.set]
         if len(kept) >= want or len(found) < depth:  # enough, or every matching chunk was read
             return kept[:want]
         if depth >= MAX_SIDE_DEPTH:
