@@ -116,31 +116,44 @@ def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rows[0::2], cols[0::2], cols[1::2] - 1
 
 
-def _components(ys: np.ndarray, x0: np.ndarray, x1: np.ndarray, height: int, reach: int) -> np.ndarray:
+def _components(ys: np.ndarray, x0: np.ndarray, x1: np.ndarray, width: int, reach: int) -> np.ndarray:
     """The component (its first run's index) of each run: runs on adjacent rows join when their columns come
-    within `reach` of each other (1: 8-connected, touching diagonally; 0: 4-connected, sharing a column)."""
-    parent = list(range(len(ys)))
+    within `reach` of each other (1: 8-connected, touching diagonally; 0: 4-connected, sharing a column).
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+    In numpy: the runs a run touches on the row above are one range of the raster-ordered runs (runs on a row are
+    disjoint and sorted), found by binary search on (row, column) keys; then components by hooking each edge's
+    larger root under its smaller one and jumping pointers until nothing changes (each component ends labelled by
+    its smallest run index, as a union-find joining under the smaller root would)."""
+    n = len(ys)
+    stride = width + 2 * reach + 2  # a (row, column) key; columns shifted by `reach` stay inside their row
+    ends, starts = ys * stride + x1 + reach, ys * stride + x0 + reach
+    above = (ys - 1) * stride + reach
+    lo = np.searchsorted(ends, above + x0 - reach, "left")
+    hi = np.searchsorted(starts, above + x1 + reach, "right")
+    count = np.maximum(hi - lo, 0)
+    run = np.repeat(np.arange(n), count)
+    other = np.repeat(lo, count) + np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    labels = np.arange(n)
+    while True:
+        low = np.minimum(labels[run], labels[other])
+        hooked = labels.copy()
+        np.minimum.at(hooked, labels[run], low)
+        np.minimum.at(hooked, labels[other], low)
+        while not np.array_equal(jumped := hooked[hooked], hooked):
+            hooked = jumped
+        if np.array_equal(hooked, labels):
+            return labels
+        labels = hooked
 
-    row_start = np.searchsorted(ys, np.arange(height + 1))
-    for y in range(1, height):
-        lo, hi, plo, phi = row_start[y], row_start[y + 1], row_start[y - 1], row_start[y]
-        j = plo
-        for i in range(lo, hi):
-            while j < phi and x1[j] < x0[i] - reach:
-                j += 1
-            k = j
-            while k < phi and x0[k] <= x1[i] + reach:
-                a, b = find(i), find(k)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-                k += 1
-    return np.array([find(i) for i in range(len(parent))], dtype=np.int64)
+
+def _grouped(roots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs grouped by their component, in one sort (a mask per component is quadratic: a dithered detector map
+    has tens of thousands of components): (run indices ordered by component and, within one, by index; where each
+    component's runs start in that order; where they end). Components come in the order of their roots."""
+    order = np.argsort(roots, kind="stable")
+    ordered = roots[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    return order, starts, np.r_[starts[1:], len(order)]
 
 
 def findContours(image: np.ndarray, mode: int, method: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:  # noqa: N802
@@ -155,26 +168,25 @@ def findContours(image: np.ndarray, mode: int, method: int) -> tuple[tuple[np.nd
         return (), np.zeros((1, 0, 4), np.int32)
     found: list[tuple[tuple[int, int], np.ndarray]] = []
     ys, x0, x1 = _runs(mask)
-    roots = _components(ys, x0, x1, mask.shape[0], reach=1)
-    for root in np.unique(roots):
-        members = roots == root
-        row = ys[members]
-        pts = np.concatenate([np.stack([x0[members], row], 1), np.stack([x1[members], row], 1)])
-        found.append(((int(ys[root]), int(x0[root])), pts))
+    order, starts, ends = _grouped(_components(ys, x0, x1, mask.shape[1], reach=1))
+    left, right = np.stack([x0[order], ys[order]], 1), np.stack([x1[order], ys[order]], 1)
+    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+        first = order[s]  # the component's first run (its root)
+        found.append(((int(ys[first]), int(x0[first])), np.concatenate([left[s:e], right[s:e]])))
     # Holes: 4-connected blobs of zeros that do not touch the image's edge; their border is the ring of pixels
     # next to them (left/right of each run, above/below it).
     hy, h0, h1 = _runs(~mask)
-    hroots = _components(hy, h0, h1, mask.shape[0], reach=0)
+    order, starts, ends = _grouped(_components(hy, h0, h1, mask.shape[1], reach=0))
+    row, a, b = hy[order], h0[order], h1[order]
     height, width = mask.shape
-    for root in np.unique(hroots):
-        members = hroots == root
-        row, a, b = hy[members], h0[members], h1[members]
-        if row.min() == 0 or row.max() == height - 1 or a.min() == 0 or b.max() == width - 1:
-            continue
-        pts = np.concatenate([np.stack([a - 1, row], 1), np.stack([b + 1, row], 1),
-                              np.stack([a, row - 1], 1), np.stack([b, row - 1], 1),
-                              np.stack([a, row + 1], 1), np.stack([b, row + 1], 1)])
-        found.append(((int(hy[root]) - 1, int(h0[root])), pts))
+    inner = ((np.minimum.reduceat(row, starts) > 0) & (np.maximum.reduceat(row, starts) < height - 1)
+             & (np.minimum.reduceat(a, starts) > 0) & (np.maximum.reduceat(b, starts) < width - 1))
+    ring = [np.stack(pair, 1) for pair in ((a - 1, row), (b + 1, row), (a, row - 1), (b, row - 1),
+                                           (a, row + 1), (b, row + 1))]
+    for g in np.flatnonzero(inner).tolist():
+        s, e = int(starts[g]), int(ends[g])
+        first = order[s]
+        found.append(((int(hy[first]) - 1, int(h0[first])), np.concatenate([side[s:e] for side in ring])))
     found.sort(key=lambda item: item[0], reverse=True)
     contours = tuple(pts.astype(np.int32).reshape(-1, 1, 2) for _first, pts in found)
     hierarchy = np.full((1, len(contours), 4), -1, np.int32)
