@@ -9,20 +9,22 @@ from __future__ import annotations
 from desktop_app.core.embed.auto import ENGLISH, other_language_share
 from desktop_app.core.events import Notice
 
+ROWS = 200  # lines per file: a few chunks of each kind (600 took half a minute more to embed, testing nothing more)
+
 
 def write_server_folder(root):
     root.mkdir()
     (root / "app.log").write_text("\n".join(
         f"2024-05-01T12:{i // 60:02d}:{i % 60:02d}Z INFO [worker-{i % 4}] req={i:08x} GET /api/v2/items/{i} "
-        f"status=200 bytes={i * 37} took={i % 90}ms" for i in range(600)))
+        f"status=200 bytes={i * 37} took={i % 90}ms" for i in range(ROWS)))
     (root / "export.csv").write_text("id,sku,customer,amount,currency,created\n" + "\n".join(
-        f"{i},SKU-{i * 7:05d},cust_{i % 97},{i * 3.25:.2f},EUR,2024-02-{i % 28 + 1:02d}" for i in range(600)))
+        f"{i},SKU-{i * 7:05d},cust_{i % 97},{i * 3.25:.2f},EUR,2024-02-{i % 28 + 1:02d}" for i in range(ROWS)))
     (root / "tool.py").write_text("\n".join(
         f"def handler_{i}(req, ctx):\n    val = ctx.get('k{i}')\n    return {{'id': {i}, 'val': val}}\n"
-        for i in range(150)))
+        for i in range(ROWS // 4)))
     (root / "figures.txt").write_text("\n".join(
-        f"{i:4d} {i * 1.5:9.2f} {i * i:8d} Q{i % 4 + 1} FY{2020 + i % 5}" for i in range(600)))
-    (root / "status.txt").write_text("Backup completed successfully\nDisk check OK\n" * 300)
+        f"{i:4d} {i * 1.5:9.2f} {i * i:8d} Q{i % 4 + 1} FY{2020 + i % 5}" for i in range(ROWS)))
+    (root / "status.txt").write_text("Backup completed successfully\nDisk check OK\n" * (ROWS // 2))
 
 
 def test_auto_keeps_minilm_and_announces_nothing(make_library, tmp_path):
