@@ -38,6 +38,7 @@ import os
 import secrets
 import shutil
 from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -125,6 +126,12 @@ class Keywords:
 
     def hits(self, query: tp.Query, limit: int, filters: Filters | None = None) -> list[Hit]:
         """`search`'s answer with each hit's address in the index (for `terms`)."""
+        return self.hits_among(query, limit, filters)[0]
+
+    def hits_among(self, query: tp.Query, limit: int, filters: Filters | None = None,
+                   among: AbstractSet[int] | None = None) -> tuple[list[Hit], int]:
+        """`hits` of the best `limit` chunks kept to the chunks `among` (a document filter's, which the index does
+        not hold: read deep, most are dropped before they cost anything), and how many were read."""
         tv, searcher = self._tv, self.searcher
         clauses = []
         for term in query.terms:
@@ -137,14 +144,15 @@ class Keywords:
                     boost = max(1, term.weight) * idf_ratio(int(rows), self.rows)
                     clauses.append((tv.Occur.Should, tv.Query.boost_query(q, boost)))
         if not clauses or limit <= 0:
-            return []
+            return [], 0
         found = tv.Query.boolean_query(clauses)
         if filters and (allowed := self._filter(filters)):
             found = tv.Query.boolean_query([(tv.Occur.Must, found), *allowed])
         hits = searcher.search(found, int(limit), count=False).hits
         ids = searcher.fast_field_values("id", [addr for _, addr in hits])
-        out = [Hit(int(cid), float(score), addr) for cid, (score, addr) in zip(ids, hits, strict=True)]
-        return sorted(out, key=lambda h: (-h.score, h.chunk))
+        out = [Hit(cid, score, addr) for cid, (score, addr) in zip(ids, hits, strict=True)
+               if among is None or cid in among]
+        return sorted(out, key=lambda h: (-h.score, h.chunk)), len(hits)
 
     def terms(self, hits: Sequence[Hit]) -> list[ColumnTerms] | None:
         """The column terms of these hits (column_terms), in their order; None when this build has none."""

@@ -205,9 +205,8 @@ def _allowed_hits(side: Keywords, terms: tp.Query, want: int, filters: Filters |
         return []
     depth = want * 4
     while True:
-        found = side.hits(terms, depth, filters)
-        kept = [h for h in found if h.chunk in allowed.set]
-        if len(kept) >= want or len(found) < depth:  # enough, or every matching chunk was read
+        kept, read = side.hits_among(terms, depth, filters, allowed.set)
+        if len(kept) >= want or read < depth:  # enough, or every matching chunk was read
             return kept[:want]
         if depth >= MAX_SIDE_DEPTH:
             return None
