@@ -175,6 +175,8 @@ class FoldersPanel(FolderDropTarget, QWidget):
         full disk, say), or a sync finished (None): shown on the keyword bar of every active folder."""
         self.keyword_error = message
         for row in self._rows.values():
+            if message is None:
+                row.update_info(row.info)  # the bar's tooltip says the files are searchable, not why it stopped
             self._show_stopped(row, row.info)
 
     def _show_stopped(self, row: FolderRow, info) -> None:
