@@ -3,6 +3,7 @@
     .venv/bin/python bench/qa_xquad_replay.py record [--split xquad-dev] [--questions questions_all.jsonl]
         [--langs th ar ...] [--out JSON]
     .venv/bin/python bench/qa_xquad_replay.py replay JSON [--langs th ar] [--misses th] [--kind-bonus X]
+        [--neighbours on off] [--spread X ...]
 
 `record` asks every answerable question through the library's own ChatService as bench/quote_units.py does
 (bundled model loaded for its tokenizer, generation skipped, embedder `auto`, cross-encoder as shipped) and keeps,
@@ -153,18 +154,22 @@ def replay(args: argparse.Namespace) -> int:
             encoding="utf-8").splitlines() if line}
     for neighbours in args.neighbours:
         for bonus in args.kind_bonus or [None]:
-            selector = embedder_selector(lambda: model)
-            if bonus is not None:
-                selector.kind_bonus = bonus
-            selector.neighbours = neighbours == "on"
-            print(f"kind bonus {selector.kind_bonus}, neighbours {neighbours}"
-                  + (" (the dev split's 50 ids)" if only else ""))
-            replay_once(args, data, selector, only)
+            for spread in args.spread or [None]:
+                selector = embedder_selector(lambda: model)
+                if bonus is not None:
+                    selector.kind_bonus = bonus
+                if spread is not None:
+                    selector.spread = spread
+                selector.neighbours = neighbours == "on"
+                print(f"kind bonus {selector.kind_bonus}, neighbours {neighbours}, spread {selector.spread}"
+                      + (" (the dev split's 50 ids)" if only else ""))
+                replay_once(args, data, selector, only)
     return 0
 
 
 def replay_once(args: argparse.Namespace, data: dict, selector: Any, only: set[str] | None) -> None:
     by_lang: dict[str, list[tuple[bool, bool]]] = {}
+    lengths: dict[str, list[int]] = {}
     causes: dict[str, dict[str, int]] = {}
     for row in data["rows"]:
         if (args.langs and row["lang"] not in args.langs) or (only is not None and row["id"] not in only):
@@ -174,6 +179,8 @@ def replay_once(args: argparse.Namespace, data: dict, selector: Any, only: set[s
         quote = selector.select(row["question"], passages) if passages else None
         hit = bool(quote and contains_any(quote.text, row["answers"]))
         by_lang.setdefault(row["lang"], []).append((hit, row["gold"]))
+        if quote is not None:
+            lengths.setdefault(row["lang"], []).append(len(quote.text))
         if not hit:
             cause = classify(row, quote, passages)
             causes.setdefault(row["lang"], {}).setdefault(cause, 0)
@@ -185,7 +192,15 @@ def replay_once(args: argparse.Namespace, data: dict, selector: Any, only: set[s
         now, then = proportion([p[0] for p in pairs]), proportion([p[1] for p in pairs])
         print(f"  {lang:<3} n={len(pairs)}  quote holds gold {fmt(now)}  (recorded {fmt(then)})  "
               f"up {sum(a and not b for a, b in pairs)} down {sum(b and not a for a, b in pairs)}  "
-              f"misses {causes.get(lang, {})}")
+              f"misses {causes.get(lang, {})}  quote length p50 / p90 {quantiles(lengths.get(lang, []))}")
+
+
+def quantiles(values: list[int]) -> str:
+    """The median and 90th percentile of quote lengths in characters (a longer quote holds gold more often)."""
+    if not values:
+        return "-"
+    ordered = sorted(values)
+    return f"{ordered[(len(ordered) - 1) // 2]} / {ordered[int(0.9 * (len(ordered) - 1))]}"
 
 
 def main() -> int:
@@ -203,6 +218,9 @@ def main() -> int:
     rep.add_argument("--kind-bonus", type=float, nargs="*", help="one replay per value")
     rep.add_argument("--neighbours", nargs="*", choices=("on", "off"), default=["on"],
                      help="quote the unit beside the chosen one when only it offers the kind asked for")
+    rep.add_argument("--spread", type=float, nargs="*",
+                     help="one replay per value: the share of the question's terms the unit beside the chosen one "
+                          "must add to be quoted with it (0: never)")
     rep.add_argument("--dev50", action="store_true", help="only the 50 ids of the dev split's questions.jsonl")
     args = ap.parse_args()
     return record(args) if args.cmd == "record" else replay(args)

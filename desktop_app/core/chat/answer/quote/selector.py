@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
+import regex
 
 from desktop_app.core.chat.answer.context import Passage, place_text, to_passage
 from desktop_app.core.chat.answer.quote.answer_kind import answer_kind, offers
@@ -36,6 +37,18 @@ EmbedQuery = Callable[[str], np.ndarray]
 ELLIPSIS = "…"  # how focus.py and context.py mark where they cut a passage
 MAX_CANDIDATES = 200  # sentences scored by keywords per question (five whole chunks hold ~90)
 SHORTLIST = 10  # of those, the best by keywords and rank that the embedder reads (~0.05 s each on a busy CPU)
+# The unit beside the chosen one is quoted with it when it holds at least this share (rarity-weighted) of the
+# question's terms that the chosen one lacks, and both together are at most SPREAD_MAX characters (with_spread).
+# Chosen on the XQuAD dev articles (bench/qa_xquad_replay.py replay FILE --spread ...; 177 questions per language):
+# 0.05 / 0.1 / 0.15 / 0.2 without a length bound: th +14 / +13 / +8 / +5, zh +8 / +5 / +3 / +1, ar +8 / +7 / +3 / +3,
+# none lost; at 0.1, 450 characters keep th +10, zh +5, ar +6 with the longest tenth of Thai quotes at ~390
+# characters instead of ~510.
+SPREAD = 0.1
+SPREAD_MAX = 450
+# Scripts whose units the spread rule joins: a Thai space ends a clause as well as a sentence, and a Chinese or
+# Arabic writer runs one statement over two sentences. English (+3 of 177 on the same articles) is left as it is:
+# the abstention gate's weights were fitted on English quotes as they are chosen now (gate/abstain.py).
+_SPREAD_SCRIPTS = regex.compile(r"[\p{Thai}\p{Han}\p{Arabic}]")
 
 
 @dataclass(frozen=True)
@@ -165,19 +178,43 @@ def matched(wanted: set[str], have: set[str], min_len: int = 4) -> set[str]:
     return out
 
 
+@dataclass(frozen=True)
+class Matches:
+    """The question's terms each text holds, and each term's weight: rarer among the texts, heavier (idf)."""
+
+    wanted: frozenset[str]
+    found: tuple[frozenset[str], ...]
+    idf: dict[str, float]
+
+    def share(self, held: set[str] | frozenset[str]) -> float:
+        """The weighted share of the question's terms in `held` (0..1)."""
+        total = sum(self.idf.values())
+        return sum(self.idf[t] for t in held) / total if total else 0.0
+
+
+def term_matches(question: str, texts: Sequence[str]) -> Matches:
+    """The question's search terms found in each text, weighted by their rarity among `texts`."""
+    wanted = question_terms(question)
+    found = tuple(frozenset(matched(wanted, terms(t))) if wanted else frozenset() for t in texts)
+    df = Counter(t for f in found for t in f)
+    idf = {t: math.log(1 + (len(texts) + 1) / (df[t] + 0.5)) for t in wanted}
+    return Matches(frozenset(wanted), found, idf)
+
+
+def shares(matches: Matches, among: Sequence[str] = ()) -> tuple[list[float], float]:
+    """keyword_scores from the matches already found."""
+    if not matches.wanted or not matches.found:
+        return [0.0] * len(matches.found), 1.0
+    wanted = set(matches.wanted)
+    anywhere = set().union(*(matched(wanted, terms(t)) for t in among)) if among else wanted
+    return [matches.share(f) for f in matches.found], matches.share(anywhere)
+
+
 def keyword_scores(question: str, texts: Sequence[str], among: Sequence[str] = ()) -> tuple[list[float], float]:
     """Per text, the rarity-weighted share of the question's terms it contains (0..1; idf over `texts`); and the
     share found in any of `among` (the whole passages): SQuAD 2.0's unanswerable questions mostly carry a term
     (a swapped name or date) that no passage holds."""
-    wanted = question_terms(question)
-    if not wanted or not texts:
-        return [0.0] * len(texts), 1.0
-    found = [matched(wanted, terms(t)) for t in texts]
-    df = Counter(t for f in found for t in f)
-    idf = {t: math.log(1 + (len(texts) + 1) / (df[t] + 0.5)) for t in wanted}
-    total = sum(idf.values())
-    anywhere = set().union(*(matched(wanted, terms(t)) for t in among)) if among else wanted
-    return [sum(idf[t] for t in f) / total for f in found], sum(idf[t] for t in anywhere) / total
+    return shares(term_matches(question, texts), among)
 
 
 def to_quote(c: Candidate, score: float, selector: str) -> Quote:
@@ -204,6 +241,8 @@ class EmbedderQuoteSelector:
         self.rank_bonus = rank_bonus
         self.kind_bonus = kind_bonus  # added, when choosing only, to a sentence offering the kind of answer asked for
         self.neighbours = True  # a unit lacking the kind asked for is quoted with the next or previous one offering it
+        self.spread = SPREAD  # ... or holding enough of the question's terms it lacks (with_spread; 0: never)
+        self.matches: Matches | None = None  # of the last question scored
         self.floor = floor
         self.min_support = min_support
         self.support = 1.0  # of the last question scored
@@ -212,8 +251,9 @@ class EmbedderQuoteSelector:
         """One score per candidate (higher answers better)."""
         texts = [c.text for c in found]
         passages = list({id(c.passage): c.passage.content for c in found}.values())
-        shares, self.support = keyword_scores(question, texts, passages)
-        keyword = np.asarray(shares, dtype=np.float32)
+        self.matches = term_matches(question, texts)
+        held, self.support = shares(self.matches, passages)
+        keyword = np.asarray(held, dtype=np.float32)
         prior = np.asarray([self.rank_bonus / (1 + c.rank) for c in found], dtype=np.float32)
         lexical = (1 - self.semantic) * keyword + prior
         if not self.semantic:
@@ -245,9 +285,20 @@ class EmbedderQuoteSelector:
         chosen = self.with_kind(question, found, scored)
         best = max(range(len(found)), key=lambda i: (chosen[i], -i))
         runner_up = max((s for i, s in enumerate(scored) if i != best), default=scored[best])
-        quote = to_quote(with_neighbour(question, found, best) if self.neighbours else found[best], scored[best],
-                         self.name)
+        quote = to_quote(self.widened(question, found, best), scored[best], self.name)
         return replace(quote, support=self.support, margin=scored[best] - runner_up)
+
+    def widened(self, question: str, found: Sequence[Candidate], best: int) -> Candidate:
+        """The chosen unit, with the unit beside it when that one offers the kind of answer asked for, or else holds
+        the question's terms the chosen one lacks (neighbours off: the unit alone)."""
+        if not self.neighbours:
+            return found[best]
+        chosen = with_neighbour(question, found, best)
+        if chosen is not found[best] or not self.spread:
+            return chosen
+        matches = self.matches if self.matches is not None and len(self.matches.found) == len(found) else (
+            term_matches(question, [c.text for c in found]))
+        return with_spread(found, best, matches, self.spread)
 
 
 def with_neighbour(question: str, found: Sequence[Candidate], best: int) -> Candidate:
@@ -265,6 +316,27 @@ def with_neighbour(question: str, found: Sequence[Candidate], best: int) -> Cand
         if 0 <= j < len(found) and found[j].passage is c.passage and offers(kind, found[j].text, question):
             return Candidate(c.passage, c.rank, min(c.start, found[j].start), max(c.end, found[j].end))
     return c
+
+
+def with_spread(found: Sequence[Candidate], best: int, matches: Matches, least: float = SPREAD,
+                longest: int = SPREAD_MAX) -> Candidate:
+    """The chosen unit, or it and the unit beside it in the same passage (the next first) when that one holds at least
+    `least` of the question's terms (rarity-weighted, `matches`) the chosen one does not, and the two together are at
+    most `longest` characters: the question paraphrases a statement that runs over both, and its answer is as
+    often in the one as in the other (a Thai space that ended a clause, not the sentence; a Chinese sentence whose
+    subject is the one before). Only in Thai, Chinese and Arabic text (_SPREAD_SCRIPTS)."""
+    c = found[best]
+    if not _SPREAD_SCRIPTS.search(c.text):
+        return c
+    have = matches.found[best]
+    beside = [j for j in (best + 1, best - 1) if 0 <= j < len(found) and found[j].passage is c.passage]
+    if not beside:
+        return c
+    j = max(beside, key=lambda k: matches.share(matches.found[k] - have))  # the next one on a tie
+    start, end = min(c.start, found[j].start), max(c.end, found[j].end)
+    if matches.share(matches.found[j] - have) < least or end - start > longest:
+        return c
+    return Candidate(c.passage, c.rank, start, end)
 
 
 def kind_bonuses(question: str, texts: Sequence[str], bonus: float) -> list[float]:

@@ -6,7 +6,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_app.core.chat.answer.context import Passage
-from desktop_app.core.chat.answer.quote.selector import EmbedderQuoteSelector, Quote, keyword_scores
+from desktop_app.core.chat.answer.quote import selector
+from desktop_app.core.chat.answer.quote.selector import (
+    EmbedderQuoteSelector,
+    Quote,
+    candidates,
+    keyword_scores,
+    term_matches,
+    with_spread,
+)
+from desktop_app.core.chat.answer.quote.sentence_split import sentence_spans
 from desktop_app.core.embed.base import HashEmbedder, embed_query
 
 HASH = HashEmbedder()
@@ -165,3 +174,58 @@ THAI_NAMED = ("ผู้ที่รับหน้าที่นี้คื�
               "ประจำที่จังหวัดชายทะเลทางภาคใต้ของประเทศในเวลาต่อมา")
 THAI_OTHER = ("ปัจจุบันประภาคารยังคงส่องแสงทุกคืนให้เรือประมงที่ออกหาปลาในทะเลลึกได้เห็นทางกลับเข้าฝั่งอย่างปลอดภัย"
               "แม้ในคืนที่มีคลื่นลมแรงและฝนตกหนักตลอดทั้งคืน")
+
+
+# XQuAD (CC BY-SA 4.0), Sky (United Kingdom) and United Methodist Church, dev articles: the question paraphrases a
+# statement the passage runs over two units, and the unit sharing most of the question's words is the one without
+# the answer ("which proprietary system does Sky+ HD use": Sky+ HD in one sentence, "proprietary ... OpenTV" in the
+# next; Thai "what do elders serve as in local congregations": the local congregations in the unit after the
+# one naming the answer, where a space ended a clause).
+SKY_ZH = ("BSkyB的标清广播是以 DVB-兼容 MPEG-2 进行的，与包括可选 Dolby Digital 音轨的Sky Movies和Sky Box Office频道"
+          "近期电影一起，虽然这些只能通过Sky+box观看。Sky+HD内容是使用 MPEG-4 广播的，大部分高清内容使用 DVB-S2 标准。"
+          "交互式服务和7天EPG使用专有的 OpenTV 系统，使用机顶盒，包括调制解调器用于返回路径。"
+          "Sky News与其他频道通过播放循环视频流，提供一种伪视屏点播交互服务。")
+SKY_AR = ("يتم بثّ محتويات سكاي بلس إتش دي باستعمال صيغة أم بي إي جي 4، كما توظيف صيغة دي في بي إس 2 القياسية في جل "
+          "المحتوى ذو الدقة العالية. توظف كل من الخدمات التفاعلية والدليل الإلكتروني للبرامج النظام ذات الملكية "
+          "الجماعية أوبن تي في ، وذلك باستعمال أجهزة استقبال فوقية مزودة بموديمات لإرسال الإشارات. وكغيرها من القنوات، "
+          "تؤمّن قناة سكاي نيوز خدمة الفيديو الصوتي التفاعلية عند الطلب عن طريق بثها لمقاطع فيديو متكررة.")
+ELDERS_TH = ("ในปัจจุบัน พระจะรวมถึงชายและหญิงซึ่งได้รับการบวชโดยสังฆนายกให้เป็นพระอาวุโสและผู้ช่วยพระ "
+             "และได้รับการแต่งตั้งไปยังคณะนักบวชต่างๆ พระอาวุโสในคริสตจักรยูไนเต็ดเมธอดิสต์จะจาริกและอยู่ภายใต้การปกครอง"
+             "และการแต่งตั้งโดยสังฆนายกของตน โดยทั่วไป พระเหล่านี้จะทำหน้าที่เป็น บาทหลวง ในกลุ่มคริสต์ศาสนิกชนที่ชุมนุมกัน"
+             "ในท้องถิ่น ผู้ช่วยพระจะอยู่ในคณะสงฆ์บริการ และอาจปฏิบัติหน้าที่เป็นนักดนตรี นักกิจกรรม นักการศึกษา "
+             "ผู้ดูแลธุรกิจ และด้านอื่นๆ อีกมากมาย")
+
+
+def spread_off() -> EmbedderQuoteSelector:
+    off = EmbedderQuoteSelector(None, None)
+    off.spread = 0.0
+    return off
+
+
+def test_a_thai_chinese_or_arabic_unit_is_quoted_with_the_one_beside_it_holding_the_rest_of_the_question():
+    cases = [("Sky+HD使用的专有系统是什么？", Passage(1, SKY_ZH, "sky_zh.txt"), "OpenTV", "Sky+HD内容是"),
+             ("ما هو نظام الملكية الذي تستعمله سكاي بلس إتش دي؟", Passage(2, SKY_AR, "sky_ar.txt"), "أوبن تي في",
+              "يتم بثّ محتويات سكاي بلس"),
+             ("โดยทั่วไป พระจะทำหน้าที่เป็นอะไรในกลุ่มคริสต์ศาสนิกชนที่ชุมนุมกันในท้องถิ่น",
+              Passage(3, ELDERS_TH, "methodist_th.txt"), "บาทหลวง", "ในกลุ่มคริสต์ศาสนิกชน")]
+    for question, passage, answer, shared in cases:
+        alone = spread_off().select(question, [passage])
+        assert alone is not None and answer not in alone.text and shared in alone.text  # the echo, without the answer
+        quote = KEYWORDS.select(question, [passage])
+        assert quote is not None and answer in quote.text and alone.text in quote.text
+        assert passage.content[quote.start:quote.end] == quote.text  # verbatim: two whole units and what is between
+        assert len(quote.text) <= selector.SPREAD_MAX
+        units = [passage.content[a:b] for a, b in sentence_spans(passage.content)]
+        assert sum(u in quote.text for u in units) == 2  # the unit chosen and one beside it, never the third
+
+
+def test_an_english_unit_is_never_joined_to_the_one_beside_it_by_the_question_s_terms():
+    sky = Passage(1, "Sky+ HD material is broadcast using MPEG-4 and most of the HD material uses the DVB-S2 standard. "
+                     "Interactive services and 7-day EPG use the proprietary OpenTV system, with set-top boxes "
+                     "including modems for a return path.", "sky_en.txt")
+    found = candidates([sky])
+    question = "What is the proprietary system that Sky+ HD material uses?"
+    matches = term_matches(question, [c.text for c in found])
+    assert matches.share(matches.found[1] - matches.found[0]) >= selector.SPREAD  # the Thai rule would join them
+    assert with_spread(found, 0, matches) is found[0]
+    assert KEYWORDS.select(question, [sky]) == spread_off().select(question, [sky])
