@@ -50,13 +50,14 @@ def units(text: str) -> Iterator[Unit]:
 def _word_units(text: str, start: int, end: int) -> Iterator[Unit]:
     """A word's one token: its stem where its script has a stemmer (Latin, Arabic), else the folded word."""
     token = fold_word(text[start:end])[:segment.MAX_WORD]  # folding can lengthen a word (ß → ss)
-    if not token:
-        return
+    if token:
+        yield (*word_unit(token), start, end)
+
+
+def word_unit(token: str) -> tuple[str, str]:
+    """A folded word's (field, token): its stem where its script has a stemmer, else the word itself."""
     stemmed = stem(token)
-    if stemmed:
-        yield "stems", stemmed, start, end
-    else:
-        yield "words", token, start, end
+    return ("stems", stemmed) if stemmed else ("words", token)
 
 
 def _bigrams(text: str, start: int, end: int) -> Iterator[Unit]:

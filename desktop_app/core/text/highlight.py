@@ -9,7 +9,7 @@ Every search result is highlighted, so this is on the hot path of a query (it wa
 at 100k chunks when each result went through `fields.analyze_spans` whole). It still tokenizes every word, but
 the runs of letters, marks and digits that are all ASCII take one stdlib regex over the text and a per-query memo
 of the words seen: `segment.RUN` never crosses the end of such a run, and one that is all ASCII is one `word` run
-whose token is its lower-cased, stemmed text (`fields._word_units`). Only the runs holding another character go
+whose token is its lower-cased, stemmed text (`fields.word_unit`). Only the runs holding another character go
 through `fields.units` (ICU, bigrams, folding) as before. tests/unit/core/text/test_highlight_equal.py
 checks the spans are the ones the `analyze_spans` computation gave, on real text in several scripts and on
 generated text.
@@ -22,12 +22,10 @@ import re
 
 import regex
 
-from desktop_app.core.text.fields import units
+from desktop_app.core.text.fields import units, word_unit
 from desktop_app.core.text.normalize import normalize
 from desktop_app.core.text.query import Query
 from desktop_app.core.text.segment import LETTERS, MAX_WORD
-from desktop_app.core.text.stem import CACHE as STEM_CACHE
-from desktop_app.core.text.stem import stem
 
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]+")  # the ASCII letters and digits (\p{L}\p{M}\p{N} within ASCII)
 # A run of letters, marks and digits holding one that is not ASCII (possessive, and only from a run's start: linear).
@@ -59,8 +57,6 @@ class _Matcher:
     def __init__(self, query: Query) -> None:
         self.exact = {(t.field, t.token) for t in query.terms}
         self.prefixes = [(t.field, t.token) for t in query.terms if t.prefix]
-        self.stems = frozenset(token for field, token in self.exact if field == "stems")
-        self.stem_prefixes = tuple(token for field, token in self.prefixes if field == "stems")
         self.ascii_words: dict[str, bool] = {}
 
     def matches(self, field: str, token: str) -> bool:
@@ -69,7 +65,7 @@ class _Matcher:
     def ascii_marks(self, text: str, mixed: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The spans of the matching all-ASCII runs of letters and digits of `text`, those inside the runs `mixed`
         aside (sorted, disjoint: they hold all the others). Each is one word, cut to MAX_WORD characters,
-        lower-cased and stemmed (`fields._word_units`)."""
+        lower-cased and stemmed (`fields.word_unit`)."""
         known, spans = self.ascii_words, []
         skip = iter(mixed)
         run_start, run_end = next(skip, (len(text), len(text)))
@@ -89,10 +85,7 @@ class _Matcher:
         return spans
 
     def _ascii_word(self, token: str) -> bool:
-        stemmed = STEM_CACHE.get(token) or stem(token)
-        if not stemmed:
-            return self.matches("words", token)
-        return stemmed in self.stems or (bool(self.stem_prefixes) and stemmed.startswith(self.stem_prefixes))
+        return self.matches(*word_unit(token))
 
 
 @functools.lru_cache(maxsize=32)
