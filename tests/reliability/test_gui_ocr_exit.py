@@ -31,8 +31,8 @@ def write_dense_page(path, seed: int) -> None:
     image.save(path)
 
 
-@pytest.mark.timeout(1800)  # the last step reads the page with the real OCR models: minutes on a busy machine
-def test_the_window_closes_cleanly_while_ocr_reads_and_the_page_is_read_next_time(tmp_path):
+@pytest.mark.timeout(900)  # the window starts the real OCR models: minutes on a busy machine
+def test_the_window_closes_cleanly_while_ocr_reads_and_the_page_in_flight_waits(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
     for seed in (1, 2):  # two pages: OCR is still busy when the screenshot is taken, however fast the machine
@@ -55,9 +55,9 @@ def test_the_window_closes_cleanly_while_ocr_reads_and_the_page_is_read_next_tim
     ocr = stats.json()["ocr"]
     assert ocr["pages_pending"] >= 1 and ocr["pages_pending"] + ocr["pages_done"] == 2, ocr  # the step in flight waits
     assert ocr["pages_failed"] == 0 and ocr["error"] is None, ocr
-    again = run_trove(home, "index", "--json", str(docs), timeout=1500)  # the next run reads what is left
-    assert again.returncode == 0, again.stderr
-    assert again.json()["phases"]["ocr"] == {"pages_pending": 0, "pages_done": 2, "pages_failed": 0, "error": None}
-    search = run_trove(home, "search", "pangolin", "--mode", "keyword", "-k", "1000", "--json")
-    assert search.returncode == 0, search.stderr
-    assert {r["source"].rsplit("/", 1)[-1] for r in search.json()} == {"scan1.png", "scan2.png"}
+    # Reading what was left is the next run's ordinary OCR phase, shown on a smaller page by
+    # test_no_wait_ocr_exit.py; reading these two dense pages again took minutes of the flake check for nothing more.
+    words = run_trove(home, "search", "pangolin", "--mode", "keyword", "-k", "1000", "--json")
+    assert words.returncode == 0, words.stderr
+    found = {r["source"].rsplit("/", 1)[-1] for r in words.json()}
+    assert len(found) == ocr["pages_done"], (found, ocr)  # a page is searchable exactly when its OCR was written whole
