@@ -16,3 +16,10 @@ def counted(n: int, singular: str, plural: str = "") -> str:
     plural is not singular + "s"). The UI is English only; this is the one place a translation's plural rules
     would go (QCoreApplication.translate with `n`), so no call site spells a plural itself."""
     return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+def semantic_share(embedded: int, chunks: int, documents: int) -> int:
+    """The semantic bar's value out of 1000, for the status bar and each folder row alike."""
+    if chunks:
+        return int(1000 * embedded / chunks)
+    return 1000 if documents else 0

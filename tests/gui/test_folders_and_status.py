@@ -89,3 +89,29 @@ def test_notices_from_worker_threads_reach_the_view(qtbot, window):
     window.notices.on_clear_clicked()
     assert window.notices.notices() == []
     QApplication.processEvents()
+
+
+def test_the_status_bar_and_a_folder_row_agree_on_semantic_progress_before_any_chunk(qtbot):
+    """During a first index nothing is read yet: both bars say 0%, not the status bar 100% beside a row's 0%."""
+    from desktop_app.core.events import IndexProgress
+    from desktop_app.core.folders import FolderInfo
+    from desktop_app.ui.library.folder_row import FolderRow
+    from desktop_app.ui.window.status_bar import StatusBar
+
+    status = StatusBar()
+    qtbot.addWidget(status)
+    status.on_progress(IndexProgress("scan", files_queued=12))
+    first = FolderInfo(id=1, path="/docs", state="active", documents=0, failed=0, chunks=0, embedded=0)
+    row = FolderRow(first)
+    qtbot.addWidget(row)
+    status.on_stats({"folders": [first.__dict__], "documents": 0, "chunks": 0, "chunks_embedded": 0})
+    assert status.semantic.value() == row.semantic.value() == 0
+    # Documents with nothing to embed (all empty, say) are done; half the chunks embedded is half.
+    done = FolderInfo(id=1, path="/docs", state="active", documents=3, failed=0, chunks=0, embedded=0)
+    row.update_info(done)
+    status.on_stats({"folders": [done.__dict__], "documents": 3, "chunks": 0, "chunks_embedded": 0})
+    assert status.semantic.value() == row.semantic.value() == 1000
+    half = FolderInfo(id=1, path="/docs", state="active", documents=3, failed=0, chunks=8, embedded=4)
+    row.update_info(half)
+    status.on_stats({"folders": [half.__dict__], "documents": 3, "chunks": 8, "chunks_embedded": 4})
+    assert status.semantic.value() == row.semantic.value() == 500

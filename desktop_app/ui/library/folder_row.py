@@ -10,7 +10,7 @@ from desktop_app.core.events import IndexProgress
 from desktop_app.core.pathnames import display_path
 from desktop_app.ui.safe_document import make_plain, plain_tooltip
 from desktop_app.ui.theme import set_muted
-from desktop_app.ui.units import counted
+from desktop_app.ui.units import counted, semantic_share
 
 STATE_TEXT = {"active": "active", "paused": "paused", "offline": "offline: missing or unmounted"}
 
@@ -80,7 +80,5 @@ class FolderRow(QWidget):
         else:
             self.keyword.setValue(1000 if info.documents or info.failed or info.chunks else 0)
             self.keyword.setToolTip("Every file is keyword-searchable")
-        self.semantic.setValue(
-            int(1000 * info.embedded / info.chunks) if info.chunks else (1000 if info.documents else 0)
-        )
+        self.semantic.setValue(semantic_share(info.embedded, info.chunks, info.documents))
         self.semantic.setToolTip(vectors_text(info.embedded, info.chunks))

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWi
 from desktop_app.core.events import IndexProgress, Notice
 from desktop_app.core.pathnames import display_path
 from desktop_app.ui.safe_document import make_plain
-from desktop_app.ui.units import counted
+from desktop_app.ui.units import counted, semantic_share
 
 
 class StatusBar(QStatusBar):
@@ -113,7 +113,9 @@ class StatusBar(QStatusBar):
         self.keyword.setVisible(has_folders)  # bars at 100% of nothing say nothing
         self.semantic.setVisible(has_folders)
         chunks, embedded = stats.get("chunks", 0), stats.get("chunks_embedded", 0)
-        self.semantic.setValue(int(1000 * embedded / chunks) if chunks else 1000)
+        # The folder rows' rule: no chunks yet is 0% while nothing is read (a first index), 100% once documents are
+        # there with nothing to embed; it used to say 100% during a first index while every row said 0%.
+        self.semantic.setValue(semantic_share(embedded, chunks, stats.get("documents", 0)))
         if not self._indexing and embedded >= chunks:
             self._show_totals()
 
@@ -129,3 +131,4 @@ class StatusBar(QStatusBar):
         pending = s.get("chunks", 0) - s.get("chunks_embedded", 0)
         tail = f" · embedding {counted(pending, 'chunk')}" if pending > 0 else " · up to date"
         self.message.setText(f"{counted(s.get('documents', 0), 'document')}{failed}{tail}")
+
