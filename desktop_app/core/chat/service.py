@@ -20,6 +20,7 @@ from dataclasses import replace
 from desktop_app.core.chat.answer.assemble import Outcome, shown_answer
 from desktop_app.core.chat.answer.budget import PromptPlan, retrieval_query
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.runner_up import second_look
 from desktop_app.core.chat.answer.memory_step import ChatMemory, GetMemory
 from desktop_app.core.chat.answer.planning import Planner, anchor_quote
 from desktop_app.core.chat.answer.prompt import NOT_COVERED, PromptStyle, get_style
@@ -270,7 +271,7 @@ class ChatService:
 
     def _quote(self, question: str, passages: Sequence[Passage]) -> Quote | None:
         selector = self.quote_selector()
-        return selector.select(question, passages) if selector is not None else None
+        return second_look(selector, question, passages) if selector is not None else None  # gate/runner_up.py
 
     def _abstains(self, question: str, quote: Quote | None, found: Reranked) -> bool:
         selector = self.quote_selector()
