@@ -1,7 +1,9 @@
 """The abstention gate with the cross-encoder: fitted on the dev split, reported on a split never tuned on.
 
     .venv/bin/python bench/abstain_ce.py --split dev [--limit N] [--max-length 256]      # collect + fit
-    .venv/bin/python bench/abstain_ce.py --split heldout|final                        # report (nothing fitted)
+    .venv/bin/python bench/abstain_ce.py --split heldout|final|final2                 # report (nothing fitted)
+    .venv/bin/python bench/abstain_ce.py --split dev --limit 60 --refresh ROWS --tag T  # re-measure what can change
+    .venv/bin/python bench/abstain_ce.py --split dev --rows --tag T                    # replay saved rows (cheap)
 
 Three kinds of question per split, each through chat's own steps (hybrid search for the prompt's passages,
 the cross-encoder's order and best logit over them, the library's quote selector with its gate, then
@@ -19,8 +21,11 @@ On the dev split (bench/data/qa: questions_all.jsonl, the first --limit of each 
 best logit with the quote gate's log-odds (answerable vs adversarial; the threshold keeps all refusals of the dev
 answerable at or under MAX_FALSE), and prints them for abstain.py / cross_encoder.py. On heldout / final it only
 reports, with the values shipped in the code: refusal rates with 95% Wilson intervals, and the retrieval ceiling
-(a passage sent holds a gold answer). Rows are kept in ~/.cache/trove-bench/abstain_ce_<split>.json (--rows reuses).
-Writes bench/results/abstain_ce_<split>.json.
+(a passage sent holds a gold answer). Every report also gives the refusals with the gate's second look
+(gate/runner_up.py) off and in each mode, and how often the quote shown for an answered answerable question holds a
+gold answer. Rows are kept in ~/.cache/trove-bench/abstain_ce_<split>_<max length>[_<tag>].json (--rows reuses them;
+rows saved with their passages get their runner-ups replayed with the selector alone). Writes
+bench/results/abstain_ce_<split>_<max length>[_<tag>].json.
 """
 
 from __future__ import annotations
@@ -37,10 +42,12 @@ import numpy as np
 from _common import RESULTS, percentile, save
 from _qa_stats import proportion
 from abstain import auc, fit, prob
-from qa import SPLITS, contains_any, load_questions
+from qa import SPLITS as QA_SPLITS
+from qa import contains_any, load_questions
 
-from desktop_app.core.chat.answer.gate import abstain
-from desktop_app.core.chat.answer.quote.default import embedder_selector
+from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate import abstain, runner_up
+from desktop_app.core.chat.answer.quote.default import embedder_selector, settings_embedder
 from desktop_app.core.chat.answer.quote.selector import Quote, candidate_passages, candidates
 from desktop_app.core.chat.answer.rerank_step import rerank_results
 from desktop_app.core.library import Library
@@ -53,6 +60,8 @@ FLOOR_FALSE = 0.01  # dev answerable refused by the floor alone
 MAX_FALSE = 0.05  # dev answerable refused by floor, rules and combination together (the issue's target)
 KINDS = ("answerable", "adversarial", "absent")
 ABSENT_DEPTH = 40  # search results read for an absent-article question before its own article's are dropped
+# final2: questions about an article no other split holds (bench/data/qa-final2/README.md), for the #42 report
+SPLITS = {**QA_SPLITS, "final2": QA_SPLITS["final"].parent / "qa-final2"}
 SENTENCES = 24  # candidate units (sentences) of the prompt's passages the cross-encoder also reads, per question
 
 
@@ -67,8 +76,9 @@ def library(home: Path, files: list[Path]) -> Library:
     return lib
 
 
-def row(lib: Library, selector, reranker, q, kind: str) -> dict:
-    """One question through chat's steps up to the gate."""
+def row(lib: Library, selector, reranker, q, kind: str, units_read: bool = False) -> dict:
+    """One question through chat's steps up to the gate (`units_read`: the cross-encoder also reads the first
+    SENTENCES candidate units, as much again as the passages' rerank: an analysis, not what chat does)."""
     top_k, min_score = lib.settings.context_top_k, lib.settings.context_min_score
     if kind == "absent":  # the article left out: search deeper, drop its passages, keep the prompt's share
         own = f"{q.article}.txt"
@@ -80,9 +90,10 @@ def row(lib: Library, selector, reranker, q, kind: str) -> dict:
     rerank_ms = (time.perf_counter() - t0) * 1000
     passages = candidate_passages(found.results, min_score)
     quote = selector.select(q.question, passages) if passages else None
+    second = runner_up.runner_up(selector, q.question, passages, quote) if runner_up.fails(quote, "gate") else None
     units = [c.text for c in candidates(passages)][:SENTENCES]
     t0 = time.perf_counter()
-    unit_scores = reranker.score(q.question, units) if units else []
+    unit_scores = reranker.score(q.question, units) if units and units_read else []
     units_ms = (time.perf_counter() - t0) * 1000
     return {"id": q.id, "article": q.article, "kind": kind, "question": q.question,
             "relevant": any(r.score >= min_score and r.content.strip() for r in found.results),
@@ -96,6 +107,9 @@ def row(lib: Library, selector, reranker, q, kind: str) -> dict:
             "search_scores": [float(r.score) for r in found.results],
             "signals": abstain.signals(q.question, quote, passages).to_dict() if quote else None,
             "quote_gold": bool(q.answers) and quote is not None and contains_any(quote.text, q.answers),
+            # the quote's runner-up when the first fails the gate (gate/runner_up.py): `refused` decides per MODE
+            "runner_up": second.to_dict() if second else None,
+            "runner_up_gold": bool(q.answers) and second is not None and contains_any(second.text, q.answers),
             "passages": [p.to_dict() for p in passages],
             "units": units, "unit_scores": unit_scores, "units_ms": units_ms,
             "unit_gold": [bool(q.answers) and contains_any(u, q.answers) for u in units]}
@@ -140,9 +154,12 @@ def add_quote_scores(rows: list[dict], max_length: int) -> None:
             r["quote_best"] = reranker.score(r["question"], [r["quote"]["text"]])[0] if r["quote"] else None
 
 
-def collect(split: str, limit: int | None, max_length: int, work: Path, saved: Path) -> list[dict]:
+def collect(split: str, limit: int | None, max_length: int, work: Path, saved: Path,
+            units_read: bool = False, only: set[tuple[str, str]] | None = None,
+            part: tuple[int, int] = (0, 1)) -> list[dict]:
     """Rows in an order that is useful early (each answerable question present, then absent, then an adversarial one),
-    saved to `saved` every 10 rows (a run stopped early keeps what it measured)."""
+    saved to `saved` every 10 rows (a run stopped early keeps what it measured); `only`: just these (id, kind);
+    `part` (k, n): only the k-th of n interleaved shares of the sampled questions (a run that fits its time)."""
     data = SPLITS[split]
     name = "questions_all.jsonl" if split == "dev" else "questions.jsonl"
     questions = load_questions(None, data, name)
@@ -156,12 +173,13 @@ def collect(split: str, limit: int | None, max_length: int, work: Path, saved: P
     lib = library(work / "all", sorted((data / "articles").glob("*.txt")))
     try:
         selector = embedder_selector(lambda: lib.embedder)
-        plan = [(q, kind) for i in range(max(len(answerable), len(adversarial)))
+        plan = [(q, kind) for i in range(max(len(answerable), len(adversarial))) if i % part[1] == part[0]
                 for q, kind in ((answerable[i] if i < len(answerable) else None, "answerable"),
                                 (answerable[i] if i < len(answerable) else None, "absent"),
-                                (adversarial[i] if i < len(adversarial) else None, "adversarial")) if q is not None]
+                                (adversarial[i] if i < len(adversarial) else None, "adversarial")) if q is not None
+                and (only is None or (q.id, kind) in only)]
         for i, (q, kind) in enumerate(plan, 1):
-            rows.append(row(lib, selector, reranker, q, kind))
+            rows.append(row(lib, selector, reranker, q, kind, units_read))
             if i % 10 == 0:
                 print(f"  {i}/{len(plan)}", flush=True)
                 save("abstain_ce_rows", {"rows": rows}, str(saved))
@@ -170,17 +188,79 @@ def collect(split: str, limit: int | None, max_length: int, work: Path, saved: P
     return rows
 
 
+def could_change(r: dict) -> bool:
+    """Whether the gate's second look or the cross-encoder reading an undetermined question can change this saved
+    row's decision: the cross-encoder did not read it, or its first quote fails the gate over the floor (a row whose
+    first quote passes, or that the floor refuses, is decided the same with or without a runner-up)."""
+    if not r["relevant"]:
+        return False
+    if r["best"] is None:
+        return True
+    return r["best"] >= FLOOR and (r["confidence"] is None or r["confidence"] < abstain.RERANKED_THRESHOLD)
+
+
+def refresh(old: list[dict], split: str, limit: int | None, max_length: int, work: Path, saved: Path) -> list[dict]:
+    """The saved rows `old`, those that `could_change` measured again with the code as it is (the same questions:
+    `limit` samples as it did); the others kept as saved (marked so in each fresh row: "refreshed")."""
+    keys = {(r["id"], r["kind"]) for r in old if could_change(r)}
+    print(f"refreshing {len(keys)} of {len(old)} rows", flush=True)
+    fresh = {(r["id"], r["kind"]): {**r, "refreshed": True}
+             for r in collect(split, limit, max_length, work, saved.with_suffix(".partial.json"), only=keys)}
+    return [fresh.get((r["id"], r["kind"]), r) for r in old]
+
+
+def add_runner_ups(rows: list[dict], split: str, saved: Path, again: bool = False) -> None:
+    """Rows saved before the gate's second look (no "runner_up"; every row with `again`; they must hold their
+    "passages"): the selector replayed on the passages sent (the MiniLM embedder, as the bench library's), its
+    runner-up judged when the first fails. Prints how many replays chose another first quote than the one saved
+    (the selector changed since); saves the rows."""
+    todo = [r for r in rows if (again or "runner_up" not in r) and "passages" in r]
+    if not todo:
+        return
+    gold = gold_answers(split)
+    embedder = settings_embedder(Settings(embedder="minilm"))
+    selector = embedder_selector(lambda: embedder)
+    moved = 0
+    for r in todo:
+        passages = [Passage.from_dict(p) for p in r["passages"]]
+        first = selector.select(r["question"], passages) if passages else None
+        moved += (first.text if first else None) != (r["quote"] or {}).get("text")
+        second = runner_up.runner_up(selector, r["question"], passages, first) if runner_up.fails(first, "gate") \
+            else None
+        answers = gold.get(r["id"], ()) if r["kind"] != "adversarial" else ()
+        r["runner_up"] = second.to_dict() if second else None
+        r["runner_up_gold"] = bool(answers) and second is not None and contains_any(second.text, answers)
+    print(f"runner-ups replayed for {len(todo)} rows; the first quote differs from the saved one in {moved}")
+    save("abstain_ce_rows", {"rows": rows}, str(saved))
+
+
+def gold_answers(split: str) -> dict[str, tuple[str, ...]]:
+    """The gold answers of every question of the split, by id (empty for an unanswerable one)."""
+    name = "questions_all.jsonl" if split == "dev" else "questions.jsonl"
+    return {q.id: q.answers for q in load_questions(None, SPLITS[split], name)}
+
+
+def shown(r: dict, mode: str = runner_up.MODE) -> dict | None:
+    """The quote chat shows and gates: the first, or its runner-up when the first fails (per `mode`) and it passes."""
+    first, second = r["quote"], r.get("runner_up")
+    if first and second and runner_up.fails(Quote.from_dict(first), mode) and \
+            not runner_up.fails(Quote.from_dict(second), "gate"):
+        return second
+    return first
+
+
 def refused(r: dict, floor: float, threshold: float | None = None, weights: dict | None = None,
-            quote_floor: float | None = CrossEncoderReranker.quote_floor) -> bool:
+            quote_floor: float | None = CrossEncoderReranker.quote_floor, mode: str = runner_up.MODE) -> bool:
     """What ChatService decides for this row: no relevant passage, or the reranked gate says no (the quote gate
-    alone when the cross-encoder did not read the passages: rerank_step.abstains)."""
+    alone when the cross-encoder did not read the passages: rerank_step.abstains), on the quote `shown`."""
     if not r["relevant"]:
         return True
+    q = shown(r, mode)
     if r["best"] is None:
-        return old_refused(r)
-    quote = Quote.from_dict(r["quote"]) if r["quote"] else None
-    return bool(abstain.reranked_refusal(r["best"], floor, quote, threshold, weights, r.get("quote_best"),
-                                         quote_floor))
+        return q is None or q["confidence"] is None or q["confidence"] < abstain.THRESHOLD
+    quote = Quote.from_dict(q) if q else None
+    quote_best = r.get("quote_best") if q is r["quote"] else None  # the cross-encoder read the first quote only
+    return bool(abstain.reranked_refusal(r["best"], floor, quote, threshold, weights, quote_best, quote_floor))
 
 
 def fit_gate(rows: list[dict]) -> dict:
@@ -218,16 +298,27 @@ def fit_gate(rows: list[dict]) -> dict:
             "auc_combined_answerable_vs_adversarial": auc(list(p[y == 1]), list(p[y == 0]))}
 
 
-def report(rows: list[dict], floor: float, threshold: float | None = None, weights: dict | None = None) -> dict:
+def report(rows: list[dict], floor: float, threshold: float | None = None, weights: dict | None = None,
+           answers: dict[str, tuple[str, ...]] | None = None) -> dict:
+    """Refusals per kind (as shipped, and the variants measured), the retrieval ceiling, and how often the quote
+    shown for an answered answerable question holds a gold answer (`answers`, by question id)."""
+    answers = answers or {}
     out: dict = {}
     for kind in KINDS:
         some = [r for r in rows if r["kind"] == kind]
         out[kind] = {"refused": proportion([refused(r, floor, threshold, weights) for r in some]),
                      "refused_with_quote_floor": proportion([refused(r, floor, threshold, weights, QUOTE_FLOOR)
                                                              for r in some]),
-                     "refused_by_old_gate": proportion([old_refused(r) for r in some])}
+                     "refused_by_old_gate": proportion([old_refused(r) for r in some]),
+                     **{f"refused_runner_up_{m}": proportion([refused(r, floor, threshold, weights, mode=m)
+                                                              for r in some]) for m in runner_up.MODES},
+                     "shown_runner_up": sum(shown(r) is not r["quote"] and not refused(r, floor, threshold, weights)
+                                            for r in some)}
         if kind == "answerable":
             out[kind]["retrieval_ceiling"] = proportion([r["ceiling"] for r in some])
+            answered = [r for r in some if not refused(r, floor, threshold, weights)]
+            out[kind]["shown_quote_gold"] = proportion([contains_any(q["text"], answers.get(r["id"], ()))
+                                                        for r in answered if (q := shown(r)) is not None])
     ms = [r["rerank_ms"] for r in rows]
     out["rerank_ms"] = {"p50": percentile(ms, 50), "p95": percentile(ms, 95), "n": len(ms)}
     return out
@@ -241,32 +332,61 @@ def old_refused(r: dict) -> bool:
 def show(label: str, rep: dict) -> None:
     for kind in KINDS:
         p, o, w = rep[kind]["refused"], rep[kind]["refused_by_old_gate"], rep[kind]["refused_with_quote_floor"]
+        modes = ", ".join(f"{m} {rep[kind]['refused_runner_up_' + m]['value']:.3f}" for m in runner_up.MODES)
         print(f"{label:<10} {kind:<12} refused {p['value']:.3f} [{p['lo']:.3f}, {p['hi']:.3f}] n={p['n']}"
-              f"   (with the quote floor {w['value']:.3f}, old gate {o['value']:.3f})")
+              f"   (with the quote floor {w['value']:.3f}, old gate {o['value']:.3f}; runner-up {modes};"
+              f" runner-up shown {rep[kind]['shown_runner_up']})")
+        if "shown_quote_gold" in rep[kind]:
+            g = rep[kind]["shown_quote_gold"]
+            print(f"{label:<10} {kind:<12} shown quote holds gold {g['value']:.3f} [{g['lo']:.3f}, {g['hi']:.3f}] "
+                  f"n={g['n']}; retrieval ceiling {rep[kind]['retrieval_ceiling']['value']:.3f}")
     print(f"{label:<10} rerank of the prompt's passages: p50 {rep['rerank_ms']['p50']:.0f} ms, "
           f"p95 {rep['rerank_ms']['p95']:.0f} ms")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", choices=("dev", "heldout", "final"), default="dev")
+    ap.add_argument("--split", choices=("dev", "heldout", "final", "final2"), default="dev")
     ap.add_argument("--limit", type=int, help="at most this many answerable and adversarial questions")
     ap.add_argument("--max-length", type=int, default=MAX_LENGTH)
     ap.add_argument("--rows", action="store_true", help="reuse the rows saved by an earlier run of this split")
     ap.add_argument("--work", type=Path, help="keep (and reuse) the indexed library here")
     ap.add_argument("--add-units", action="store_true",
                     help="with --rows and --work: read the candidate units of rows saved without them")
+    ap.add_argument("--units", action="store_true",
+                    help="the cross-encoder also reads each row's first SENTENCES candidate units (an analysis)")
+    ap.add_argument("--refresh", type=Path, help="saved rows of this split (with --limit as they were made): "
+                    "measure again only those whose decision a runner-up or the cross-encoder could change")
+    ap.add_argument("--replay-runner-ups", action="store_true",
+                    help="with --rows: the runner-ups of every row saved with its passages chosen again")
+    ap.add_argument("--part", help="K/N: measure only the K-th (0-based) of N interleaved shares of the questions, "
+                    "saved apart; --merge N then joins the N parts' rows")
+    ap.add_argument("--merge", type=int, help="join the rows of N parts (--part K/N runs with the same --tag)")
+    ap.add_argument("--tag", default="", help="a suffix for the saved rows and results (keeps an earlier run's)")
     args = ap.parse_args()
-    cached = CACHE / f"abstain_ce_{args.split}_{args.max_length}.json"
-    if args.rows:
+    name = f"{args.split}_{args.max_length}{'_' + args.tag if args.tag else ''}"
+    k, n = (int(x) for x in args.part.split("/")) if args.part else (0, 1)
+    part = (k, n)
+    cached = CACHE / f"abstain_ce_{name}.json"
+    if args.part:
+        name += f"_part{part[0]}of{part[1]}"
+        cached = CACHE / f"abstain_ce_{name}.json"
+    if args.merge:
+        rows = [r for k in range(args.merge) for r in json.loads(
+            (CACHE / f"abstain_ce_{name}_part{k}of{args.merge}.json").read_text(encoding="utf-8"))["rows"]]
+        save("abstain_ce_rows", {"rows": rows}, str(cached))
+    elif args.rows:
         rows = json.loads(cached.read_text(encoding="utf-8"))["rows"]
         add_quote_scores(rows, args.max_length)
+        add_runner_ups(rows, args.split, cached, args.replay_runner_ups)
         if args.add_units and args.work:
             add_unit_scores(rows, args.split, args.max_length, args.work, cached)
     else:
         work = args.work or Path(tempfile.mkdtemp(prefix="trove-abstain-ce-"))
         try:
-            rows = collect(args.split, args.limit, args.max_length, work, cached)
+            rows = (refresh(json.loads(args.refresh.read_text(encoding="utf-8"))["rows"], args.split, args.limit,
+                            args.max_length, work, cached) if args.refresh else
+                    collect(args.split, args.limit, args.max_length, work, cached, args.units, part=part))
         finally:
             if not args.work:
                 shutil.rmtree(work, ignore_errors=True)
@@ -276,13 +396,13 @@ def main() -> int:
         out["fitted"] = fit_gate(rows)
         print("fitted on dev:", json.dumps(out["fitted"], indent=1))
         f = out["fitted"]
-        out["dev_in_sample"] = report(rows, f["floor"], f["threshold"], f["weights"])
+        out["dev_in_sample"] = report(rows, f["floor"], f["threshold"], f["weights"], gold_answers(args.split))
         show("dev", out["dev_in_sample"])
     out["shipped"] = {"floor": FLOOR, "quote_floor": CrossEncoderReranker.quote_floor,
                       "weights": abstain.RERANKED_WEIGHTS, "threshold": abstain.RERANKED_THRESHOLD}
-    out["report"] = report(rows, FLOOR)
+    out["report"] = report(rows, FLOOR, answers=gold_answers(args.split))
     show(args.split, out["report"])
-    save("abstain_ce", out, str(RESULTS / f"abstain_ce_{args.split}_{args.max_length}.json"))
+    save("abstain_ce", out, str(RESULTS / f"abstain_ce_{name}.json"))
     return 0
 
 
