@@ -12,6 +12,7 @@ from desktop_app.core.chat.answer.quote.selector import (
     Quote,
     candidates,
     keyword_scores,
+    short_penalties,
     term_matches,
     with_spread,
 )
@@ -229,3 +230,49 @@ def test_an_english_unit_is_never_joined_to_the_one_beside_it_by_the_question_s_
     assert matches.share(matches.found[1] - matches.found[0]) >= selector.SPREAD  # the Thai rule would join them
     assert with_spread(found, 0, matches) is found[0]
     assert KEYWORDS.select(question, [sky]) == spread_off().select(question, [sky])
+
+
+# A short unit that restates the question ahead of the longer one holding the answer: both hold the same question
+# terms (Chinese: the same bigrams; Arabic: the same stems), so without the short-unit penalty the first one wins.
+NATION_ZH = ("特里·纳辛克创作了这部剧。其他原创剧本也作为业余作品上演，特里·纳辛克创作了《戴立克人的诅咒》，"
+             "这部剧于上世纪60年代末上演，但没有博士一角。")
+NATION_AR = ("كتب تيري نيشن للمسرح أيضا. وقُدّمت نصوص أصلية أخرى كأعمال هواة، وكتب تيري نيشن مسرحية لعنة الداليك "
+             "التي عُرضت في أواخر الستينيات من دون دور للدكتور.")
+NATION_EN = ("Terry Nation wrote a play too. Other original plays were staged as amateur productions, and Terry Nation "
+             "wrote a play, The Curse of the Daleks, staged in the late 1960s without the Doctor.")
+
+
+def without_short_penalty() -> EmbedderQuoteSelector:
+    off = EmbedderQuoteSelector(None, None)
+    off.short_penalty = 0.0
+    return off
+
+
+def test_a_short_chinese_or_arabic_unit_restating_the_question_loses_to_the_longer_one_with_the_answer():
+    for question, text, answer in (("特里·纳辛克创作了哪部剧？", NATION_ZH, "《戴立克人的诅咒》"),
+                                   ("ماذا كتب تيري نيشن للمسرح؟", NATION_AR, "لعنة الداليك")):
+        passage = Passage(1, text, "nation.txt")
+        found = candidates([passage])
+        matches = term_matches(question, [c.text for c in found])
+        assert len(found) == 2 and matches.found[0] == matches.found[1]  # the echo holds every term the answer does
+        echo = without_short_penalty().select(question, [passage])
+        assert echo is not None and echo.text == found[0].text and answer not in echo.text
+        quote = KEYWORDS.select(question, [passage])
+        assert quote is not None and quote.text == found[1].text and answer in quote.text
+        assert passage.content[quote.start:quote.end] == quote.text  # one whole unit, verbatim
+        alone = Passage(2, found[0].text, "echo.txt")  # the penalty chooses; the score reported (the gate's) is raw
+        assert KEYWORDS.select(question, [alone]).score == without_short_penalty().select(question, [alone]).score
+
+
+def test_only_short_chinese_and_arabic_units_pay_for_their_length():
+    zh_short, ar_short = NATION_ZH.split("。")[0] + "。", NATION_AR.split(". ")[0] + "."
+    pen = short_penalties([zh_short, NATION_ZH, ar_short, NATION_AR, "Terry Nation wrote a play too.",
+                           "เทอร์รี เนชันเขียนบทละคร"])
+    assert 0 < pen[0] <= selector.SHORT_PENALTY and 0 < pen[2] <= selector.SHORT_PENALTY
+    assert pen[1] == pen[3] == pen[4] == pen[5] == 0.0  # long enough, or English, or Thai (>= MIN_SEA_UNIT units)
+    assert short_penalties([zh_short], 0.0) == [0.0]
+    shorter = short_penalties(["特里·纳辛克创作。", zh_short])
+    assert shorter[0] > shorter[1]  # in proportion to how much shorter than SHORT_UNIT
+    english = Passage(1, NATION_EN, "nation_en.txt")
+    question = "What play did Terry Nation write?"
+    assert KEYWORDS.select(question, [english]) == without_short_penalty().select(question, [english])
