@@ -10,8 +10,6 @@ Deterministic: the same inputs give the same files.
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import sys
 from pathlib import Path
@@ -20,26 +18,15 @@ HERE = Path(__file__).resolve().parent
 HELDOUT = HERE.parent / "qa-xquad"
 DEV = HERE.parent / "qa-xquad-dev"
 sys.path.insert(0, str(HELDOUT))
-from make_slice import LANGS, clean, used_by_retrieval_bench, write_slice  # noqa: E402  (one writer for all three)
+from make_slice import LANGS, clean, paragraph_starts, read_sources, used_by_retrieval_bench, write_slice  # noqa: E402  (one writer for all three)
 
 QUESTIONS = 50
 SEED = 2056
 
 
-def paragraph_starts(split: Path) -> set[str]:
-    """The first 80 characters of every English paragraph `split` holds (its files carry no title)."""
-    text = "\n\n".join(p.read_text(encoding="utf-8") for p in (split / "articles" / "en").glob("*.txt"))
-    return {p.strip()[:80] for p in text.split("\n\n") if p.strip()}
-
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--xquad", required=True, help="folder holding xquad.<lang>.json")
-    ap.add_argument("--dev-split", required=True, help="bench/data/qa (its articles are left out)")
-    args = ap.parse_args()
-    data = {lang: json.loads((Path(args.xquad) / f"xquad.{lang}.json").read_text(encoding="utf-8"))["data"]
-            for lang in LANGS}
-    dev_titles = {p.stem for p in (Path(args.dev_split) / "articles").glob("*.txt")}
+    data, dev_titles = read_sources(__doc__)
     seen = paragraph_starts(HELDOUT) | paragraph_starts(DEV)
     english = data["en"]
     chosen = [i for i, a in enumerate(english) if a["title"] not in dev_titles

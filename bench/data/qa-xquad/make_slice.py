@@ -59,14 +59,26 @@ def write_slice(here: Path, data: dict[str, list], chosen: list[int], picked: se
     return len(rows)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def read_sources(doc: str) -> tuple[dict[str, list], set[str]]:
+    """The command line every XQuAD split's make_slice.py takes: each language's XQuAD articles, and the titles of
+    the SQuAD dev split's articles (left out of every XQuAD split)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--xquad", required=True, help="folder holding xquad.<lang>.json")
     ap.add_argument("--dev-split", required=True, help="bench/data/qa (its articles are left out)")
     args = ap.parse_args()
     data = {lang: json.loads((Path(args.xquad) / f"xquad.{lang}.json").read_text(encoding="utf-8"))["data"]
             for lang in LANGS}
-    dev_titles = {p.stem for p in (Path(args.dev_split) / "articles").glob("*.txt")}
+    return data, {p.stem for p in (Path(args.dev_split) / "articles").glob("*.txt")}
+
+
+def paragraph_starts(split: Path) -> set[str]:
+    """The first 80 characters of every English paragraph `split` holds (its files carry no title)."""
+    text = "\n\n".join(p.read_text(encoding="utf-8") for p in (split / "articles" / "en").glob("*.txt"))
+    return {p.strip()[:80] for p in text.split("\n\n") if p.strip()}
+
+
+def main() -> int:
+    data, dev_titles = read_sources(__doc__)
     english = data["en"]
     candidates = [i for i, a in enumerate(english) if a["title"] not in dev_titles]
     rng = random.Random(SEED)
