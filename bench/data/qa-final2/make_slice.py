@@ -14,31 +14,23 @@ gives the same files.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import random
 import shutil
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ARTICLES = ("Rhine",)  # SQuAD 2.0 dev articles outside the 16 of the earlier splits that the source holds
 SEED = 4242
-
-
-def _heldout_helpers():
-    """The held-out split's builder: one definition of a question row and of the files written."""
-    spec = importlib.util.spec_from_file_location("heldout_slice", HERE.parent / "qa-heldout" / "make_slice.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(HERE.parent / "qa-heldout"))
+import make_slice as helpers  # noqa: E402  (the held-out split's builder: one definition of a row and of the files)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", required=True, help="a SQuAD 2.0 dev JSON holding the ARTICLES")
     args = ap.parse_args()
-    helpers = _heldout_helpers()
     data = {a["title"]: a for a in json.loads(Path(args.source).read_text(encoding="utf-8"))["data"]}
     earlier = {p.stem for p in (HERE.parent / "qa-final" / "articles").glob("*.txt")}
     assert not earlier & set(ARTICLES), "a new article is one an earlier split holds"
