@@ -243,10 +243,10 @@ def gold_answers(split: str) -> dict[str, tuple[str, ...]]:
 def shown(r: dict, mode: str = runner_up.MODE) -> dict | None:
     """The quote chat shows and gates: the first, or its runner-up when the first fails (per `mode`) and it passes."""
     first, second = r["quote"], r.get("runner_up")
-    if first and second and runner_up.fails(Quote.from_dict(first), mode) and \
-            not runner_up.fails(Quote.from_dict(second), "gate"):
-        return second
-    return first
+    if not (first and second):
+        return first
+    runner = Quote.from_dict(second)
+    return second if runner_up.preferred(Quote.from_dict(first), runner, mode) is runner else first
 
 
 def refused(r: dict, floor: float, threshold: float | None = None, weights: dict | None = None,

@@ -74,5 +74,12 @@ def second_look(selector: QuoteSelector, question: str, passages: Sequence[Passa
     first = selector.select(question, passages)
     if first is None or not fails(first, mode):
         return first
-    second = runner_up(selector, question, passages, first)
-    return second if second is not None and not fails(second, "gate") else first
+    return preferred(first, runner_up(selector, question, passages, first), mode)
+
+
+def preferred(first: Quote | None, second: Quote | None, mode: str = MODE) -> Quote | None:
+    """The quote shown: the runner-up when the first fails the gate (`fails`, per `mode`) and the runner-up passes
+    it whole; else the first (and its refusal)."""
+    if first is not None and second is not None and fails(first, mode) and not fails(second, "gate"):
+        return second
+    return first
