@@ -64,7 +64,9 @@ from desktop_app.core.settings import Settings
 BENCH_DATA = Path(__file__).resolve().parent / "data"
 SPLITS = {"dev": BENCH_DATA / "qa", "heldout": BENCH_DATA / "qa-heldout", "final": BENCH_DATA / "qa-final",
           "xquad": BENCH_DATA / "qa-xquad", "xquad-dev": BENCH_DATA / "qa-xquad-dev",
-          "xquad-final": BENCH_DATA / "qa-xquad-final"}
+          "xquad-final": BENCH_DATA / "qa-xquad-final", "native-final": BENCH_DATA / "qa-native-final",
+          # KorQuAD 1.0 is CC BY-ND: its slice is built outside git (bench/data/qa-native-final/make_slice.py)
+          "native-final-ko": Path.home() / ".cache" / "trove-bench" / "qa-native-final-ko"}
 DATA = SPLITS["dev"]
 MODELS_DIR = Path(os.environ.get("TROVE_BENCH_MODELS", Path.home() / ".cache" / "trove-bench" / "models"))
 _REFUSAL = re.compile(

@@ -1,6 +1,6 @@
 """How often a shown quote starts or ends mid-sentence, per language, on a QA split — without generating.
 
-    .venv/bin/python bench/quote_units.py [--split dev|heldout|final|xquad|xquad-final] [--limit N]
+    .venv/bin/python bench/quote_units.py [--split dev|heldout|final|xquad|xquad-final|native-final|...] [--limit N]
         [--embedder minilm|auto] [--cross Q:D ...] [--label TEXT] [--out JSON]
 
 The quote is chosen before generation (ChatService hands it to `on_quote`), so every question is asked through
