@@ -11,6 +11,7 @@ match exactly."""
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from pathlib import Path
 
@@ -275,6 +276,30 @@ def test_only_the_sketchs_nearest_rows_are_scored(library, monkeypatch):
     near = set(np.flatnonzero(ham <= cut).tolist())
     assert {int(loaded.positions(np.array([c * vi.MAX_WINDOWS], dtype=np.uint64))[0]) for c, _ in got} <= near
     assert len(near) < N // 2  # the sketch did leave rows out, so the check above could fail
+
+
+def test_code_scores_equal_the_widened_codes_dot_the_query_in_every_block_and_thread(library, monkeypatch):
+    store, mat, _, _ = library
+    built(store, mat[0])
+    loaded = store.__dict__["_vector_index"]._index
+    monkeypatch.setattr(vi, "SCORE_BLOCK", 64)  # 600 rows: nine full blocks and a short one reuse the buffers
+    rows = np.sort(np.random.default_rng(3).choice(N, 550, replace=False))
+    queries = vectors(4, seed=11)
+    want = [loaded.codes[rows].astype(np.float32) @ q for q in queries]
+    got: dict[int, np.ndarray] = {}
+
+    def score(i: int) -> None:
+        got[i] = loaded.code_scores(rows, queries[i])
+
+    threads = [threading.Thread(target=score, args=(i,)) for i in range(len(queries))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    score(0)  # this thread's buffers too, once another thread's were made
+    for i in range(len(queries)):
+        assert np.allclose(got[i], want[i], rtol=1e-5, atol=1e-4), i
+    assert not np.allclose(got[0], got[1])  # the queries differ: each thread's scores are its own query's
 
 
 def test_a_small_library_has_no_side_file(tmp_path, monkeypatch):
