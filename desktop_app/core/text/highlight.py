@@ -7,9 +7,10 @@ the caller holds.
 
 Every search result is highlighted, so this is on the hot path of a query (it was 40 % of a hybrid search's time
 at 100k chunks when each result went through `fields.analyze_spans` whole). It still tokenizes every word, but
-the runs of letters, marks and digits that are all ASCII take one stdlib regex over the text and a per-query memo
-of the words seen: `segment.RUN` never crosses the end of such a run, and one that is all ASCII is one `word` run
-whose token is its lower-cased, stemmed text (`fields.word_unit`). Only the runs holding another character go
+the runs of letters, marks and digits that are all ASCII take one stdlib regex over the text, which finds only
+the words starting as one of the query's stems does (`_ascii_heads`), and a per-query memo of the words seen:
+`segment.RUN` never crosses the end of such a run, and one that is all ASCII is one `word` run whose token is its
+lower-cased, stemmed text (`fields.word_unit`). Only the runs holding another character go
 through `fields.units` (ICU, bigrams, folding) as before. tests/unit/core/text/test_highlight_equal.py
 checks the spans are the ones the `analyze_spans` computation gave, on real text in several scripts and on
 generated text.
@@ -27,7 +28,6 @@ from desktop_app.core.text.normalize import normalize
 from desktop_app.core.text.query import Query
 from desktop_app.core.text.segment import LETTERS, MAX_WORD
 
-_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")  # the ASCII letters and digits (\p{L}\p{M}\p{N} within ASCII)
 # A run of letters, marks and digits holding one that is not ASCII (possessive, and only from a run's start: linear).
 _MIXED_RUN = regex.compile(rf"(?<![{LETTERS}])[A-Za-z0-9]*+[[{LETTERS}]--[\x00-\x7f]][{LETTERS}]*", regex.V1)
 
@@ -58,6 +58,7 @@ class _Matcher:
         self.exact = {(t.field, t.token) for t in query.terms}
         self.prefixes = [(t.field, t.token) for t in query.terms if t.prefix]
         self.ascii_words: dict[str, bool] = {}
+        self.ascii_heads = _ascii_heads(query)
 
     def matches(self, field: str, token: str) -> bool:
         return (field, token) in self.exact or any(f == field and token.startswith(p) for f, p in self.prefixes)
@@ -67,9 +68,11 @@ class _Matcher:
         aside (sorted, disjoint: they hold all the others). Each is one word, cut to MAX_WORD characters,
         lower-cased and stemmed (`fields.word_unit`)."""
         known, spans = self.ascii_words, []
+        if self.ascii_heads is None:
+            return spans
         skip = iter(mixed)
         run_start, run_end = next(skip, (len(text), len(text)))
-        for match in _ASCII_WORD.finditer(text):
+        for match in self.ascii_heads.finditer(text):
             start, end = match.span()
             if start >= run_start:
                 while start >= run_end:
@@ -86,6 +89,20 @@ class _Matcher:
 
     def _ascii_word(self, token: str) -> bool:
         return self.matches(*word_unit(token))
+
+
+def _ascii_heads(query: Query) -> re.Pattern[str] | None:
+    """The all-ASCII words that can match the query: those starting with the first two characters of one of its
+    ASCII stems (the first one of a stem that short), `i` and `y` alike; None when it has no ASCII stem. An ASCII
+    word's token is its Porter stem (`fields.word_unit`), and Porter only changes a word's end: its stem keeps
+    the word's first two characters but for a final `y` made `i` ("aying" -> "ai"; 238,649 SciFact and generated
+    words checked, tests/unit/core/text/test_highlight_equal.py). The words this finds are still each checked
+    by their stem, so it only spares the others' Python-level look-ups (most of a result's words)."""
+    heads = {t.token[:2] for t in query.terms if t.field == "stems" and t.token and t.token.isascii()}
+    if not heads:
+        return None
+    alternatives = "|".join(sorted("".join("[iy]" if c in "iy" else re.escape(c) for c in head) for head in heads))
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})[A-Za-z0-9]*", re.IGNORECASE | re.ASCII)
 
 
 @functools.lru_cache(maxsize=32)

@@ -4,13 +4,16 @@ filtered, then merged), on real text in several scripts and on generated text.""
 from __future__ import annotations
 
 import json
+import random
+import re
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_app.core.text import Query, build_query, highlight_spans
-from desktop_app.core.text.fields import analyze_spans
+from desktop_app.core.text.fields import analyze_spans, word_unit
+from desktop_app.core.text.segment import MAX_WORD
 
 XQUAD = Path(__file__).resolve().parents[4] / "bench" / "data" / "multilingual-qa"  # CC BY-SA 4.0, see its README
 SCRIPTS = ("en", "th", "zh", "ar", "ja")
@@ -83,3 +86,46 @@ PIECES = st.sampled_from(["running", "Run", "CELLS", "cell", "ค้นหา", 
 def test_any_text_gets_the_same_spans(text, typed):
     query = build_query(typed)
     assert highlight_spans(text, query) == reference_spans(text, query)
+
+
+# Words whose Porter stem changes a letter near their start (a final y made i: "aying" -> "ai", "eyed" -> "ei") or
+# is shorter than two letters ("ies" -> "i"), with words that only look alike: the ASCII path finds words by their
+# first two letters, so these are where it could differ.
+ENDINGS = st.sampled_from(["aying", "eyed", "ies", "dying", "lying", "sky", "skies", "yes", "ay", "by", "ai", "ei",
+                           "ayed", "Ayes", "EYE", "i", "y", "iy", "yi", "ties", "tying", "happy", "happiness",
+                           "7", "70s", "x", "xy", " ", ", ", "K", "ſ", "İ"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(ENDINGS, max_size=20).map("".join), st.lists(ENDINGS, min_size=1, max_size=3).map("".join))
+def test_words_whose_stem_changes_near_their_start_get_the_same_spans(text, typed):
+    query = build_query(typed)
+    assert highlight_spans(text, query) == reference_spans(text, query)
+
+
+def test_every_word_of_the_docs_and_bench_data_and_generated_words_start_as_their_stem():
+    """The rule the ASCII path rests on (highlight._ascii_heads): an ASCII word's token keeps its first two
+    characters (one, for a one-character token), `i` and `y` alike."""
+    root = Path(__file__).resolve().parents[4]
+    words: set[str] = set()
+    for path in [*root.glob("docs/**/*.md"), *root.glob("bench/data/**/*.jsonl"), *root.glob("bench/data/**/*.json")]:
+        words.update(w.lower() for w in re.findall(r"[A-Za-z0-9]+", path.read_text(encoding="utf-8")))
+    assert len(words) > 10_000  # the real words were read (about 20,000)
+    rng = random.Random(1)
+    letters = "aeiouybcdfghjklmnpqrstvwxz"
+    suffixes = ["ies", "ied", "ying", "yed", "ing", "ed", "eed", "ational", "ly", "s", "es", "y", "ey", "ay", "e",
+                "iness", "fulness", "ic", "al", "ance", ""]
+    words.update("".join(rng.choice(letters) for _ in range(rng.randint(1, 6))) + rng.choice(suffixes)
+                 for _ in range(50_000))
+    words.update(a + b + s for a in letters for b in letters for s in suffixes)
+
+    def alike(x: str, y: str) -> bool:
+        return all(p == q or (p in "iy" and q in "iy") for p, q in zip(x, y, strict=True))
+
+    bad = []
+    for word in words:
+        field, token = word_unit(word[:MAX_WORD])
+        k = min(2, len(token))
+        if field != "stems" or not alike(token[:k], word[:k]):
+            bad.append((word, field, token))
+    assert not bad, bad[:10]
