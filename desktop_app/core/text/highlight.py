@@ -67,7 +67,7 @@ class _Matcher:
         """The spans of the matching all-ASCII runs of letters and digits of `text`, those inside the runs `mixed`
         aside (sorted, disjoint: they hold all the others). Each is one word, cut to MAX_WORD characters,
         lower-cased and stemmed (`fields.word_unit`)."""
-        known, spans = self.ascii_words, []
+        known, spans = self.ascii_words, list[tuple[int, int]]()
         if self.ascii_heads is None:
             return spans
         skip = iter(mixed)
