@@ -148,8 +148,8 @@ class Loaded:
     def code_scores(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
         """The int8 codes of these matrix rows dotted with the query, a block at a time through this thread's
         scratch buffers: gathered, widened to float32 in place and scored, with no new arrays per block (fresh
-        arrays of a few megabytes are fresh pages each query: about 40 % of the scoring's CPU time,
-        bench/results/int8_scoring.json)."""
+        arrays of a few megabytes are fresh pages each query: about 30 % of the scoring's CPU time at 100k
+        vectors, bench/int8_scoring.py)."""
         gathered, widened = self._scratch()
         out = np.empty(len(rows), dtype=np.float32)
         for i in range(0, len(rows), SCORE_BLOCK):
