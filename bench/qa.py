@@ -101,10 +101,18 @@ def _found(gold: str, hay: str) -> bool:
     # A gold written with spaces ("1264", "Jin dynasty") is looked for in the text as it is, spaces kept: with
     # the spaces taken out first, "in 1264," became "in1264," and a passage quoting one Chinese name lost every
     # English answer (found on dev: 8 of the 13 "wrong passage" citations were this).
-    g, h = (gold, hay) if not _UNSPACED.search(gold) else (gold.replace(" ", ""), hay.replace(" ", ""))
+    if not _UNSPACED.search(gold):
+        g, h, spaced = gold, hay, [False] * (len(hay) + 1)
+    else:  # spaces taken out; a space that was there still ends a word ("ค ศ 1922 8" is not "19228")
+        g, h, spaced = gold.replace(" ", ""), hay.replace(" ", ""), [False]
+        for ch in hay:
+            if ch == " ":
+                spaced[-1] = True
+            else:
+                spaced.append(False)
     for m in re.finditer(re.escape(g), h):
-        before = h[m.start() - 1] if m.start() else ""
-        after = h[m.end()] if m.end() < len(h) else ""
+        before = h[m.start() - 1] if m.start() and not spaced[m.start()] else ""
+        after = h[m.end()] if m.end() < len(h) and not spaced[m.end()] else ""
         if not (_spaced_word(before) and _spaced_word(g[0])) and not (_spaced_word(after) and _spaced_word(g[-1])):
             return True
     return False

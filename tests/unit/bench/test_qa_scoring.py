@@ -28,6 +28,8 @@ def test_squad_normalisation_drops_case_punctuation_and_articles():
     ("anything", [""], False),
     ("ในปี1900เทสลาได้รับสิทธิบัตร", ["1900"], True),  # digits inside Thai text, no spaces around them
     ("ในปี19000เทสลา", ["1900"], False),  # but not cut out of a longer number
+    ("แดนดริดจ์ (9 พฤศจิกายน ค.ศ. 1922 - 8 กันยายน", ["9 พฤศจิกายน ค.ศ. 1922"], True),  # a space still ends "1922"
+    ("ในปี 1900 8 เทสลา", ["1900"], True),
     ("在1900年获得专利", ["1900年"], True),
 ])
 def test_contains_any(text, golds, expected):
