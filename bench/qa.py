@@ -77,6 +77,7 @@ _REFUSAL = re.compile(
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 # Scripts written without spaces between words: a gold answer is matched as a substring there.
 _UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")  # Hangul syllables
 
 
 def normalize(text: str) -> str:
@@ -90,12 +91,17 @@ def normalize(text: str) -> str:
 def contains_any(text: str, golds: Sequence[str]) -> bool:
     """Whether the normalised `text` contains a normalised gold answer: as whole words where both are written with
     spaces between words; where either is Thai, Chinese or Japanese, as a substring (spaces ignored) that does not
-    cut into a longer run of letters or digits of a spaced script (so "1900" is not found in "19000")."""
+    cut into a longer run of letters or digits of a spaced script (so "1900" is not found in "19000"); a Korean
+    gold starts a word and may be followed by Hangul inside it (particles and endings attach: "서울은")."""
     hay = normalize(text)
     return any(_found(gold, hay) for gold in (normalize(g) for g in golds) if gold)
 
 
 def _found(gold: str, hay: str) -> bool:
+    if _HANGUL.search(gold) and not _UNSPACED.search(gold):
+        # Korean: a particle or an ending may follow the answer inside its word ("서울지방검찰청은" holds
+        # "서울지방검찰청"); the answer still starts a word and is not followed by another letter or digit
+        return re.search(rf"(?<!\S){re.escape(gold)}(?![^\W\uac00-\ud7a3])", hay) is not None
     if not _UNSPACED.search(gold) and not _UNSPACED.search(hay):
         return f" {gold} " in f" {hay} "
     # A gold written with spaces ("1264", "Jin dynasty") is looked for in the text as it is, spaces kept: with

@@ -30,6 +30,11 @@ def test_squad_normalisation_drops_case_punctuation_and_articles():
     ("ในปี19000เทสลา", ["1900"], False),  # but not cut out of a longer number
     ("แดนดริดจ์ (9 พฤศจิกายน ค.ศ. 1922 - 8 กันยายน", ["9 พฤศจิกายน ค.ศ. 1922"], True),  # a space still ends "1922"
     ("ในปี 1900 8 เทสลา", ["1900"], True),
+    ("서울지방검찰청은 영장을 발부받았다", ["서울지방검찰청"], True),  # Korean: a particle attaches to the answer
+    ("1989년 2월 15일에 시위를", ["1989년 2월 15일"], True),
+    ("대서울지방검찰청은", ["서울지방검찰청"], False),  # but the answer starts a word
+    ("1989년 2월 150일", ["1989년 2월 15"], False),  # and is not cut out of a longer number
+    ("임종석(任鍾晳)은 정치인", ["임종석"], True),  # Hanja beside it
     ("在1900年获得专利", ["1900年"], True),
 ])
 def test_contains_any(text, golds, expected):
