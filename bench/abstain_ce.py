@@ -49,11 +49,12 @@ from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.gate import abstain, runner_up
 from desktop_app.core.chat.answer.quote.default import embedder_selector, settings_embedder
 from desktop_app.core.chat.answer.quote.selector import Quote, candidate_passages, candidates
-from desktop_app.core.chat.answer.rerank_step import rerank_results
+from desktop_app.core.chat.answer.rerank_step import neighbourhood, rerank_results
 from desktop_app.core.library import Library
 from desktop_app.core.search.cross_encoder import FLOOR, MAX_LENGTH, QUOTE_FLOOR, CrossEncoderReranker
 from desktop_app.core.search.cross_encoder_files import locate
 from desktop_app.core.settings import Settings
+from desktop_app.core.types import RetrievalResult
 
 CACHE = Path.home() / ".cache" / "trove-bench"
 FLOOR_FALSE = 0.01  # dev answerable refused by the floor alone
@@ -143,6 +144,27 @@ def add_unit_scores(rows: list[dict], split: str, max_length: int, work: Path, s
                 save("abstain_ce_rows", {"rows": rows}, str(saved))
     finally:
         lib.close()
+
+
+def window_of(r: dict, q: dict | None) -> str:
+    """The neighbourhood of quote `q` in its passage sent, as chat reads it (rerank_step.neighbourhood)."""
+    if not q:
+        return ""
+    quote = Quote.from_dict(q)
+    results = [RetrievalResult(p["content"], 0.0, p["source"]) for p in r["passages"]]
+    return neighbourhood(results, quote)
+
+
+def add_window_scores(rows: list[dict], max_length: int) -> None:
+    """Rows saved before the gate read the quote's neighbourhood (no "window_best"): the cross-encoder reads the
+    first quote's and its runner-up's now (chat reads the one it shows)."""
+    missing = [r for r in rows if "window_best" not in r and "passages" in r]
+    if missing:
+        reranker = CrossEncoderReranker(locate(), max_length=max_length)
+        for r in missing:
+            for key, q in (("window_best", r["quote"]), ("runner_up_window_best", r.get("runner_up"))):
+                window = window_of(r, q)
+                r[key] = reranker.score(r["question"], [window])[0] if window else None
 
 
 def add_quote_scores(rows: list[dict], max_length: int) -> None:
@@ -250,7 +272,9 @@ def shown(r: dict, mode: str = runner_up.MODE) -> dict | None:
 
 
 def refused(r: dict, floor: float, threshold: float | None = None, weights: dict | None = None,
-            quote_floor: float | None = CrossEncoderReranker.quote_floor, mode: str = runner_up.MODE) -> bool:
+            quote_floor: float | None = CrossEncoderReranker.quote_floor, mode: str = runner_up.MODE,
+            window: bool = CrossEncoderReranker.reads_window,
+            window_floor: float | None = CrossEncoderReranker.window_floor) -> bool:
     """What ChatService decides for this row: no relevant passage, or the reranked gate says no (the quote gate
     alone when the cross-encoder did not read the passages: rerank_step.abstains), on the quote `shown`."""
     if not r["relevant"]:
@@ -260,7 +284,9 @@ def refused(r: dict, floor: float, threshold: float | None = None, weights: dict
         return q is None or q["confidence"] is None or q["confidence"] < abstain.THRESHOLD
     quote = Quote.from_dict(q) if q else None
     quote_best = r.get("quote_best") if q is r["quote"] else None  # the cross-encoder read the first quote only
-    return bool(abstain.reranked_refusal(r["best"], floor, quote, threshold, weights, quote_best, quote_floor))
+    window_best = (r.get("window_best") if q is r["quote"] else r.get("runner_up_window_best")) if window else None
+    return bool(abstain.reranked_refusal(r["best"], floor, quote, threshold, weights, quote_best, quote_floor,
+                                         window_best, window_floor if window else None))
 
 
 def fit_gate(rows: list[dict]) -> dict:
@@ -390,6 +416,9 @@ def main() -> int:
         finally:
             if not args.work:
                 shutil.rmtree(work, ignore_errors=True)
+        save("abstain_ce_rows", {"rows": rows}, str(cached))
+    if any("window_best" not in r for r in rows):
+        add_window_scores(rows, args.max_length)
         save("abstain_ce_rows", {"rows": rows}, str(cached))
     out: dict = {"split": args.split, "max_length": args.max_length, "questions": len(rows)}
     if args.split == "dev":

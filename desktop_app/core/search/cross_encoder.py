@@ -50,6 +50,15 @@ FLOOR = -10.25
 # and it refuses a two-part question whose quote answers one part ("Who invented X, and how long does the loaf
 # bake?" over the bread notes). docs/benchmarks.md, Answers.
 QUOTE_FLOOR = 0.0
+# The gate also reads the shown quote's neighbourhood (gate/abstain.py `quote_window`: 40 words before the quote,
+# then the quote and what follows it; one more pair): the floor above holds for the better of the passages' best
+# logit and this one, so an answer deep in a long passage (past the first MAX_LENGTH pieces) is not refused by it;
+# and under WINDOW_FLOOR the neighbourhood itself refuses (a quote about something else, chosen from passages
+# that only touch the question: the Huguenot sentence quoted for questions about a Rhine the library lacks).
+# Chosen on the dev splits (#42, docs/benchmarks.md; bench/abstain_ce.py --rows, 60 questions of each kind): the
+# lowest neighbourhood logit of a dev answerable question, -5.5, rounded down (final2's: -4.6). Refused answerable /
+# adversarial / absent, before -> with both: dev 3/21/55 -> 3/19/58, final2 4/7/52 -> 3/8/60.
+WINDOW_FLOOR = -6.0
 
 
 class CrossEncoderReranker:
@@ -59,6 +68,8 @@ class CrossEncoderReranker:
     name = NAME
     floor = FLOOR
     quote_floor: float | None = None  # QUOTE_FLOOR turns the quote's own reading on (measured, not shipped)
+    reads_window = True  # the gate also reads the quote's neighbourhood (rerank_step.abstains)
+    window_floor: float | None = WINDOW_FLOOR  # under it the neighbourhood refuses
     strong = True  # a reader of question and passage together: the abstention gate trusts its floor on its own
 
     def __init__(self, files: CrossEncoderFiles | None = None, *, max_length: int = MAX_LENGTH,

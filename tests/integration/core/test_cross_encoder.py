@@ -15,7 +15,13 @@ from desktop_app.core.chat.answer.quote.selector import EmbedderQuoteSelector, Q
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.errors import KnownError, UnavailableError
 from desktop_app.core.search import rerank as rerank_module
-from desktop_app.core.search.cross_encoder import FLOOR, QUOTE_FLOOR, CrossEncoderReranker, load_cross_encoder
+from desktop_app.core.search.cross_encoder import (
+    FLOOR,
+    QUOTE_FLOOR,
+    WINDOW_FLOOR,
+    CrossEncoderReranker,
+    load_cross_encoder,
+)
 from desktop_app.core.search.cross_encoder_files import DamagedModelError, forget_verified, locate, model_folder
 from desktop_app.core.search.rerank import forget_reranker, is_strong, load_reranker
 from desktop_app.core.settings import Settings
@@ -160,6 +166,40 @@ def test_a_quote_the_cross_encoder_reads_as_answering_is_shown(tmp_path):
     answer = quoting(tmp_path, runtime, sentence).ask(QUESTION, top_k=2)
     assert not answer.refused and answer.quote is not None and answer.quote.text == sentence
     assert len(runtime.sent) == 1
+
+
+ANSWER = "Press Ctrl+F or Ctrl+K to focus the search bar."
+DEEP = " ".join(["Unrelated filler about gardening and the weather."] * 40) + " " + SHORTCUTS  # answer ~280 words in
+
+
+def test_the_gate_reads_the_quotes_neighbourhood_as_shipped(cross_encoder):
+    assert cross_encoder.reads_window and cross_encoder.window_floor == WINDOW_FLOOR
+
+
+def test_an_answer_deep_in_a_long_passage_is_shown_not_refused_by_the_floor(tmp_path, cross_encoder):
+    # The passages' logits read each passage's first 256 pieces: this one's are filler, under the floor. The gate
+    # also reads the quote's neighbourhood, which holds the answer, so the floor does not refuse it.
+    assert cross_encoder.score(QUESTION, [DEEP])[0] < FLOOR
+    runtime = ScriptedRuntime("Press Ctrl+F [1].")
+    answer = service(tmp_path, runtime, cross_encoder, [DEEP, TRAINS], ChosenQuote(ANSWER)).ask(QUESTION, top_k=2)
+    assert not answer.refused and answer.quote is not None and answer.quote.text == ANSWER
+    assert len(runtime.sent) == 1
+
+
+def test_the_floor_alone_would_refuse_that_answer(tmp_path):
+    reranker = load_cross_encoder()
+    reranker.reads_window = False  # as before #42's neighbourhood: the passages' first pieces only
+    answer = service(tmp_path, MustNotGenerate(), reranker, [DEEP, TRAINS], ChosenQuote(ANSWER)).ask(QUESTION, top_k=2)
+    assert answer.refused and answer.abstained
+
+
+def test_a_quote_whose_neighbourhood_is_unrelated_is_refused_though_a_passage_answers(tmp_path, cross_encoder):
+    # The shortcuts passage puts the best logit over the floor, but the quote chosen is the train timetable: its
+    # neighbourhood, read with the question, is under WINDOW_FLOOR (the sure quote gate alone would show it).
+    assert cross_encoder.score(QUESTION, [TRAINS])[0] < WINDOW_FLOOR < cross_encoder.score(QUESTION, [SHORTCUTS])[0]
+    chat = service(tmp_path, MustNotGenerate(), cross_encoder, [SHORTCUTS, TRAINS], ChosenQuote(TRAINS))
+    answer = chat.ask(QUESTION, top_k=2)
+    assert answer.refused and answer.abstained and answer.citations == ()
 
 
 @pytest.fixture

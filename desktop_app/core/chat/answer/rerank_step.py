@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from desktop_app.core.chat.answer.gate.abstain import reranked_refusal
+from desktop_app.core.chat.answer.gate.abstain import quote_window, reranked_refusal
 from desktop_app.core.chat.answer.quote.default import RERANK_FLOOR
 from desktop_app.core.chat.answer.quote.selector import Quote, QuoteSelector
 from desktop_app.core.chat.answer.shown import abstains as quote_gate_abstains
@@ -28,7 +28,7 @@ log = get_logger("chat")
 CANDIDATES = 24
 
 __all__ = ["CANDIDATES", "Reranked", "Reranker", "abstains", "candidates", "chat_reranker", "default_reranker",
-           "order", "rerank_results"]
+           "neighbourhood", "order", "rerank_results"]
 
 
 @dataclass(frozen=True)
@@ -58,17 +58,34 @@ def abstains(reranker: Reranker | None, found: Reranked, quote: Quote | None, se
              question: str = "") -> bool:
     """No passage answers. With a strong reranker's score (the cross-encoder's), abstain.reranked_refusal decides,
     the reranker reading the quote itself too (one more pair) when it has a quote floor; otherwise the quote gate
-    (shown.abstains), a weak reranker's floor able to overrule it."""
+    (shown.abstains), a weak reranker's floor able to overrule it. A reranker that `reads_window` also reads the
+    quote's neighbourhood (one more pair), which its floor and `window_floor` judge."""
     if found.best is not None and reranker is not None and is_strong(reranker):
         quote_floor = getattr(reranker, "quote_floor", None)
         quote_best = (reranker.score(question, [quote.text])[0]
                       if quote is not None and question and quote_floor is not None else None)
-        why = reranked_refusal(found.best, reranker.floor, quote, quote_best=quote_best, quote_floor=quote_floor)
+        window = (neighbourhood(found.results, quote)
+                  if quote is not None and question and getattr(reranker, "reads_window", False) else "")
+        window_best = reranker.score(question, [window])[0] if window else None
+        why = reranked_refusal(found.best, reranker.floor, quote, quote_best=quote_best, quote_floor=quote_floor,
+                               window_best=window_best, window_floor=getattr(reranker, "window_floor", None))
         if why:
             log.info("abstained: %s", why)
         return bool(why)
     rerank_floor = getattr(reranker, "floor", RERANK_FLOOR)
     return quote_gate_abstains(quote, selector.floor, found.best, rerank_floor, getattr(selector, "min_support", 0.0))
+
+
+def neighbourhood(results: Sequence[RetrievalResult], quote: Quote) -> str:
+    """The quote with its passage around it (gate/abstain.py `quote_window`), from the result it was quoted from
+    ("" when none holds it)."""
+    for r in results:
+        if r.source != quote.source and quote.source:
+            continue
+        start = quote.start if r.content[quote.start:quote.end] == quote.text else r.content.find(quote.text)
+        if start >= 0:
+            return quote_window(r.content, start, start + len(quote.text))
+    return ""
 
 
 def default_reranker() -> Reranker | None:

@@ -225,6 +225,10 @@ def answer_probability(s: Signals, weights: dict[str, float] | None = None) -> f
 # the 3,157 dev-paragraph questions), with the floor added. bench/abstain_ce.py --split dev fits the weights when
 # its rows hold adversarial questions.
 RERANKED_WEIGHTS = {"bias": 0.0, "rerank": 0.0, "gate": 1.0}
+# Words of the quote's passage ahead of it that the reranker reads with the quote (`quote_window`): the passages'
+# logits read each passage's first MAX_LENGTH pieces only, so an answer ~250 words into a long passage went unread
+# and the floor refused it (#42, the Rhine split: "How many avulsions have occurred in the past 6000 yeas?").
+WINDOW_BEFORE = 40
 RERANKED_THRESHOLD = THRESHOLD
 
 
@@ -241,14 +245,26 @@ def reranked_probability(best: float, confidence: float, weights: dict[str, floa
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
+def quote_window(content: str, start: int, end: int, before: int = WINDOW_BEFORE) -> str:
+    """The quote's neighbourhood in its passage, `content[start:end]` being the quote: up to `before` words ahead
+    of it, then the rest of the passage from the quote on (a reranker reading its first pieces reads the quote and
+    what follows it, wherever in a long passage the quote sits)."""
+    head = content[:start].split()[-before:] if before > 0 else []
+    return " ".join([*head, content[start:].strip()]) if head else content[start:].strip()
+
+
 def reranked_refusal(best: float, floor: float, quote: Quote | None, threshold: float | None = None,
                      weights: dict[str, float] | None = None, quote_best: float | None = None,
-                     quote_floor: float | None = None) -> str:
-    """Why the library refuses, given a strong reranker's best logit `best` over the passages ("" = it answers)
-    and, when it read the quote on its own, `quote_best` against its `quote_floor` (see QUOTE_FLOOR in
-    core/search/cross_encoder.py)."""
-    if best < floor:
+                     quote_floor: float | None = None, window_best: float | None = None,
+                     window_floor: float | None = None) -> str:
+    """Why the library refuses, given a strong reranker's best logit `best` over the passages ("" = it answers);
+    when it read the quote on its own, `quote_best` against its `quote_floor` (see QUOTE_FLOOR in
+    core/search/cross_encoder.py); when it read the quote's neighbourhood (`quote_window`), `window_best`: the
+    floor holds for the better of `best` and it, and `window_floor` refuses a neighbourhood read as unrelated."""
+    if max(best, -math.inf if window_best is None else window_best) < floor:
         return "no passage is about the question (the reranker's best score is under its floor)"
+    if window_best is not None and window_floor is not None and window_best < window_floor:
+        return "the reranker reads the quote's neighbourhood as not about the question"
     if quote_best is not None and quote_floor is not None and quote_best < quote_floor:
         return "the reranker reads the quote as not answering the question"
     if quote is None or quote.confidence is None:

@@ -112,3 +112,21 @@ def test_a_number_written_with_thousands_separators_is_the_same_number():
     quote, passages = Quote(said, 1, 0, len(said), 0.6), [Passage(1, said, "/d/steam.txt")]
     assert signals(question, quote, passages).number_missing == 0.0
     assert signals("When were 20000 horsepower engines available?", quote, passages).number_missing == 1.0
+
+
+def test_the_floor_holds_for_the_better_of_the_passages_and_the_quotes_neighbourhood():
+    sure = Quote("Rollo was granted land in 911.", 1, 0, 30, 0.6, confidence=0.9)
+    assert abstain.reranked_refusal(-11.0, -10.25, sure)  # no passage read as about the question
+    assert not abstain.reranked_refusal(-11.0, -10.25, sure, window_best=3.0)  # its neighbourhood is
+    assert abstain.reranked_refusal(-11.0, -10.25, sure, window_best=-10.5)
+    assert abstain.reranked_refusal(2.0, -10.25, sure, window_best=-7.0, window_floor=-5.0)
+    assert not abstain.reranked_refusal(2.0, -10.25, sure, window_best=-4.0, window_floor=-5.0)
+    assert not abstain.reranked_refusal(2.0, -10.25, sure, window_best=-7.0)  # no neighbourhood floor: the gate's
+
+
+def test_the_quote_window_starts_a_few_words_before_the_quote_and_keeps_the_rest():
+    text = "one two three four. The quote. After it."
+    start = text.index("The quote")
+    assert abstain.quote_window(text, start, start + 10, before=2) == "three four. The quote. After it."
+    assert abstain.quote_window(text, start, start + 10, before=0) == "The quote. After it."
+    assert abstain.quote_window(text, 0, 3, before=40) == text
