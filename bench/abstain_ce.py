@@ -428,6 +428,8 @@ def main() -> int:
         out["dev_in_sample"] = report(rows, f["floor"], f["threshold"], f["weights"], gold_answers(args.split))
         show("dev", out["dev_in_sample"])
     out["shipped"] = {"floor": FLOOR, "quote_floor": CrossEncoderReranker.quote_floor,
+                      "reads_window": CrossEncoderReranker.reads_window, "window_before": abstain.WINDOW_BEFORE,
+                      "window_floor": CrossEncoderReranker.window_floor,
                       "weights": abstain.RERANKED_WEIGHTS, "threshold": abstain.RERANKED_THRESHOLD}
     out["report"] = report(rows, FLOOR, answers=gold_answers(args.split))
     show(args.split, out["report"])
