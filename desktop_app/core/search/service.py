@@ -7,7 +7,7 @@ shapes are the same whichever engine holds the library.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,7 @@ log = get_logger("search")
 MODES = tuple(SearchMode)
 FUSIONS = tuple(Fusion)
 MIN_CANDIDATES = 50
-ROWS_AHEAD = 5  # rows hydrate reads past the top k in its first batch (_RowsAhead)
+ROWS_AHEAD = 5  # rows hydrate reads past the top k in its first batch (_ranked_rows)
 RERANK_DEPTH = 20  # search results the reranker reads when asked for fewer (bench/rerank.py, SciFact train)
 
 
@@ -143,11 +143,9 @@ def hydrate(store: Store, ranked: list[tuple[int, float]], top_k: int, query: Qu
     """Turn (chunk id, score) pairs into RetrievalResults, best first, optionally one per document."""
     if not ranked:
         return []
-    rows = _RowsAhead(store, [cid for cid, _ in ranked], top_k)
     results: list[RetrievalResult] = []
     seen_docs: set[int] = set()
-    for cid, score in ranked:
-        r = rows.get(cid)
+    for cid, score, r in _ranked_rows(store, ranked, top_k):
         if r is None:
             continue  # deleted between the candidate query and now
         if group_by_document:
@@ -177,27 +175,20 @@ def hydrate(store: Store, ranked: list[tuple[int, float]], top_k: int, query: Qu
     return results
 
 
-class _RowsAhead:
-    """The stored rows of ranked chunk ids, read a batch at a time as hydrate walks down the ranking: the first
-    batch is the top k and a few more (a chunk deleted since the candidates were found, or a document's second
-    chunk when results are one per document, needs the next), so a search reads about k rows, not all of both
-    sides' candidates (up to 2 x 50) with their text."""
-
-    def __init__(self, store: Store, ids: list[int], top_k: int) -> None:
-        self.store, self.ids = store, ids
-        self.batch = top_k + ROWS_AHEAD
-        self.read_to = 0
-        self.rows: dict[int, ChunkRow] = {}
-        self.asked: set[int] = set()  # ids read, found or not (a deleted chunk is not read again)
-
-    def get(self, cid: int) -> ChunkRow | None:
-        while cid not in self.asked and self.read_to < len(self.ids):
-            part = self.ids[self.read_to : self.read_to + self.batch]
-            self.read_to += len(part)
-            self.asked.update(part)
-            self.rows.update(self.store.chunk_rows(part))
-            self.batch *= 2  # the first batch was not enough: the walk is long (grouping, many deletions)
-        return self.rows.get(cid)
+def _ranked_rows(store: Store, ranked: list[tuple[int, float]],
+                 top_k: int) -> Iterator[tuple[int, float, ChunkRow | None]]:
+    """(chunk id, score, stored row or None when deleted) down the ranking, the rows read a batch at a time: the
+    first batch is the top k and a few more (a chunk deleted since the candidates were found, or a document's second
+    chunk when results are one per document, needs the next), then twice as many each time, so a search reads about
+    k rows, not all of both sides' candidates (up to 2 x 50) with their text."""
+    batch, at = top_k + ROWS_AHEAD, 0
+    while at < len(ranked):
+        part = ranked[at : at + batch]
+        rows = store.chunk_rows([cid for cid, _ in part])
+        for cid, score in part:
+            yield cid, score, rows.get(cid)
+        at += len(part)
+        batch *= 2
 
 
 def place_label(row: ChunkRow) -> str:

@@ -73,12 +73,18 @@ def shown(results) -> list[tuple[str, int]]:
     return [(r.content, r.metadata["chunk_id"]) for r in results]
 
 
+def hydrated(store: SQLiteStore, monkeypatch, group: bool, ranked: list[tuple[int, float]]):
+    """hydrate's top 10 of `ranked`, checked against reading every row first; (results, ids read)."""
+    want = every_row_first(store, ranked, 10, group)
+    asked = counting(store, monkeypatch)
+    got = hydrate(store, ranked, 10, build_query("lighthouses"), group)
+    assert shown(got) == want
+    return got, asked
+
+
 def test_the_top_k_and_a_few_more_rows_are_read_not_every_candidate(store, monkeypatch):
     ranked = ranking(store)
-    want = every_row_first(store, ranked, 10, False)
-    asked = counting(store, monkeypatch)
-    got = hydrate(store, ranked, 10, build_query("lighthouses"), False)
-    assert shown(got) == want
+    got, asked = hydrated(store, monkeypatch, False, ranked)
     assert asked == [cid for cid, _ in ranked[: 10 + service.ROWS_AHEAD]]  # 15 of 60 rows read
     assert all(r.metadata["highlights"] for r in got)  # "lighthouses" is marked in every result
 
@@ -87,18 +93,12 @@ def test_a_chunk_deleted_since_the_ranking_is_skipped_and_the_next_rows_read(sto
     ranked = ranking(store)
     for doc in (1, 2, 3, 4):  # 12 chunks among the first 15 are gone
         store.delete_document(store.document_by_path(f"/lib/{doc}.txt").id)
-    want = every_row_first(store, ranked, 10, False)
-    asked = counting(store, monkeypatch)
-    got = hydrate(store, ranked, 10, build_query("lighthouses"), False)
-    assert shown(got) == want and len(got) == 10
+    got, asked = hydrated(store, monkeypatch, False, ranked)
+    assert len(got) == 10
     assert len(asked) == len(set(asked)) == 15 + 30  # the first batch, then one twice its size; no row read twice
 
 
 def test_one_result_per_document_walks_down_the_ranking(store, monkeypatch):
-    ranked = ranking(store)
-    want = every_row_first(store, ranked, 10, True)
-    asked = counting(store, monkeypatch)
-    got = hydrate(store, ranked, 10, build_query("lighthouses"), True)
-    assert shown(got) == want
+    got, asked = hydrated(store, monkeypatch, True, ranking(store))
     assert len({r.metadata["document_id"] for r in got}) == 10
     assert len(asked) == len(set(asked)) == 15 + 30  # the 10th document starts at the 28th: in the second batch
