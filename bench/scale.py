@@ -369,6 +369,10 @@ def measure(engine: str, where: str, texts, qvecs, build: dict) -> dict:
     from desktop_app.core.store.rows import Filters
 
     result: dict = {}
+    if engine == "sqlite":  # dates and tags before the side indexes are built: the keyword one holds them
+        store, _ = open_library(engine, where)
+        dated_and_tagged(store)
+        store.close()
     result["side_index"] = side_index(engine, where, texts, qvecs)
     store, open_ms = open_library(engine, where)
     folder = store.folders()[0]
@@ -397,7 +401,6 @@ def measure(engine: str, where: str, texts, qvecs, build: dict) -> dict:
     result["queries_folder"] = store_queries(store, texts, qvecs, by_folder)
     say(f"{engine}: folder filter {result['queries_folder']}")
     if engine == "sqlite":  # the query language's document filters (dates, tags): as the side indexes take them
-        dated_and_tagged(store)
         for name, filters in (("date", Filters(date_from="2024-03-01", date_to="2024-04-01")),
                               ("tag", Filters(tags=("t3",)))):
             result[f"queries_{name}"] = store_queries(store, texts, qvecs, filters)

@@ -102,10 +102,14 @@ def holds_a_term(store: SQLiteStore, query: str, cid: int) -> bool:
                                            (match, cid)).fetchone()) is not None
 
 
-@pytest.fixture(autouse=True)
-def small_threshold(monkeypatch):
+def small_threshold(monkeypatch) -> None:
     monkeypatch.setattr(ki, "MIN_CHUNKS", 10)
     monkeypatch.setattr(ki, "REBUILD_QUIET", 0.0)
+
+
+@pytest.fixture(autouse=True)
+def small(monkeypatch):
+    small_threshold(monkeypatch)
 
 
 @pytest.fixture
@@ -197,8 +201,9 @@ def test_filters_keep_to_the_allowed_chunks_and_return_k(library, monkeypatch):
         got = store.keyword_candidates(query, 20, filters=filters)
         assert len(got) == matching[filters] and {c for c, _ in got} <= allowed, filters
 
-    # Paths, dates and tags (what the documents table holds): the side index's best allowed chunks, the chunks
-    # each allows read once per documents generation (sqlite/allowed.py); the same ranking as FTS5's plan.
+    # Paths, dates and tags (what the documents table holds): a path filter keeps the side index's best allowed
+    # chunks (read once per documents generation: sqlite/allowed.py), dates and tags are fields of the index (a
+    # change to them makes it stale: migration 016); the same ranking as FTS5's plan.
     docs = [r[0] for r in store._read(lambda c: c.execute("SELECT id FROM documents ORDER BY id").fetchall())]
     for doc_id in docs[::4]:
         store.set_document_facts(doc_id, "2024-03-10", ("work",))
@@ -209,6 +214,8 @@ def test_filters_keep_to_the_allowed_chunks_and_return_k(library, monkeypatch):
                    (Filters(tags=("work",), types=("txt",)), {c for c in dated if c in {r[0] for r in rows
                                                                                       if r[2] == "txt"}}))
     monkeypatch.undo()
+    small_threshold(monkeypatch)
+    built(store)
     expected = {f: fts5_answer(store, query, 20, f) for f, _ in by_document}
     side_only(monkeypatch)
     for filters, allowed in by_document:
@@ -217,9 +224,12 @@ def test_filters_keep_to_the_allowed_chunks_and_return_k(library, monkeypatch):
         assert np.allclose([s for _, s in got], [s for _, s in expected[filters]], rtol=1e-9, atol=1e-12)
         assert {c for c, _ in got} <= allowed and len(got) == 20, filters
     monkeypatch.undo()
-    store.set_document_facts(docs[1], "2024-03-11", ("work",))  # one more dated document: seen at once
+    store.set_document_facts(docs[1], "2024-03-11", ("work",))  # one more dated document: seen at once (FTS5)
     newly = store._read(lambda c: c.execute("SELECT id FROM chunks WHERE document_id = ?", (docs[1],)).fetchone()[0])
     wide = fts5_answer(store, query, 300, by_document[1][0])
+    assert newly in {c for c, _ in store.keyword_candidates(query, 300, filters=by_document[1][0])}
+    small_threshold(monkeypatch)
+    built(store)  # and by the side index once it is built again
     side_only(monkeypatch)
     got = store.keyword_candidates(query, 300, filters=by_document[1][0])
     assert {c for c, _ in got} == {c for c, _ in wide} and newly in {c for c, _ in got}
@@ -321,4 +331,99 @@ def test_a_small_library_has_no_side_index(tmp_path, monkeypatch):
     assert store.keyword_candidates("zebrafish", 3)[0][0] == chunk_id(store, "zebrafish")
     store.__dict__["_keyword_index"].wait(10)
     assert store.__dict__["_keyword_index"]._index is None and not ki.index_dir(store.path).exists()
+    store.close()
+
+
+def _tagged_library(tmp_path: Path) -> tuple[SQLiteStore, list[int]]:
+    """make_library's chunks, each document filed below folders (folder-name tags, one with a non-ASCII capital),
+    with its own date, front-matter tags (one nested) or neither (then its modified day, 1970-01-01, counts)."""
+    store = SQLiteStore(tmp_path / "library.db")
+    store.ensure_embedding_model("test-model", 4)
+    fids = [store.add_folder(f"/lib/f{i}").id for i in range(3)]
+    below = ("Projects/Alpha", "projects/beta/notes", "Über/Alpha", "", "work")
+    for i, text in enumerate(chunk_texts(300)):
+        sub = below[i % len(below)]
+        write(store, fids[i % 3], f"/lib/f{i % 3}/{sub + '/' if sub else ''}{i}", text)
+    docs = [r[0] for r in store._read(lambda c: c.execute("SELECT id FROM documents ORDER BY id").fetchall())]
+    for i, doc_id in enumerate(docs):
+        if i % 7:
+            store.set_document_facts(doc_id, f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}" if i % 3 else None,
+                                     ("work", "project/alpha") if i % 4 == 0 else ("launch",) if i % 4 == 1 else ())
+    return store, fids
+
+
+DOCUMENT_FILTERS = [
+    Filters(date_from="2024-03-01", date_to="2024-04-01"), Filters(date_from="2024-06-15"),
+    Filters(date_to="2024-02-02"), Filters(date_from="1970-01-01", date_to="1970-01-02"),
+    Filters(tags=("work",)), Filters(tags=("projects",)), Filters(tags=("projects/alpha",)),
+    Filters(tags=("alpha", "launch")), Filters(tags=("project/alpha",)), Filters(tags=("beta/notes",)),
+    Filters(tags=("über",)), Filters(tags=("nowhere",)),
+    Filters(tags=("alpha",), date_from="2024-05-01", date_to="2025-01-01"),
+]
+
+
+def test_dates_and_tags_are_fields_of_the_side_index(tmp_path, monkeypatch):
+    # A date or tag filter is answered inside the side index (no allowed chunks read, no FTS5), with exactly the
+    # chunks, order and scores of FTS5's plan, whose SQL is the definition: the document's own date else its
+    # modified day, [from, to); a tag from its front matter or a run of folder names below its library folder,
+    # folded as SQLite's lower() folds (ASCII only: `über` is not the folder `Über`).
+    from desktop_app.core.store.sqlite.allowed import AllowedChunks
+
+    store, fids = _tagged_library(tmp_path)
+    built(store)
+    query = " ".join(WORDS[:12])
+    cases = [*DOCUMENT_FILTERS, Filters(tags=("work",), folder_ids=(fids[1],)), Filters(tags=("work",), types=("md",))]
+    expected = {(f, k): fts5_answer(store, query, k, f) for f in cases for k in (10, 300)}
+    sizes = {len(v) for v in expected.values()}
+    assert 0 in sizes and 300 not in sizes and max(sizes) > 50  # narrow, empty and wide filters
+
+    def refuse(*a, **k):
+        raise AssertionError("the allowed chunks were read")
+    monkeypatch.setattr(AllowedChunks, "of", refuse)
+    side_only(monkeypatch)
+    for (filters, k), want in expected.items():
+        got = store.keyword_candidates(query, k, filters=filters)
+        assert [c for c, _ in got] == [c for c, _ in want], filters
+        assert np.allclose([s for _, s in got], [s for _, s in want], rtol=1e-9, atol=1e-12), filters
+    store.close()
+
+
+def test_a_date_or_tag_the_side_index_cannot_hold_is_left_to_the_allowed_chunks(tmp_path):
+    store, _ = _tagged_library(tmp_path)
+    docs = [r[0] for r in store._read(lambda c: c.execute("SELECT id FROM documents ORDER BY id").fetchall())]
+    store.set_document_facts(docs[3], "2024-3-5", ())  # not an ISO day: compared as text by the filter's SQL
+    built(store)
+    side = store.__dict__["_keyword_index"].usable(store._conn)
+    assert side is not None and side.tags and not side.days
+    query = " ".join(WORDS[:12])
+    for filters in (*DOCUMENT_FILTERS, Filters(date_from="2024-3-01"), Filters(tags=("a|b",)),
+                    Filters(tags=("/".join("abcdefghij"),)), Filters(paths=("/lib/f1/work",))):
+        assert not side.takes(filters) or not (filters.date_from or filters.date_to), filters
+        got, want = store.keyword_candidates(query, 300, filters=filters), fts5_answer(store, query, 300, filters)
+        assert [c for c, _ in got] == [c for c, _ in want], filters
+        assert np.allclose([s for _, s in got], [s for _, s in want], rtol=1e-9, atol=1e-12), filters
+    store.close()
+
+
+@pytest.mark.parametrize("change, counts", [
+    (lambda s, d, f: s.set_document_facts(d, "2024-01-01", ("work",)), True),
+    (lambda s, d, f: s.set_document_facts(d, None, ("work", "new")), True),
+    (lambda s, d, f: s.set_document_facts(d, None, ("work",)), False),  # the same again
+    (lambda s, d, f: s._write(lambda c: c.execute("UPDATE documents SET mtime_ns = ? WHERE id = ?", (2, d))), False),
+    (lambda s, d, f: s._write(lambda c: c.execute("UPDATE documents SET mtime_ns = ? WHERE id = ?",
+                                                  (86_400 * 10**9, d))), True),  # another modified day
+    (lambda s, d, f: s._write(lambda c: c.execute("UPDATE documents SET path = '/lib/f0/x/1.txt' WHERE id = ?",
+                                                  (d,))), True),
+    (lambda s, d, f: s._write(lambda c: c.execute("UPDATE folders SET path = '/lib/g0' WHERE id = ?", (f,))), True),
+])
+def test_a_change_to_a_documents_date_tags_or_path_makes_the_side_index_stale(tmp_path, change, counts):
+    store = SQLiteStore(tmp_path / "library.db")
+    store.ensure_embedding_model("test-model", 4)
+    fid = store.add_folder("/lib/f0").id
+    write(store, fid, "/lib/f0/1", "a protein")
+    doc = store._read(lambda c: c.execute("SELECT id FROM documents").fetchone()[0])
+    store.set_document_facts(doc, None, ("work",))
+    before = sqlite_side.keyword_generation(store._conn)
+    change(store, doc, fid)
+    assert (sqlite_side.keyword_generation(store._conn) > before) is counts
     store.close()

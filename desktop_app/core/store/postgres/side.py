@@ -52,7 +52,9 @@ log = get_logger("db")
 _BATCH = 5_000
 FOLDERS_SQL = "SELECT folder_id FROM side_generations"
 GENERATIONS_SQL = "SELECT folder_id, keywords, vectors FROM side_generations ORDER BY folder_id"
-ROWS_SQL = ("SELECT c.id, c.text, d.title, d.path, d.folder_id, d.type, c.lang FROM chunks c "
+# No dates or tags: the server's side_generations do not count their changes, so this desktop's copy cannot hold them
+# (a date or tag filter asks the server: keywords.py).
+ROWS_SQL = ("SELECT c.id, c.text, d.title, d.path, d.folder_id, d.type, c.lang, NULL, NULL, NULL FROM chunks c "
             "JOIN documents d ON d.id = c.document_id")
 VECTORS_SQL = f'SELECT chunk_id * {MAX_WINDOWS} + "window", embedding FROM chunk_vectors'
 VISIBLE_SQL = "SELECT id FROM chunks WHERE id = ANY(%s)"

@@ -16,6 +16,12 @@ document lengths in one byte (coarser), a title token counts twice in the length
 PREFIX_TERMS most frequent expansions as separate terms (FTS5: one phrase). The ranking was measured against
 FTS5's on SciFact and ArguAna (docs/search-scale.md). Folder, type and language filters are indexed fields.
 
+The query language's date and tag filters are indexed fields too when the engine gives each chunk its document's
+(`build_index(..., documents=True)`; the SQLite engine, whose triggers count a change of a document's date, tags or
+path as a keyword write): `day`, the document's date as the number YYYYMMDD, and `tag`, every text a tag filter
+matches, made as the engine's filter SQL matches them (document_tags). A filter the index cannot answer exactly (a
+path, a date stored in another form, a tag it cannot hold) is left to the engine's allowed chunks (`takes`).
+
 The SQLite engine ranks the side index's candidates again with FTS5's bm25() (sqlite/keyword/bm25.py), which needs
 each candidate's tokens per FTS5 column. Its builds store them (`build_index(..., terms=True)`): per chunk, each
 column's tokens with their counts (`terms`, JSON), so a query reads them with its hits instead of running the text
@@ -35,6 +41,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Callable, Iterator, Sequence
@@ -49,13 +56,15 @@ from desktop_app.core.store.rows import Filters
 from desktop_app.core.store.side.base import SideIndex
 from desktop_app.core.text.fields import analyze_title
 
-FORMAT_VERSION = 2  # 2: the chunk id is a fast field; SQLite's builds store each chunk's column terms
+FORMAT_VERSION = 3  # 3: documents' dates and tags; 2: the chunk id is a fast field, SQLite's column terms
 MIN_CHUNKS = 20_000  # below this FTS5's own plan answers in a few milliseconds
 REBUILD_QUIET = 30.0  # seconds without keyword writes before a rebuild starts
 PREFIX_TERMS = 64  # a typed prefix's expansions searched, the most frequent first
 TITLE_REPEAT = 2  # FTS5_WEIGHTS["title"]: a title token counts twice
 _LETTER = {"title": "t", "words": "w", "stems": "s", "grams": "g"}
 _HEAP = 200_000_000
+MAX_TAG_DIRS = 8  # folder names below the library folder joined into one tag text, at most
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def index_dir(db_path: Path) -> Path:
@@ -94,7 +103,32 @@ def _schema(tantivy: Any) -> Any:
     schema.add_integer_field("folder", stored=False, indexed=True)
     schema.add_text_field("type", stored=False, tokenizer_name="raw", index_option="basic")
     schema.add_text_field("lang", stored=False, tokenizer_name="raw", index_option="basic")
+    schema.add_integer_field("day", stored=False, indexed=True, fast=True)  # documents=True builds
+    schema.add_text_field("tag", stored=False, tokenizer_name="raw", index_option="basic")
     return schema.build()
+
+
+def day_number(day: str | None) -> int | None:
+    """An ISO day (YYYY-MM-DD) as the number YYYYMMDD, which orders as the text does; None for any other form."""
+    return int(day.replace("-", "")) if day is not None and _DAY.fullmatch(day) else None
+
+
+def document_tags(tags: str | None, below: str | None) -> set[str]:
+    """Every tag a document matches, as the engines' filter SQL matches one: `|tag|` within its packed tags
+    ('|a|b|': the texts between two bars), or `<sep>tag<sep>` within its path below the library folder (folded as
+    the engine folds it: one folder name, or up to MAX_TAG_DIRS of them in a row joined by the separator)."""
+    out = set((tags or "").split("|")[1:-1])
+    names = (below or "").split(os.sep)[1:-1]  # the folder names between the separators
+    for start in range(len(names)):
+        for end in range(start + 1, min(len(names), start + MAX_TAG_DIRS) + 1):
+            out.add(os.sep.join(names[start:end]))
+    out.discard("")
+    return out
+
+
+def tag_held(tag: str) -> bool:
+    """Whether document_tags can hold this tag (a filter's): not empty, no bar, within MAX_TAG_DIRS names."""
+    return bool(tag) and "|" not in tag and tag.count(os.sep) < MAX_TAG_DIRS
 
 
 def idf_ratio(rows: int, total: int) -> float:
@@ -115,10 +149,23 @@ class Hit(NamedTuple):
 class Keywords:
     """A loaded keyword side index: one searcher over one finished build."""
 
-    def __init__(self, tantivy: Any, index: Any, rows: int) -> None:
+    def __init__(self, tantivy: Any, index: Any, rows: int, info: dict | None = None) -> None:
         self._tv, self._index, self.rows = tantivy, index, rows
         self.schema = index.schema
         self.searcher = index.searcher()
+        info = info or {}
+        self.tags = bool(info.get("documents"))  # built with each document's date and tags
+        self.days = self.tags and info.get("other_days") == 0  # every date was an ISO day (or none)
+
+    def takes(self, filters: Filters) -> bool:
+        """Whether the index answers these filters by itself: folders, types and languages; dates and tags when it
+        holds them in a form that matches as the engine's SQL does; never paths."""
+        if filters.paths or filters.path_has:
+            return False
+        if (filters.date_from or filters.date_to) and not (
+                self.days and all(day_number(d) is not None for d in (filters.date_from, filters.date_to) if d)):
+            return False
+        return not filters.tags or (self.tags and all(tag_held(t) for t in filters.tags))
 
     def search(self, query: tp.Query, limit: int, filters: Filters | None = None) -> list[tuple[int, float]]:
         """The best `limit` chunks for the query's terms (score: BM25, higher is better; ties by chunk id)."""
@@ -177,14 +224,22 @@ class Keywords:
         return out
 
     def _filter(self, filters: Filters) -> list[tuple[Any, Any]]:
-        """Must clauses of score 0 for a folder / type / language filter (paths are not indexed here)."""
+        """Must clauses of score 0 for a folder / type / language filter, and for dates and tags when the index
+        takes them (`takes`; otherwise the caller keeps to its allowed chunks: paths are not indexed here)."""
         tv = self._tv
         out = []
-        for field, values in (("folder", filters.folder_ids), ("type", filters.types), ("lang", filters.langs)):
+        tags = filters.tags if self.takes(filters) else ()
+        for field, values in (("folder", filters.folder_ids), ("type", filters.types), ("lang", filters.langs),
+                              ("tag", tags)):
             if values:
                 anyof = tv.Query.boolean_query([(tv.Occur.Should, tv.Query.term_query(self.schema, field, v))
                                                 for v in values])
                 out.append((tv.Occur.Must, tv.Query.const_score_query(anyof, 0.0)))
+        if (filters.date_from or filters.date_to) and self.takes(filters):
+            low, high = day_number(filters.date_from or None), day_number(filters.date_to or None)
+            days = tv.Query.range_query(self.schema, "day", tv.FieldType.Integer, low, high,
+                                        include_upper=high is None)  # [from, to): to is the first day left out
+            out.append((tv.Occur.Must, tv.Query.const_score_query(days, 0.0)))
         return out
 
 
@@ -223,7 +278,7 @@ def read_index(root: Path, generation: int) -> tuple[Keywords | None, str]:
     try:
         index = tantivy.Index.open(str(root / Path(info["dir"]).name))
         index.reload()
-        loaded = Keywords(tantivy, index, int(info.get("rows", -1)))
+        loaded = Keywords(tantivy, index, int(info.get("rows", -1)), info)
         if loaded.searcher.num_docs != loaded.rows:
             return None, f"damaged ({loaded.searcher.num_docs} rows, {loaded.rows} expected)"
     except (OSError, ValueError) as exc:
@@ -231,13 +286,17 @@ def read_index(root: Path, generation: int) -> tuple[Keywords | None, str]:
     return loaded, ""
 
 
-Row = tuple[int, str, str, str, int, str, str]  # chunk id, text, title, path, folder id, type, language
+# chunk id, text, title, path, folder id, type, language; its document's date (an ISO day, or None), packed tags
+# and path below its library folder as the engine's filters fold it (documents=True builds; else None)
+Row = tuple[int, str, str, str, int, str, str, str | None, str | None, str | None]
 RowSource = Callable[[], AbstractContextManager[tuple[int, Iterator[Sequence[Row]]]]]
 
 
-def build_index(root: Path, source: RowSource, *, terms: bool = False) -> tuple[Keywords, int]:
+def build_index(root: Path, source: RowSource, *, terms: bool = False,
+                documents: bool = False) -> tuple[Keywords, int]:
     """A new index of every row `source` gives, under `root`; (the index, the generation it was built at). `terms`:
-    store each chunk's column terms (the SQLite engine ranks candidates with them)."""
+    store each chunk's column terms (the SQLite engine ranks candidates with them); `documents`: index the rows'
+    dates and tags (an engine whose generation counts their changes)."""
     import tantivy
 
     root.mkdir(exist_ok=True)
@@ -250,16 +309,23 @@ def build_index(root: Path, source: RowSource, *, terms: bool = False) -> tuple[
         where.mkdir()
         index = tantivy.Index(_schema(tantivy), path=str(where))
         writer = index.writer(heap_size=_HEAP, num_threads=1)
-        rows = 0
+        rows = other_days = 0
         for batch in batches:
-            for cid, text, title, path, folder, kind, lang in batch:
-                writer.add_document(chunk_document(tantivy, cid, index_title(title, Path(path)), text, folder, kind,
-                                                   lang, terms))
+            for cid, text, title, path, folder, kind, lang, day, tags, below in batch:
+                doc = chunk_document(tantivy, cid, index_title(title, Path(path)), text, folder, kind, lang, terms)
+                if documents:
+                    if (number := day_number(day)) is not None:
+                        doc.add_integer("day", number)
+                    elif day is not None:
+                        other_days += 1
+                    for tag in document_tags(tags, below):
+                        doc.add_text("tag", tag)
+                writer.add_document(doc)
             rows += len(batch)
     writer.commit()
     writer.wait_merging_threads()
     info = {"format": FORMAT_VERSION, "fingerprint": tp.tokenizer_fingerprint(), "generation": generation,
-            "dir": where.name, "rows": rows}
+            "dir": where.name, "rows": rows, "documents": documents, "other_days": other_days}
     tmp = root / f"current.json.tmp-{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(info, fh)
@@ -269,7 +335,7 @@ def build_index(root: Path, source: RowSource, *, terms: bool = False) -> tuple[
     if keep and keep != where.name:
         shutil.rmtree(root / keep, ignore_errors=True)  # a process still searching it keeps its open files
     index.reload()
-    return Keywords(tantivy, index, rows), generation
+    return Keywords(tantivy, index, rows, info), generation
 
 
 def chunk_document(tantivy: Any, cid: int, title: str, text: str, folder: int, kind: str, lang: str,

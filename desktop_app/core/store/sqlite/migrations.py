@@ -420,6 +420,24 @@ def m015_wikilinks_and_document_generation(conn: Connection) -> None:
     CREATE TRIGGER doc_generation_folder AFTER UPDATE OF path ON folders BEGIN {bump} END;
     """)
 
+
+@migration
+def m016_keyword_generation_of_dates_and_tags(conn: Connection) -> None:
+    """The keyword side index holds each chunk's document date and tags (keyword_index.py): meta.kw_generation now
+    counts a document whose date (its own, else its modified day), tags or path changes, and a library folder whose
+    path changes (its documents' folder-name tags), so an index built before is stale. Only real changes count: an
+    index run writing the same date and tags again leaves the index current."""
+    bump = ("INSERT INTO meta (key, value) VALUES ('kw_generation', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;")
+    day = "COALESCE({0}.doc_date, date({0}.mtime_ns / 1000000000, 'unixepoch'))"
+    run_script(conn, f"""
+    CREATE TRIGGER documents_kw_dates_and_tags AFTER UPDATE OF doc_date, mtime_ns, tags, path ON documents
+    WHEN {day.format('NEW')} IS NOT {day.format('OLD')} OR NEW.tags IS NOT OLD.tags OR NEW.path IS NOT OLD.path
+    BEGIN {bump} END;
+    CREATE TRIGGER folders_kw_path AFTER UPDATE OF path ON folders WHEN NEW.path IS NOT OLD.path BEGIN {bump} END;
+    """)
+
+
 Migration = Callable[[Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = migration.entries
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -18,6 +18,11 @@ from desktop_app.core.store.side import vector_index as vi
 from desktop_app.core.store.sqlite.connect import Connection, connect
 
 _VECTOR_BATCH = 50_000
+# A document's date: its own, else its file's modified day (UTC); the path below its library folder, where a tag is
+# also a folder name (lower() folds ASCII only). The query language's filters (keyword/fts5.py) and the keyword side
+# index's rows read them alike.
+DOC_DATE = "COALESCE(d.doc_date, date(d.mtime_ns / 1000000000, 'unixepoch'))"
+BELOW_FOLDER = "lower(substr(d.path, length((SELECT f.path FROM folders f WHERE f.id = d.folder_id)) + 1))"
 _ROW_BATCH = 5_000
 
 
@@ -100,8 +105,8 @@ def database_rows(db_path: Path) -> Iterator[tuple[int, Iterator[Sequence[ki.Row
     try:
         conn.execute("BEGIN")  # one snapshot: the generation read belongs to the rows read
         generation = keyword_generation(conn)
-        cursor = conn.execute("SELECT c.id, c.text, d.title, d.path, d.folder_id, d.type, c.lang FROM chunks c "
-                              "JOIN documents d ON d.id = c.document_id")
+        cursor = conn.execute(f"SELECT c.id, c.text, d.title, d.path, d.folder_id, d.type, c.lang, {DOC_DATE}, d.tags, "
+                              f"{BELOW_FOLDER} FROM chunks c JOIN documents d ON d.id = c.document_id")
         yield generation, iter(lambda: cursor.fetchmany(_ROW_BATCH), [])
         conn.execute("COMMIT")
     finally:
@@ -118,4 +123,5 @@ class DatabaseKeywords(ki.KeywordIndex):
         return int(conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
 
     def build(self) -> tuple[ki.Keywords, int]:
-        return ki.build_index(self.path(), lambda: database_rows(self.db_path), terms=True)  # bm25() rescoring's
+        return ki.build_index(self.path(), lambda: database_rows(self.db_path), terms=True,  # bm25() rescoring's
+                              documents=True)  # migration 016 counts date, tag and path changes

@@ -35,6 +35,7 @@ RELEASED: dict[str, dict[int, tuple[str, str]]] = {
         13: ("documents_not_read", "16a8be4a0e3b12b8"),
         14: ("ocr_words", "1b68440b4c3526ca"),
         15: ("wikilinks_and_document_generation", "70320437d911035b"),
+        16: ("keyword_generation_of_dates_and_tags", "4f794d7480a1a080"),
     },
     "postgres": {
         1: ("core", "e1fbda7121343237"),

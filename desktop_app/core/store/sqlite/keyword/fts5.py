@@ -22,12 +22,13 @@ from desktop_app.core.store.sqlite.connect import Connection
 from desktop_app.core.store.sqlite.keyword import bm25 as fts5_bm25
 from desktop_app.core.store.sqlite.keyword import pending as pending_keywords
 from desktop_app.core.store.sqlite.keyword.topk import TopK
-from desktop_app.core.store.sqlite.side import DatabaseKeywords, bump_keyword_generation
+from desktop_app.core.store.sqlite.side import BELOW_FOLDER, DOC_DATE, DatabaseKeywords, bump_keyword_generation
 
 # The side index's candidates re-ranked by bm25(): this many times what was asked (FTS5's top k is nearly always in
 # the side index's top 2k: docs/keyword-scale.md).
 RESCORE = 2
-# Side index hits read for a document filter (date, tag, path: not in the side index) before FTS5 answers it instead.
+# Side index hits read for a document filter the side index does not take (a path; a date or tag it does not hold)
+# before FTS5 answers it instead.
 # A filter that leaves out the query's best documents needs a deep read: at 1M chunks (bench/scale.py, whose tags
 # and dates follow the topic: every copy of an abstract has its tag) tag-filtered keyword search took 31.7 / 2,582 ms
 # p50 / p95 at 20,000 (FTS5 answering the deep ones) and 33.0 / 70.7 at 100,000 (max 166 ms against 5.4 s).
@@ -54,10 +55,6 @@ def filter_sql(filters: Filters | None) -> tuple[str, list[object]]:
     return " AND " + " AND ".join(clauses), args
 
 
-# A document's date: its own, else its file's modified day (UTC).
-_DOC_DATE = "COALESCE(d.doc_date, date(d.mtime_ns / 1000000000, 'unixepoch'))"
-# The document's path below its library folder: a tag is also a folder name there.
-_BELOW_FOLDER = "lower(substr(d.path, length((SELECT f.path FROM folders f WHERE f.id = d.folder_id)) + 1))"
 
 
 def _query_language_sql(filters: Filters, clauses: list[str], args: list[object]) -> None:
@@ -67,13 +64,13 @@ def _query_language_sql(filters: Filters, clauses: list[str], args: list[object]
         clauses.append("(" + " OR ".join("instr(lower(d.path), ?) > 0" for _ in group) + ")")
         args.extend(group)
     if filters.date_from:
-        clauses.append(f"{_DOC_DATE} >= ?")
+        clauses.append(f"{DOC_DATE} >= ?")
         args.append(filters.date_from)
     if filters.date_to:
-        clauses.append(f"{_DOC_DATE} < ?")
+        clauses.append(f"{DOC_DATE} < ?")
         args.append(filters.date_to)
     if filters.tags:
-        clauses.append("(" + " OR ".join(f"instr(d.tags, ?) > 0 OR instr({_BELOW_FOLDER}, ?) > 0"
+        clauses.append("(" + " OR ".join(f"instr(d.tags, ?) > 0 OR instr({BELOW_FOLDER}, ?) > 0"
                                          for _ in filters.tags) + ")")
         for tag in filters.tags:
             args.extend((f"|{tag}|", f"{os.sep}{tag}{os.sep}"))
@@ -96,7 +93,8 @@ class KeywordSQL(SQLiteBase):
         join = " JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id" if extra else ""
         def work(conn: Connection) -> list[tuple[int, float]]:
             if (side := self._keyword_side(conn, title_weight)) is not None:
-                allowed = self._allowed_chunks(conn, filters) if filters and filters.by_document() else None
+                allowed = self._allowed_chunks(conn, filters) \
+                    if filters and filters.by_document() and not side.takes(filters) else None
                 ranked = _ranked_as_fts5(conn, side, terms, int(limit), filters, allowed)
                 if ranked is not None:
                     return ranked
@@ -125,7 +123,7 @@ class KeywordSQL(SQLiteBase):
         extra, args = filter_sql(filters)
         rows = self._read(lambda c: c.execute(
             f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.ordinal = 0{extra} "
-            f"ORDER BY {_DOC_DATE} DESC, d.path LIMIT ?", [*args, int(limit)]).fetchall())
+            f"ORDER BY {DOC_DATE} DESC, d.path LIMIT ?", [*args, int(limit)]).fetchall())
         return [(int(r[0]), 1.0) for r in rows]
 
     def keyword_rebuild_pending(self) -> int:
