@@ -93,8 +93,8 @@ def search_store(
             return []
         return [h for h in store.dense_candidates(qvec, n, filters=filters) if h[1] >= params.min_similarity]
 
-    if mode == SearchMode.HYBRID and embedder is not None:
-        keyword, dense = run_both(keyword_side, dense_side)  # at once: each side waits outside the GIL
+    if mode == SearchMode.HYBRID and embedder is not None and getattr(store, "SIDES_AT_ONCE", True):
+        keyword, dense = run_both(keyword_side, dense_side)  # at once: each side waits on the server
     else:
         keyword, dense = keyword_side(), dense_side()
     if mode == SearchMode.KEYWORD:

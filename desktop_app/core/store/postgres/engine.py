@@ -35,6 +35,8 @@ class PostgresStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, Searc
     each under its own machine id (`machine=` or desktop_app.core.machine). `side_dir`: where this desktop may
     keep side indexes of the library for search at scale (postgres/side.py); None keeps every search on the server."""
 
+    SIDES_AT_ONCE = True  # hybrid search's two sides wait on the server at the same time (core/search/side_pool.py)
+
     def __init__(self, url: str, *, machine: str | None = None, side_dir: Path | None = None) -> None:
         try:
             super().__init__(url, machine=machine, side_dir=side_dir)

@@ -27,6 +27,11 @@ class SQLiteStore(FolderSQL, DocumentSQL, VectorSQL, KeywordSQL, OcrSQL, SearchS
                   ExportSQL, FormatSQL, BackupSQL, LedgerSQL, LinkSQL):
     """The embedded library engine. `SQLiteStore(path)` opens (and migrates) the file; ":memory:" works too."""
 
+    # Hybrid search runs its sides one after the other here: both are this process's CPU work, and on 2 cores,
+    # timed fairly (bench/scale.py's alternating passes, bench/hybrid_sides.py with the real query embedder, whose
+    # ONNX Runtime takes both cores), at once was as fast at p50 and 1-4 ms slower at p95 (docs/benchmarks.md).
+    SIDES_AT_ONCE = False
+
     def __init__(self, path: str | Path) -> None:
         super().__init__(path)
         # An empty library's keyword index is current: record the tokenizer version it will be made with. Asked
