@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 from _common import machine, percentile, save
-from scale import DEFAULT_VECTORS, MODEL, open_library
+from scale import DEFAULT_VECTORS, MODEL, loaded_vectors
 from server_scale import load_library
 
 
@@ -35,13 +35,7 @@ def main() -> None:
     ap.add_argument("--json", help="results file (default bench/results/int8_scoring.json)")
     args = ap.parse_args()
     _, _, _, qvecs = load_library(DEFAULT_VECTORS, Path(args.dataset))
-    store, _ = open_library("sqlite", args.library)
-    store.dense_candidates(qvecs[0], 10)
-    side = store.__dict__["_vector_index"]
-    side.wait()
-    index = side._index
-    if index is None:
-        raise SystemExit(f"{args.library} has no usable vector index: run bench/scale.py on it first")
+    store, index = loaded_vectors(args.library, qvecs)
     times: dict[str, dict[str, list[float]]] = {"floor": {"wall": [], "cpu": []}, "ours": {"wall": [], "cpu": []}}
     candidates = []
     for i, q in enumerate(qvecs[: args.queries]):

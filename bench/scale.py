@@ -214,6 +214,11 @@ def timed(fn: Callable[[int], object], n: int, warm: int = 10) -> dict:
         started = time.perf_counter()
         fn(i)
         times.append((time.perf_counter() - started) * 1000)
+    return summary(times)
+
+
+def summary(times: list[float]) -> dict:
+    """p50 / p95 of times in ms, as every timing here reports them."""
     return {"p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2)}
 
 
@@ -233,8 +238,7 @@ def timed_pair(first: Callable[[int], object], second: Callable[[int], object], 
             started = time.perf_counter()
             (first, second)[which](i)
             times[which].append((time.perf_counter() - started) * 1000)
-    return tuple({"p50_ms": round(percentile(t, 50), 2), "p95_ms": round(percentile(t, 95), 2)}  # type: ignore[return-value]
-                 for t in times)
+    return summary(times[0]), summary(times[1])
 
 
 def store_queries(store, texts, qvecs, filters) -> dict:
@@ -377,6 +381,17 @@ def side_index_bytes(db: Path) -> int:
 
 SIDE_ATTRS = {"sqlite": ("_vector_index", "_keyword_index"), "postgresql": ("_side_vectors", "_side_keywords")}
 SIDE_DIR: list[Path] = []  # PostgreSQL: where the searching desktop keeps its side indexes (run_engine sets it)
+
+
+def loaded_vectors(library: str, qvecs):
+    """(store, its loaded vector side index) of a SQLite library bench/scale.py built, waiting for the load."""
+    store, _ = open_library("sqlite", library)
+    store.dense_candidates(qvecs[0], 10)
+    side = store.__dict__["_vector_index"]
+    side.wait()
+    if side._index is None:
+        raise SystemExit(f"{library} has no usable vector index: run bench/scale.py on it first")
+    return store, side._index
 
 
 def open_library(engine: str, where: str):

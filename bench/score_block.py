@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from _common import machine, percentile, save
-from scale import DEFAULT_VECTORS, open_library
+from scale import DEFAULT_VECTORS, loaded_vectors
 from server_scale import load_library
 
 from desktop_app.core.store.side import vector_index as vi
@@ -34,13 +34,7 @@ def main() -> None:
     args = ap.parse_args()
     blocks = [int(b) for b in args.blocks.split(",")]
     _, _, _, qvecs = load_library(DEFAULT_VECTORS, Path(args.dataset))
-    store, _ = open_library("sqlite", args.library)
-    store.dense_candidates(qvecs[0], 10)
-    side = store.__dict__["_vector_index"]
-    side.wait()
-    index = side._index
-    if index is None:
-        raise SystemExit(f"{args.library} has no usable vector index: run bench/scale.py on it first")
+    store, index = loaded_vectors(args.library, qvecs)
     shipped = vi.SCORE_BLOCK
     vi.SCORE_BLOCK = max(blocks)
     index.code_scores(np.arange(8), np.asarray(qvecs[0], dtype=np.float32))  # this thread's buffers, largest size

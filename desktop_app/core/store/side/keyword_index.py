@@ -228,14 +228,14 @@ class Keywords:
         takes them (`takes`; otherwise the caller keeps to its allowed chunks: paths are not indexed here)."""
         tv = self._tv
         out = []
-        tags = filters.tags if self.takes(filters) else ()
+        takes = self.takes(filters)
         for field, values in (("folder", filters.folder_ids), ("type", filters.types), ("lang", filters.langs),
-                              ("tag", tags)):
+                              ("tag", filters.tags if takes else ())):
             if values:
                 anyof = tv.Query.boolean_query([(tv.Occur.Should, tv.Query.term_query(self.schema, field, v))
                                                 for v in values])
                 out.append((tv.Occur.Must, tv.Query.const_score_query(anyof, 0.0)))
-        if (filters.date_from or filters.date_to) and self.takes(filters):
+        if takes and (filters.date_from or filters.date_to):
             low, high = day_number(filters.date_from or None), day_number(filters.date_to or None)
             days = tv.Query.range_query(self.schema, "day", tv.FieldType.Integer, low, high,
                                         include_upper=high is None)  # [from, to): to is the first day left out
