@@ -124,7 +124,36 @@ def test_stored_terms_are_the_tokens_fts5_reads(library):
     stored = side.terms(hits)
     assert stored is not None and len({h.chunk for h in hits}) > 100
     for hit, terms in zip(hits, stored, strict=True):
-        assert terms == [dict(Counter(fts5_bm25.ascii_tokens(fields[hit.chunk][c]))) for c in tp.FTS5_COLUMNS]
+        columns = [Counter(fts5_bm25.ascii_tokens(fields[hit.chunk][c])) for c in tp.FTS5_COLUMNS]
+        assert terms.length == sum(c.total() for c in columns) > 0
+        for i, counts in enumerate(columns):
+            for token, n in counts.items():
+                assert terms.count(i, token) == n, (hit.chunk, i, token)
+                assert terms.starting(i, token) == sum(m for t, m in counts.items() if t.startswith(token))
+            tokens = list(counts)
+            for token in {t[:k] for t in tokens for k in (1, 2)}:  # prefixes of one or two characters
+                assert terms.starting(i, token) == sum(m for t, m in counts.items() if t.startswith(token))
+            for other in columns[:i] + columns[i + 1:]:  # a word of another column only: none here
+                for token in set(other) - set(counts):
+                    assert terms.count(i, token) == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp"),
+                                                      blacklist_characters=":"), min_size=1, max_size=6),
+                                st.integers(1, 1000), max_size=8),
+                min_size=len(tp.FTS5_COLUMNS), max_size=len(tp.FTS5_COLUMNS)),
+       st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp"), blacklist_characters=":"),
+               min_size=1, max_size=3))
+def test_packed_terms_answer_as_the_counts_they_pack(columns, word):
+    # Tokens are letters, marks and digits (no whitespace, no ASCII colon); any other text of that kind packs too.
+    packed = ki.PackedTerms(ki.packed_terms(columns))
+    counted = fts5_bm25.CountedColumns(columns)
+    assert packed.length == counted.length
+    for i, counts in enumerate(columns):
+        for token in [word, *counts]:
+            assert packed.count(i, token) == counted.count(i, token)
+            assert packed.starting(i, token) == counted.starting(i, token)
 
 
 def test_scores_from_stored_terms_equal_the_old_computation(library):

@@ -8,7 +8,7 @@ instances in the columns its query names, each counted with its column's weight;
 The side index ranks with tantivy's BM25 (one-byte lengths, a title's tokens counted twice in the length, its
 own tokens): close to bm25() but not equal (docs/keyword-scale.md). Here a candidate's columns are its tokens per
 column with their counts, as FTS5's `ascii` tokenizer splits the index_fields columns: stored in the side index
-when it was built (side/keyword_index.py column_terms), or made again from the stored text (`column_counts`); N and
+when it was built (side/keyword_index.py PackedTerms), or made again from the stored text (`column_counts`); N and
 the column totals come from FTS5's own averages record, n_i from the side index (a term's rows; a prefix's, the sum
 over the expansions searched, at most N: the one estimate left). A query term is one token (text/query.py: letters,
 marks and digits, folded), so a phrase is one word or one prefix and the counts answer it.
@@ -20,6 +20,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from desktop_app.core import text as tp
 from desktop_app.core.store.sqlite.connect import Connection
@@ -70,16 +71,40 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
     raise AssertionError("unreachable")
 
 
-def column_counts(fields: Mapping[str, str]) -> list[dict[str, int]]:
+class ColumnCounts(Protocol):
+    """A row's tokens per FTS5 column (tp.FTS5_COLUMNS order), as `scores` reads them: its token count over every
+    column, a word's instances in one column, and the instances of every token starting with a prefix."""
+
+    length: int
+
+    def count(self, column: int, word: str) -> int: ...
+
+    def starting(self, column: int, start: str) -> int: ...
+
+
+class CountedColumns:
+    """ColumnCounts of a row's columns counted from its text (column_counts)."""
+
+    def __init__(self, columns: list[dict[str, int]]) -> None:
+        self.columns = columns
+        self.length = sum(sum(c.values()) for c in columns)
+
+    def count(self, column: int, word: str) -> int:
+        return self.columns[column].get(word, 0)
+
+    def starting(self, column: int, start: str) -> int:
+        return sum(n for word, n in self.columns[column].items() if word.startswith(start))
+
+
+def column_counts(fields: Mapping[str, str]) -> CountedColumns:
     """Each FTS5 column's tokens (as the ascii tokenizer splits them) with their counts, of index_fields columns."""
-    return [dict(Counter(ascii_tokens(fields[c]))) for c in tp.FTS5_COLUMNS]
+    return CountedColumns([dict(Counter(ascii_tokens(fields[c]))) for c in tp.FTS5_COLUMNS])
 
 
-def scores(query: tp.Query, rows: Sequence[tuple[int, Sequence[Mapping[str, int]]]], hits: Sequence[int],
+def scores(query: tp.Query, rows: Sequence[tuple[int, ColumnCounts]], hits: Sequence[int],
            total_rows: int, total_tokens: int) -> list[tuple[int, float]]:
-    """bm25() (higher is better, as keyword_candidates returns it) of each (chunk id, column counts) row, the counts
-    per FTS5 column as column_counts makes them, for the query's terms found in `hits[i]` rows each; best first,
-    ties by chunk id."""
+    """bm25() (higher is better, as keyword_candidates returns it) of each (chunk id, column counts) row, for the
+    query's terms found in `hits[i]` rows each; best first, ties by chunk id."""
     weights = [tp.FTS5_WEIGHTS[c] for c in tp.FTS5_COLUMNS]
     avgdl = total_tokens / max(total_rows, 1)
     words: dict[str, list[tuple[int, float]]] = {}  # whole words: their counts are looked up
@@ -93,20 +118,20 @@ def scores(query: tp.Query, rows: Sequence[tuple[int, Sequence[Mapping[str, int]
                 prefixes.append((tokens[-1], column, idf))
             else:
                 words.setdefault(tokens[-1], []).append((column, idf))
+    ordered = sorted(words.items())  # sorted: the same sum in every process
     title_weight = weights[0]
     out = []
     for cid, counts in rows:
-        norm = K1 * (1 - B + B * sum(sum(c.values()) for c in counts) / avgdl)
-        title = counts[0]
+        norm = K1 * (1 - B + B * counts.length / avgdl)
         score = 0.0
-        present = set().union(*(words.keys() & c.keys() for c in counts))
-        for word in sorted(present):  # sorted: the same sum in every process
-            for column, idf in words[word]:
-                f = title_weight * title.get(word, 0) + (weights[column] * counts[column].get(word, 0) if column else 0)
+        for word, uses in ordered:
+            title = counts.count(0, word)
+            for column, idf in uses:
+                f = title_weight * title + (weights[column] * counts.count(column, word) if column else 0)
                 if f:
                     score += idf * f * (K1 + 1) / (f + norm)
         for start, column, idf in prefixes:
-            f = sum(weights[c] * sum(n for word, n in counts[c].items() if word.startswith(start)) for c in {0, column})
+            f = sum(weights[c] * counts.starting(c, start) for c in {0, column})
             if f:
                 score += idf * f * (K1 + 1) / (f + norm)
         out.append((cid, score))

@@ -186,12 +186,13 @@ def _ranked_as_fts5(conn: Connection, side: Keywords, terms: tp.Query, limit: in
     if stats is None:
         return [(h.chunk, h.score) for h in found[:limit]]
     stored = side.terms(found)
-    counts = list(zip((h.chunk for h in found), stored, strict=True)) if stored is not None else \
+    counts: list[tuple[int, fts5_bm25.ColumnCounts]] = \
+        list(zip((h.chunk for h in found), stored, strict=True)) if stored is not None else \
         _counts_from_text(conn, [h.chunk for h in found])
     return fts5_bm25.scores(terms, counts, side.term_rows(terms), stats[0], sum(stats[1]))[:limit]
 
 
-def _counts_from_text(conn: Connection, chunks: list[int]) -> list[tuple[int, list[dict[str, int]]]]:
+def _counts_from_text(conn: Connection, chunks: list[int]) -> list[tuple[int, fts5_bm25.ColumnCounts]]:
     """Column counts of these chunks made again from their stored text and title (the text pipeline per chunk)."""
     rows = conn.execute("SELECT c.id, c.text, d.title, d.path FROM chunks c JOIN documents d ON d.id = c.document_id "
                         "WHERE c.id IN (SELECT value FROM json_each(?))", (json.dumps(chunks),))
