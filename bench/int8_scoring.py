@@ -1,11 +1,12 @@
-"""The vector index's int8 scoring step alone: the sketch's candidates' codes dotted with a query.
+"""The vector index's int8 scoring step alone: the sketch's candidates' leading codes dotted with a query's weights.
 
     python bench/int8_scoring.py [--library ~/.cache/trove-bench/scale-100000/library.db] [--queries 100]
 
 On the side index of a library bench/scale.py built (its real codes and its real sketch candidates for SciFact's
-test queries), in this process, each query both ways in alternating order:
+test queries; since format 4 the codes of every candidate's LEAD leading principal axes, the step all candidates
+go through), in this process, each query both ways in alternating order:
   - floor: the bare numpy expression the index used until 2026-12-07, fresh arrays per block of 8192
-    (`codes[rows].astype(np.float32) @ query`);
+    (`lead[rows].astype(np.float32) @ weights`);
   - ours: `Loaded.code_scores` (np.take / copyto / dot into each thread's reused buffers).
 Both wall and CPU time (thread_time: the machine's other load counts less), p50 / p95, and that the scores are equal.
 """
@@ -23,8 +24,8 @@ from scale import DEFAULT_VECTORS, MODEL, loaded_vectors
 from server_scale import load_library
 
 
-def floor(codes: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-    return np.concatenate([codes[rows[i : i + 8192]].astype(np.float32) @ query for i in range(0, len(rows), 8192)])
+def floor(codes: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    return np.concatenate([codes[rows[i : i + 8192]].astype(np.float32) @ weights for i in range(0, len(rows), 8192)])
 
 
 def main() -> None:
@@ -41,12 +42,13 @@ def main() -> None:
     for i, q in enumerate(qvecs[: args.queries]):
         query = np.asarray(q, dtype=np.float32)
         rows = index.candidates(query)
+        weights = index.weights(query)[: index.lead.shape[1]]
         candidates.append(len(rows))
         order = [("floor", floor), ("ours", None)] if i % 2 == 0 else [("ours", None), ("floor", floor)]
         got = {}
         for name, fn in order:
             wall, cpu = time.perf_counter(), time.thread_time()
-            got[name] = fn(index.codes, rows, query) if fn else index.code_scores(rows, query)
+            got[name] = fn(index.lead, rows, weights) if fn else index.code_scores(index.lead, rows, weights)
             times[name]["cpu"].append(time.thread_time() - cpu)
             times[name]["wall"].append(time.perf_counter() - wall)
         if not np.allclose(got["floor"], got["ours"], rtol=1e-5, atol=1e-3):

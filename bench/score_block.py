@@ -2,7 +2,7 @@
 
     python bench/score_block.py [--library ~/.cache/trove-bench/scale-1000000/library.db] [--blocks 512,1024,4096]
 
-On the side index of a library bench/scale.py built (its real codes, the sketch's real candidates for SciFact's
+On the side index of a library bench/scale.py built (its real leading codes, the sketch's real candidates for SciFact's
 test queries), in this process, each query scored at every block size in a rotating order. OpenBLAS splits a
 matrix-vector product over its threads once the block is large enough: wall time may fall on an idle machine while
 the CPU spent (process time, every thread's) rises, and on a busy one both rise. Wall and process CPU time, p50 / p95,
@@ -37,19 +37,21 @@ def main() -> None:
     store, index = loaded_vectors(args.library, qvecs)
     shipped = vi.SCORE_BLOCK
     vi.SCORE_BLOCK = max(blocks)
-    index.code_scores(np.arange(8), np.asarray(qvecs[0], dtype=np.float32))  # this thread's buffers, largest size
+    width = index.lead.shape[1]
+    index.code_scores(index.lead, np.arange(8), index.weights(np.asarray(qvecs[0], np.float32))[:width])  # buffers
     times: dict[int, dict[str, list[float]]] = {b: {"wall": [], "cpu": []} for b in blocks}
     load_before = os.getloadavg()
     candidates = []
     for i, q in enumerate(qvecs[: args.queries]):
         query = np.asarray(q, dtype=np.float32)
         rows = index.candidates(query)
+        weights = index.weights(query)[:width]
         candidates.append(len(rows))
         scores = {}
         for b in blocks[i % len(blocks):] + blocks[: i % len(blocks)]:
             vi.SCORE_BLOCK = b
             wall, cpu = time.perf_counter(), time.process_time()
-            scores[b] = index.code_scores(rows, query)
+            scores[b] = index.code_scores(index.lead, rows, weights)
             times[b]["cpu"].append(time.process_time() - cpu)
             times[b]["wall"].append(time.perf_counter() - wall)
         if not all(np.allclose(s, scores[blocks[0]], rtol=1e-5, atol=1e-3) for s in scores.values()):

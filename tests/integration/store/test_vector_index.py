@@ -258,7 +258,8 @@ def test_rescoring_reads_the_files_own_float32_rows(library):
     positions = loaded.positions(keys)
     assert positions[-1] == -1 and (positions[:3] >= 0).all()  # a key the index lacks is not found
     assert np.array_equal(loaded.rows(positions[:3]), mat[[5, 17, 300]])  # bit for bit what chunks_vec holds
-    assert loaded.words.shape == (1, N) and loaded.codes.shape == (N, DIM)  # 32 dimensions: one 64-bit word each
+    assert loaded.words.shape == (1, N)  # 32 dimensions: one 64-bit word each
+    assert loaded.lead.shape == (N, DIM) and loaded.tail.shape == (N, 0)  # fewer than LEAD: all of them lead
 
 
 def test_only_the_sketchs_nearest_rows_are_scored(library, monkeypatch):
@@ -278,28 +279,79 @@ def test_only_the_sketchs_nearest_rows_are_scored(library, monkeypatch):
     assert len(near) < N // 2  # the sketch did leave rows out, so the check above could fail
 
 
-def test_code_scores_equal_the_widened_codes_dot_the_query_in_every_block_and_thread(library, monkeypatch):
+@pytest.fixture
+def split_codes(monkeypatch):
+    monkeypatch.setattr(vi, "LEAD", 12)  # 32 dimensions: the codes of 12 leading axes, then of 20 others
+
+
+def in_file_order(loaded: vi.Loaded, mat: np.ndarray, rows: dict[int, int]) -> np.ndarray:
+    return mat[[rows[int(k) // vi.MAX_WINDOWS] for k in loaded.keys]]
+
+
+def test_codes_are_the_vectors_on_their_principal_axes_at_each_axis_scale(library, split_codes):
+    store, mat, rows, _ = library
+    built(store, mat[0])
+    loaded = store.__dict__["_vector_index"]._index
+    assert loaded.lead.shape == (N, 12) and loaded.tail.shape == (N, DIM - 12)
+    assert np.allclose(loaded.axes.T @ loaded.axes, np.eye(DIM), atol=1e-5)  # a rotation: dot products kept
+    projected = (in_file_order(loaded, mat, rows) - loaded.mean) @ loaded.axes
+    assert (np.diff(projected.var(axis=0)) <= 1e-6).all()  # the widest axes first (all 600 are the sample)
+    codes = np.hstack([loaded.lead, loaded.tail]).astype(np.float64)
+    assert np.abs(codes - np.clip(projected * loaded.scales, -127, 127)).max() <= 0.5 + 1e-3
+    assert np.abs(codes).max(axis=0).min() >= 100  # each axis's own scale: the narrow ones use the range too
+    for q in vectors(5, seed=21):  # a code's score: its vector's projection on the query, less the mean's
+        want = (in_file_order(loaded, mat, rows) - loaded.mean) @ q
+        assert np.abs(codes @ loaded.weights(q) - want).max() < 0.02
+
+
+def test_candidates_are_scored_on_the_leading_axes_then_the_best_of_them_on_all(library, split_codes, monkeypatch):
+    store, mat, rows, _ = library
+    built(store, mat[0])
+    loaded = store.__dict__["_vector_index"]._index
+    monkeypatch.setattr(vi, "MIN_CANDIDATES", 300)
+    monkeypatch.setattr(vi, "KEEP", 40)
+    pruned = partial = 0
+    for q in vectors(8, seed=23):
+        found = loaded.candidates(q)
+        w = loaded.weights(q)
+        lead = loaded.lead[found].astype(np.float32) @ w[:12]
+        kept = found[np.argsort(-lead)[:40]]
+        full = loaded.lead[kept].astype(np.float32) @ w[:12] + loaded.tail[kept].astype(np.float32) @ w[12:]
+        want = set(kept[np.argsort(-full)[:10]].tolist())
+        assert set(loaded.nearest(q, 10).tolist()) == want
+        everyone = np.hstack([loaded.lead[found], loaded.tail[found]]).astype(np.float32) @ w
+        pruned += want != set(found[np.argsort(-everyone)[:10]].tolist())  # the pruning left a top-10 row out
+        partial += want != set(found[np.argsort(-lead)[:10]].tolist())  # the trailing axes changed the top 10
+    assert pruned and partial  # both stages matter on these queries, so the check above could fail
+    for q in vectors(6, seed=29):  # and the answer is still nearly the exact one
+        assert_near_exact(store.dense_candidates(q, 10), mat, rows, q, 10, 0.7)
+
+
+def test_code_scores_equal_the_widened_codes_dot_the_weights_in_every_block_and_thread(library, split_codes,
+                                                                                        monkeypatch):
     store, mat, _, _ = library
     built(store, mat[0])
     loaded = store.__dict__["_vector_index"]._index
-    monkeypatch.setattr(vi, "SCORE_BLOCK", 64)  # 600 rows: nine full blocks and a short one reuse the buffers
+    monkeypatch.setattr(vi, "SCORE_BLOCK", 64)  # 550 rows: eight full blocks and a short one reuse the buffers
     rows = np.sort(np.random.default_rng(3).choice(N, 550, replace=False))
-    queries = vectors(4, seed=11)
-    want = [loaded.codes[rows].astype(np.float32) @ q for q in queries]
-    got: dict[int, np.ndarray] = {}
+    weights = [loaded.weights(q) for q in vectors(4, seed=11)]
+    parts = [(loaded.lead, slice(0, 12)), (loaded.tail, slice(12, DIM))]
+    want = [[codes[rows].astype(np.float32) @ w[cols] for codes, cols in parts] for w in weights]
+    got: dict[int, list[np.ndarray]] = {}
 
     def score(i: int) -> None:
-        got[i] = loaded.code_scores(rows, queries[i])
+        got[i] = [loaded.code_scores(codes, rows, weights[i][cols]) for codes, cols in parts]
 
-    threads = [threading.Thread(target=score, args=(i,)) for i in range(len(queries))]
+    threads = [threading.Thread(target=score, args=(i,)) for i in range(len(weights))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     score(0)  # this thread's buffers too, once another thread's were made
-    for i in range(len(queries)):
-        assert np.allclose(got[i], want[i], rtol=1e-5, atol=1e-4), i
-    assert not np.allclose(got[0], got[1])  # the queries differ: each thread's scores are its own query's
+    for i in range(len(weights)):
+        for g, w in zip(got[i], want[i], strict=True):
+            assert np.allclose(g, w, rtol=1e-5, atol=1e-4), i
+    assert not np.allclose(got[0][0], got[1][0])  # the queries differ: each thread's scores are its own query's
 
 
 def test_a_small_library_has_no_side_file(tmp_path, monkeypatch):
