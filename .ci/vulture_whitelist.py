@@ -75,6 +75,7 @@ _.do_folder_in
 _.do_kill
 _.do_kill_mid
 _.small_threshold  # autouse: the vector index tests' lowered size threshold
+_.split_codes  # usefixtures: the vector index tests' codes split in a lead and a tail at 32 dimensions
 _.Echo  # registered by @MemoryRegistry.register in a test
 _.U8, _.I8, _.U16, _.I16, _.I32, _.U64, _.F64  # the GGUF value-type table, complete for reading
 _.SCAN, _.REBUILD, _.OCR, _.IDLE  # ProgressPhase: a closed set, complete (phases arrive as strings and are checked against it)

@@ -288,7 +288,8 @@ def in_file_order(loaded: vi.Loaded, mat: np.ndarray, rows: dict[int, int]) -> n
     return mat[[rows[int(k) // vi.MAX_WINDOWS] for k in loaded.keys]]
 
 
-def test_codes_are_the_vectors_on_their_principal_axes_at_each_axis_scale(library, split_codes):
+@pytest.mark.usefixtures("split_codes")
+def test_codes_are_the_vectors_on_their_principal_axes_at_each_axis_scale(library):
     store, mat, rows, _ = library
     built(store, mat[0])
     loaded = store.__dict__["_vector_index"]._index
@@ -304,7 +305,8 @@ def test_codes_are_the_vectors_on_their_principal_axes_at_each_axis_scale(librar
         assert np.abs(codes @ loaded.weights(q) - want).max() < 0.02
 
 
-def test_candidates_are_scored_on_the_leading_axes_then_the_best_of_them_on_all(library, split_codes, monkeypatch):
+@pytest.mark.usefixtures("split_codes")
+def test_candidates_are_scored_on_the_leading_axes_then_the_best_of_them_on_all(library, monkeypatch):
     store, mat, rows, _ = library
     built(store, mat[0])
     loaded = store.__dict__["_vector_index"]._index
@@ -327,8 +329,8 @@ def test_candidates_are_scored_on_the_leading_axes_then_the_best_of_them_on_all(
         assert_near_exact(store.dense_candidates(q, 10), mat, rows, q, 10, 0.7)
 
 
-def test_code_scores_equal_the_widened_codes_dot_the_weights_in_every_block_and_thread(library, split_codes,
-                                                                                        monkeypatch):
+@pytest.mark.usefixtures("split_codes")
+def test_code_scores_equal_the_widened_codes_dot_the_weights_in_every_block_and_thread(library, monkeypatch):
     store, mat, _, _ = library
     built(store, mat[0])
     loaded = store.__dict__["_vector_index"]._index
