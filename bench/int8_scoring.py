@@ -13,15 +13,12 @@ Both wall and CPU time (thread_time: the machine's other load counts less), p50 
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
-from pathlib import Path
 
 import numpy as np
 from _common import machine, percentile, save
-from scale import DEFAULT_VECTORS, MODEL, loaded_vectors
-from server_scale import load_library
+from scale import MODEL, bench_index, index_bench_args
 
 
 def floor(codes: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -29,14 +26,8 @@ def floor(codes: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> np.ndarra
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--library", default=str(Path.home() / ".cache" / "trove-bench" / "scale-100000" / "library.db"))
-    ap.add_argument("--queries", type=int, default=100)
-    ap.add_argument("--dataset", default="/work/shared/eval/scifact")
-    ap.add_argument("--json", help="results file (default bench/results/int8_scoring.json)")
-    args = ap.parse_args()
-    _, _, _, qvecs = load_library(DEFAULT_VECTORS, Path(args.dataset))
-    store, index = loaded_vectors(args.library, qvecs)
+    args = index_bench_args(__doc__, "int8_scoring", 100_000, 100).parse_args()
+    qvecs, store, index = bench_index(args)
     times: dict[str, dict[str, list[float]]] = {"floor": {"wall": [], "cpu": []}, "ours": {"wall": [], "cpu": []}}
     candidates = []
     for i, q in enumerate(qvecs[: args.queries]):

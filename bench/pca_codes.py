@@ -16,15 +16,14 @@ the top 10. Recall@10 is against the floor's top 10, over the first 100 queries 
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from pathlib import Path
 
 import numpy as np
 from _common import machine, percentile, save
-from scale import DEFAULT_VECTORS, loaded_vectors
-from server_scale import load_library
+from _qa_stats import wilson
+from scale import bench_index, index_bench_args
 
 from desktop_app.core.store.side import vector_index as vi
 
@@ -55,24 +54,11 @@ def two_stages(keep: int):
     return run
 
 
-def wilson(hits: int, n: int) -> list[float]:
-    if not n:
-        return [0.0, 0.0]
-    p, z = hits / n, 1.96
-    centre, half = p + z * z / (2 * n), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return [round((centre - half) / (1 + z * z / n), 4), round((centre + half) / (1 + z * z / n), 4)]
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--library", default=str(Path.home() / ".cache" / "trove-bench" / "scale-1000000" / "library.db"))
-    ap.add_argument("--queries", type=int, default=300)
+    ap = index_bench_args(__doc__, "pca_codes", 1_000_000, 300)
     ap.add_argument("--keep", default="4096,8192,16384")
-    ap.add_argument("--dataset", default="/work/shared/eval/scifact")
-    ap.add_argument("--json", help="results file (default bench/results/pca_codes.json)")
     args = ap.parse_args()
-    _, _, _, qvecs = load_library(DEFAULT_VECTORS, Path(args.dataset))
-    store, index = loaded_vectors(args.library, qvecs)
+    qvecs, store, index = bench_index(args)
     matrix = np.memmap(vi.index_path(Path(args.library)), dtype=np.float32, mode="r", offset=vi._DATA,
                        shape=(len(index), index.dim))
     arms = {"one_pass": one_pass, **{f"keep_{k}": two_stages(int(k)) for k in args.keep.split(",")}}
@@ -107,7 +93,7 @@ def main() -> None:
         out["recall_at_10"][name] = {
             "tuned_on": round(sum(tuned) / (K * len(tuned)), 4),
             "held_out": round(sum(held) / (K * len(held)), 4) if held else None,
-            "held_out_95": wilson(sum(held), K * len(held))}
+            "held_out_95": [round(x, 4) for x in wilson(sum(held), K * len(held))]}
     for name, row in out["ms"].items():
         rec = out["recall_at_10"].get(name, {})
         print(f"{name:>12}: p50 {row['p50']:7.2f}  p95 {row['p95']:7.2f} ms   recall@10 tuned-on "

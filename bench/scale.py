@@ -383,6 +383,24 @@ SIDE_ATTRS = {"sqlite": ("_vector_index", "_keyword_index"), "postgresql": ("_si
 SIDE_DIR: list[Path] = []  # PostgreSQL: where the searching desktop keeps its side indexes (run_engine sets it)
 
 
+def index_bench_args(doc: str, name: str, chunks: int, queries: int) -> argparse.ArgumentParser:
+    """The arguments every side-index bench takes (int8_scoring.py, score_block.py, pca_codes.py): the library
+    bench/scale.py built at `chunks`, how many SciFact test queries, the dataset and the results file."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--library", default=str(Path.home() / ".cache" / "trove-bench" / f"scale-{chunks}" / "library.db"))
+    ap.add_argument("--queries", type=int, default=queries)
+    ap.add_argument("--dataset", default="/work/shared/eval/scifact")
+    ap.add_argument("--json", help=f"results file (default bench/results/{name}.json)")
+    return ap
+
+
+def bench_index(args: argparse.Namespace):
+    """(SciFact's test query vectors, the store, its loaded vector side index) for index_bench_args' arguments."""
+    _, _, _, qvecs = load_library(DEFAULT_VECTORS, Path(args.dataset))
+    store, index = loaded_vectors(args.library, qvecs)
+    return qvecs, store, index
+
+
 def loaded_vectors(library: str, qvecs):
     """(store, its loaded vector side index) of a SQLite library bench/scale.py built, waiting for the load."""
     store, _ = open_library("sqlite", library)

@@ -11,30 +11,22 @@ the load average before and after, and that the scores are equal at every size.
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
-from pathlib import Path
 
 import numpy as np
 from _common import machine, percentile, save
-from scale import DEFAULT_VECTORS, loaded_vectors
-from server_scale import load_library
+from scale import bench_index, index_bench_args
 
 from desktop_app.core.store.side import vector_index as vi
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--library", default=str(Path.home() / ".cache" / "trove-bench" / "scale-1000000" / "library.db"))
-    ap.add_argument("--queries", type=int, default=200)
+    ap = index_bench_args(__doc__, "score_block", 1_000_000, 200)
     ap.add_argument("--blocks", default="512,1024,2048,4096")
-    ap.add_argument("--dataset", default="/work/shared/eval/scifact")
-    ap.add_argument("--json", help="results file (default bench/results/score_block.json)")
     args = ap.parse_args()
     blocks = [int(b) for b in args.blocks.split(",")]
-    _, _, _, qvecs = load_library(DEFAULT_VECTORS, Path(args.dataset))
-    store, index = loaded_vectors(args.library, qvecs)
+    qvecs, store, index = bench_index(args)
     shipped = vi.SCORE_BLOCK
     vi.SCORE_BLOCK = max(blocks)
     width = index.lead.shape[1]
