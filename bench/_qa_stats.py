@@ -1,5 +1,6 @@
 """95% intervals for bench/qa.py: Wilson for proportions, a question-level bootstrap for ratios of sums
-(citation precision: several citations of one answer are not independent), and distribution-free
+(citation precision: several citations of one answer are not independent) and for paired differences (the same
+question in two languages), and distribution-free
 order-statistic intervals for quantiles (p50, p90 of seconds)."""
 
 from __future__ import annotations
@@ -48,6 +49,21 @@ def ratio_of_sums(pairs: Sequence[tuple[int, int]]) -> dict:
     lo = stats[int(0.025 * (len(stats) - 1))]
     hi = stats[int(math.ceil(0.975 * (len(stats) - 1)))]
     return {"value": value, "lo": lo, "hi": hi, "n": den}
+
+
+def paired_difference(a: Sequence[bool], b: Sequence[bool]) -> dict:
+    """mean(a) - mean(b) over paired questions (a[i] and b[i]: one question asked two ways, e.g. in Thai and in
+    English), with a percentile bootstrap interval that resamples the pairs."""
+    if len(a) != len(b):
+        raise ValueError("paired_difference takes two sequences of the same length")
+    n = len(a)
+    if not n:
+        return {"value": 0.0, "lo": -1.0, "hi": 1.0, "n": 0}
+    diffs = [int(bool(x)) - int(bool(y)) for x, y in zip(a, b, strict=True)]
+    rng = random.Random(BOOTSTRAP_SEED)
+    stats = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(BOOTSTRAP_ROUNDS))
+    return {"value": sum(diffs) / n, "lo": stats[int(0.025 * (len(stats) - 1))],
+            "hi": stats[int(math.ceil(0.975 * (len(stats) - 1)))], "n": n}
 
 
 def quantile(values: Sequence[float], q: float) -> dict:

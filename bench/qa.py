@@ -64,7 +64,8 @@ from desktop_app.core.settings import Settings
 BENCH_DATA = Path(__file__).resolve().parent / "data"
 SPLITS = {"dev": BENCH_DATA / "qa", "heldout": BENCH_DATA / "qa-heldout", "final": BENCH_DATA / "qa-final",
           "xquad": BENCH_DATA / "qa-xquad", "xquad-dev": BENCH_DATA / "qa-xquad-dev",
-          "xquad-final": BENCH_DATA / "qa-xquad-final", "native-final": BENCH_DATA / "qa-native-final",
+          "xquad-final": BENCH_DATA / "qa-xquad-final", "xquad-final2": BENCH_DATA / "qa-xquad-final2",
+          "native-final": BENCH_DATA / "qa-native-final",
           # KorQuAD 1.0 is CC BY-ND: its slice is built outside git (bench/data/qa-native-final/make_slice.py)
           "native-final-ko": Path.home() / ".cache" / "trove-bench" / "qa-native-final-ko"}
 DATA = SPLITS["dev"]
@@ -513,7 +514,8 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--table", nargs="+", metavar="JSON",
                     help="only print a table of earlier results files (over the questions they have in common)")
     ap.add_argument("--split", choices=sorted(SPLITS), default="dev",
-                    help="dev or xquad-dev (tune on these), heldout, final, xquad or xquad-final (never tune on those)")
+                    help="dev or xquad-dev (tune on these), heldout, final, xquad, xquad-final2 or native-final "
+                         "(never tune on those)")
     ap.add_argument("--limit", type=int, help="ask only the first N questions (a quick run)")
     ap.add_argument("--offset", type=int, default=0, help="skip the first N questions (run a split in shards)")
     ap.add_argument("--union", action="store_true",

@@ -149,7 +149,7 @@ class Memo:
 
 def replay(args: argparse.Namespace) -> int:
     data = json.loads(Path(args.recorded).read_text(encoding="utf-8"))
-    name = "use-multilingual" if "multilingual" in data["embedder"].lower() else "minilm"
+    name = args.embedder or ("use-multilingual" if "multilingual" in data["embedder"].lower() else "minilm")
     model = Memo(make_embedder(name, 32))
     only = None
     if args.dev50:
@@ -224,6 +224,8 @@ def main() -> int:
     rep.add_argument("--spread", type=float, nargs="*",
                      help="one replay per value: the share of the question's terms the unit beside the chosen one "
                           "must add to be quoted with it (0: never)")
+    rep.add_argument("--embedder", choices=("use-multilingual", "e5-small", "minilm"),
+                     help="the selector's embedder (default: the recorded library's)")
     rep.add_argument("--dev50", action="store_true", help="only the 50 ids of the dev split's questions.jsonl")
     args = ap.parse_args()
     return record(args) if args.cmd == "record" else replay(args)

@@ -1,7 +1,7 @@
 """How often a shown quote starts or ends mid-sentence, per language, on a QA split — without generating.
 
     .venv/bin/python bench/quote_units.py [--split dev|heldout|final|xquad|xquad-final|native-final|...] [--limit N]
-        [--embedder minilm|auto] [--cross Q:D ...] [--label TEXT] [--out JSON]
+        [--embedder minilm|auto] [--cross Q:D ...] [--also-without IDS] [--label TEXT] [--out JSON]
 
 The quote is chosen before generation (ChatService hands it to `on_quote`), so every question is asked through
 the library's own ChatService as bench/qa.py --skip-generation asks it: the bundled model is loaded for its
@@ -38,7 +38,7 @@ import unicodedata
 from pathlib import Path
 
 from _common import RESULTS, save
-from _qa_stats import fmt, proportion, ratio_of_sums
+from _qa_stats import fmt, paired_difference, proportion, ratio_of_sums
 from qa import (
     SPLITS,
     Kept,
@@ -144,6 +144,9 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--langs", nargs="*", help="ask only the questions in these languages (all are indexed)")
     ap.add_argument("--cross", nargs="*", default=[], metavar="Q:D",
                     help="also ask Q's questions over a library of D's articles alone (D's gold answers)")
+    ap.add_argument("--also-without", metavar="IDS",
+                    help="also report each language over the questions whose id the file IDS does not list (e.g. "
+                         "qa-xquad-final2/english_asked.txt: the ids asked in English before), as LANG-fresh")
     ap.add_argument("--label", default="")
     ap.add_argument("--out")
     ap.add_argument("--judge", metavar="JSON", help="only judge the quotes of an earlier results file again")
@@ -160,6 +163,39 @@ def report(rows: list[dict], asked: dict[str, int], head: str) -> dict:
               f"either {fmt(s['either_mid'])}  not found {s['not_found']}  quote holds gold {fmt(s['quote_gold'])}  "
               f"cite-prec {fmt(s['citation_precision'])}")
     return summary
+
+
+def minus_english(rows: list[dict], questions: list, suffix: str = "") -> dict:
+    """On a parallel split (the same question ids in every language), each language's share of quotes holding gold
+    minus English's over the ids asked in both, with a paired bootstrap interval, as "<lang>-minus-en"."""
+    gold = {(r["lang"], r["id"]) for r in rows if r["gold"]}
+    ids: dict[str, set[str]] = {}
+    for q in questions:
+        ids.setdefault(q.lang, set()).add(q.id)
+    out = {}
+    for lang in sorted(set(ids) - {"en"}):
+        both = sorted(ids[lang] & ids.get("en", set()))
+        if both:
+            diff = paired_difference([(lang, i) in gold for i in both], [("en", i) in gold for i in both])
+            out[f"{lang}{suffix}-minus-en{suffix}"] = {"quote_gold_minus_en": diff}
+            print(f"  {lang}{suffix} minus en{suffix} (quote holds gold, {len(both)} paired ids): {fmt(diff)}")
+    return out
+
+
+def without(rows: list[dict], questions: list, listed: Path) -> dict:
+    """Each language reported again over the questions whose id `listed` (one id per line) does not hold, as
+    "<lang>-fresh", and each one's difference from English over them."""
+    skip = set(listed.read_text(encoding="utf-8").split())
+    kept = [{**r, "lang": f"{r['lang']}-fresh"} for r in rows if r["id"] not in skip]
+    asked: dict[str, int] = {}
+    for q in questions:
+        if q.id not in skip:
+            asked[f"{q.lang}-fresh"] = asked.get(f"{q.lang}-fresh", 0) + 1
+    fresh = report(kept, asked, f"the questions {listed} does not list")
+    out = {lang: s for lang, s in fresh.items() if lang != "all"}
+    out.update(minus_english([r for r in rows if r["id"] not in skip], [q for q in questions if q.id not in skip],
+                             "-fresh"))
+    return out
 
 
 def rejudge(path: str, out: str | None) -> int:
@@ -245,6 +281,9 @@ def main() -> int:
     if more:
         cross = report(more, cross_asked, "cross-lingual (questions:articles)")
         summary.update({pair: s for pair, s in cross.items() if pair != "all"})
+    if args.also_without:
+        summary.update(without(rows, questions, Path(args.also_without)))
+    summary.update(minus_english(rows, questions))
     save("quote_units", {"label": args.label, "split": args.split, "embedder": args.embedder, "commit": git_head(),
                          "command": " ".join(sys.argv), "summary": summary, "rows": rows + more},
          args.out or str(RESULTS / f"quote_units_{args.split}.json"))

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
-from _qa_stats import proportion, quantile, ratio_of_sums, wilson  # noqa: E402
+from _qa_stats import paired_difference, proportion, quantile, ratio_of_sums, wilson  # noqa: E402
 from qa import Question, contains_any, equals_any, interleave_languages, normalize  # noqa: E402
 
 
@@ -72,3 +72,15 @@ def test_a_multilingual_split_takes_languages_in_turn():
     qs = [Question(f"{lang}{i}", "a", "q", ("x",), False, lang) for lang in ("th", "zh", "en") for i in range(2)]
     assert [q.id for q in interleave_languages(qs)] == ["th0", "zh0", "en0", "th1", "zh1", "en1"]
     assert interleave_languages(qs[:2]) == qs[:2]
+
+
+def test_paired_difference_is_the_difference_of_shares_with_an_interval_around_it():
+    a = [True] * 30 + [False] * 10
+    b = [True] * 20 + [False] * 20
+    d = paired_difference(a, b)
+    assert d["value"] == 0.25 and d["n"] == 40
+    assert d["lo"] < 0.25 < d["hi"] and d["lo"] > 0  # ten more right, none fewer: the interval stays above 0
+    same = paired_difference(a, a)
+    assert same["value"] == same["lo"] == same["hi"] == 0.0
+    mixed = paired_difference([True, False] * 20, [False, True] * 20)  # as many lost as gained
+    assert mixed["value"] == 0.0 and mixed["lo"] < 0 < mixed["hi"]
