@@ -4,6 +4,7 @@
         [--target-chars N] [--only 5,6] [--json bench/results/memory.json] [--keep DIR]
     python bench/memory.py --data PATH --split all --latency-from DIR   # time search alone on kept libraries
     python bench/memory.py --merge A.json B.json --json OUT.json       # one report of runs over other conversations
+    python bench/memory.py --data PATH --after-use 300 ...             # also after 300 earlier questions (issue 42)
 
 The data: LoCoMo (snap-research/LoCoMo on GitHub, file `data/locomo10.json`: 10 long two-person conversations,
 about 2,000 questions, each with the dialogue ids of the turns that hold its answer). Its licence is CC BY-NC 4.0
@@ -25,6 +26,14 @@ bootstrap over questions for memory minus baseline, a bootstrap for the mean tok
 the search p95; overall, per split and per category. The per-question rows are kept in the JSON (no question text,
 only flags and counts), so runs over different conversations merge into one report (`--merge`).
 
+Long use (`--after-use N`, issue 42): each conversation is also replayed into a second library whose memory first
+took N earlier question/answer turns in N/10 quiet chats of 10, as the chat saves them (`raw.chat_turns`; each
+question through the fact extractor too): SQuAD questions of bench/data/qa/questions_all.jsonl, each answered by
+the sentence of its article that holds its gold answer with a citation marker, as Trove's quote-first answer shows
+it, or by Trove's refusal when SQuAD has none. Every question is then searched in both; the report adds recall@5 and
+@10 after use, its paired difference from the fresh library's, and the share of top-10 hits that come from the
+earlier chats.
+
 Baselines in the same run: the whole transcript as one document, chunked by the library's own chunker to about
 the same size as memory's chunks and ranked by the library's hybrid search (search_store's candidates and convex
 fusion; its snippet highlights left out, they only cost time), scored the same way; and the full transcript's
@@ -38,12 +47,14 @@ import argparse
 import json
 import math
 import random
+import re
 import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -53,7 +64,7 @@ from _qa_stats import BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED, proportion, quantile, ra
 from desktop_app.core.embed.base import Embedder, HashEmbedder, embed_passages, embed_query  # noqa: E402
 from desktop_app.core.index.indexer import content_hash  # noqa: E402
 from desktop_app.core.ingest.chunking import ChunkConfig, chunk_spans  # noqa: E402
-from desktop_app.core.memory.raw import RAW_TARGET_CHARS, TurnText, turn_block  # noqa: E402
+from desktop_app.core.memory.raw import RAW_TARGET_CHARS, TurnText, chat_turns, turn_block  # noqa: E402
 from desktop_app.core.memory.recall import approx_tokens  # noqa: E402
 from desktop_app.core.memory.service import MemoryService  # noqa: E402
 from desktop_app.core.search.service import SearchParams, candidate_count, fuse  # noqa: E402
@@ -82,16 +93,62 @@ def utterance(turn: dict) -> str:
     return f"{turn['speaker']}: {turn.get('text', '')}{caption}"
 
 
-class Replay:
-    """One conversation replayed into a fresh library's memory; maps (chat, turn) to LoCoMo dialogue ids."""
+USE_DATA = Path(__file__).resolve().parent / "data" / "qa"
+USE_CHAT_TURNS = 10  # earlier questions per chat (as bench/qa_long_use.py asks them)
+REFUSAL = "The documents in your library do not cover this."
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
-    def __init__(self, sample: dict, embedder: Embedder, home: Path, target_chars: int) -> None:
+
+def use_turns(n: int) -> list[tuple[str, str]]:
+    """`n` (question, answer) pairs of earlier use: SQuAD dev questions (questions_all.jsonl, its order, repeated if
+    it runs out), each answered as Trove's quote-first answer shows it: the sentence of its article holding the first
+    gold answer (of those, the one sharing most words with the question), with a citation marker, or the refusal
+    when SQuAD has no answer."""
+    rows = [json.loads(line) for line in (USE_DATA / "questions_all.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    sentences: dict[str, list[str]] = {}
+    out = []
+    for i in range(n):
+        row = rows[i % len(rows)]
+        article = row["article"]
+        if article not in sentences:
+            text = (USE_DATA / "articles" / f"{article}.txt").read_text(encoding="utf-8")
+            sentences[article] = [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+        golds = row["answers"] if not row.get("is_impossible") else []
+        words = set(row["question"].lower().split())
+        holding = [s for s in sentences[article] if golds and golds[0] in s]
+        quote = max(holding, key=lambda s: len(words & set(s.lower().split())), default=None)
+        out.append((row["question"], f"{' '.join(quote.split())} [1]" if quote else REFUSAL))
+    return out
+
+
+class Replay:
+    """One conversation replayed into a fresh library's memory; maps (chat, turn) to LoCoMo dialogue ids. With `use`,
+    those (question, answer) turns are saved first, in quiet chats of USE_CHAT_TURNS (earlier use of the library)."""
+
+    def __init__(self, sample: dict, embedder: Embedder, home: Path, target_chars: int,
+                 use: list[tuple[str, str]] | None = None) -> None:
         self.store = SQLiteStore(home / "library.db")
         self.memory = MemoryService(self.store, embedder, target_chars=target_chars)
         self.dia: dict[tuple[int, int], str] = {}
         self.transcript: list[tuple[str, str]] = []  # (dia id, line)
+        self.use_chats: set[int] = set()
+        for start in range(0, len(use or []), USE_CHAT_TURNS):
+            self.replay_use((use or [])[start:start + USE_CHAT_TURNS])
         for number, date, turns in sessions(sample["conversation"]):
             self.replay_session(number, date, turns)
+
+    def replay_use(self, pairs: list[tuple[str, str]]) -> None:
+        """One chat of earlier questions, saved as the chat saves a quiet chat (its questions' facts remembered)."""
+        chat = self.store.create_chat(f"earlier use {len(self.use_chats) + 1}", time.time())
+        self.use_chats.add(chat)
+        for i, (question, _) in enumerate(pairs, start=1):
+            self.memory.remember(question, chat_id=chat, turn=i)
+        self.memory.save_history(chat, chat_turns([SimpleNamespace(question=q, answer=a) for q, a in pairs]))
+
+    def from_use(self, hit) -> bool:
+        """Whether a search hit comes from an earlier-use chat."""
+        return hit.provenance.get("chat_id") in self.use_chats
 
     def replay_session(self, number: int, date: str, turns: list[dict]) -> None:
         chat = self.store.create_chat(f"session {number} ({date})", time.time())
@@ -158,8 +215,9 @@ class TranscriptBaseline:
 
 
 def run_conversation(sample: dict, embedder: Embedder, target_chars: int, baseline_words: int,
-                     keep: Path | None = None) -> dict:
-    """Every question of one conversation against memory and the baseline (the replayed library kept in `keep`)."""
+                     keep: Path | None = None, use: list[tuple[str, str]] | None = None) -> dict:
+    """Every question of one conversation against memory and the baseline (the replayed library kept in `keep`);
+    with `use`, also against a second library that took those earlier turns first ("used@k")."""
     with tempfile.TemporaryDirectory(prefix="trove-bench-memory-") as tmp:
         home = Path(tmp)
         if keep is not None:
@@ -168,6 +226,10 @@ def run_conversation(sample: dict, embedder: Embedder, target_chars: int, baseli
         t0 = time.perf_counter()
         replay = Replay(sample, embedder, home, target_chars)
         replay_s = time.perf_counter() - t0
+        used = None
+        if use:
+            (Path(tmp) / "used").mkdir()
+            used = Replay(sample, embedder, Path(tmp) / "used", target_chars, use)
         baseline = TranscriptBaseline(replay, embedder, Path(tmp), baseline_words)
         rows, latencies, embed_ms = [], [], []
         for qa in sample["qa"]:
@@ -182,7 +244,17 @@ def run_conversation(sample: dict, embedder: Embedder, target_chars: int, baseli
             latencies.append((time.perf_counter() - t) * 1000)
             recall = replay.memory.recall(None, [qa["question"]])
             base = baseline.search(qa["question"], 10)
-            rows.append({
+            if used is not None:
+                after = used.memory.search(qa["question"], top_k=10)
+                later = used.memory.recall(None, [qa["question"]])
+                extra = {"used@5": any(used.hit_dias(h) & evidence for h in after[:5]),
+                         "used@10": any(used.hit_dias(h) & evidence for h in after[:10]),
+                         "used_recall_hit": any(used.hit_dias(h) & evidence for h in later.excerpts),
+                         "used_hits_from_use": sum(used.from_use(h) for h in after[:10]),
+                         "used_hits": len(after[:10])}
+            else:
+                extra = {}
+            rows.append(extra | {
                 "category": CATEGORIES.get(qa.get("category"), str(qa.get("category"))),
                 "memory@5": any(replay.hit_dias(h) & evidence for h in hits[:5]),
                 "memory@10": any(replay.hit_dias(h) & evidence for h in hits[:10]),
@@ -197,6 +269,9 @@ def run_conversation(sample: dict, embedder: Embedder, target_chars: int, baseli
                "transcript_tokens": approx_tokens(baseline.text), "chunks": replay.memory.chunk_sql.count(),
                "facts": len(replay.memory.list(include_outdated=True)), "replay_s": replay_s,
                "baseline_chunk_chars": baseline.chars}
+        if used is not None:
+            out["used_chunks"] = used.memory.chunk_sql.count()
+            used.store.close()
         replay.store.close()
         baseline.store.close()
         return out
@@ -208,10 +283,17 @@ def summarise(rows: list[dict]) -> dict:
     if not n:
         return {"questions": 0}
     mean = lambda key: round(sum(float(r[key]) for r in rows) / n, 4)  # noqa: E731
-    return {"questions": n, "memory_recall@5": mean("memory@5"), "memory_recall@10": mean("memory@10"),
-            "baseline_recall@5": mean("baseline@5"), "baseline_recall@10": mean("baseline@10"),
-            "auto_recall_hit": mean("recall_hit"), "auto_recall_excerpts": mean("recall_excerpts"),
-            "memory_tokens_injected": mean("recall_tokens")}
+    out = {"questions": n, "memory_recall@5": mean("memory@5"), "memory_recall@10": mean("memory@10"),
+           "baseline_recall@5": mean("baseline@5"), "baseline_recall@10": mean("baseline@10"),
+           "auto_recall_hit": mean("recall_hit"), "auto_recall_excerpts": mean("recall_excerpts"),
+           "memory_tokens_injected": mean("recall_tokens")}
+    if all("used@10" in r for r in rows):  # --after-use: the same after earlier use
+        hits = sum(r["used_hits"] for r in rows)
+        out |= {"after_use_recall@5": mean("used@5"), "after_use_recall@10": mean("used@10"),
+                "after_use_auto_recall_hit": mean("used_recall_hit"),
+                "after_use_top10_from_earlier_chats": round(sum(r["used_hits_from_use"] for r in rows) / hits, 4)
+                if hits else 0.0}
+    return out
 
 
 def paired_difference(rows: list[dict], a: str, b: str) -> dict:
@@ -234,6 +316,10 @@ def intervals(rows: list[dict]) -> dict:
     out["memory_minus_baseline@5"] = paired_difference(rows, "memory@5", "baseline@5")
     out["memory_minus_baseline@10"] = paired_difference(rows, "memory@10", "baseline@10")
     out["memory_tokens_injected"] = ratio_of_sums([(int(r["recall_tokens"]), 1) for r in rows])
+    if rows and all("used@10" in r for r in rows):
+        out |= {k: proportion([bool(r[k]) for r in rows]) for k in ("used@5", "used@10")}
+        out["after_use_minus_fresh@5"] = paired_difference(rows, "used@5", "memory@5")
+        out["after_use_minus_fresh@10"] = paired_difference(rows, "used@10", "memory@10")
     return {k: {m: round(v, 4) if isinstance(v, float) else v for m, v in stat.items()} for k, stat in out.items()}
 
 
@@ -369,6 +455,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--keep", type=Path, help="keep each replayed library in a folder of this (new) folder")
     parser.add_argument("--latency-from", type=Path, metavar="KEPT",
                         help="only time memory search on the libraries a run kept with --keep (no replay)")
+    parser.add_argument("--after-use", type=int, default=0, metavar="N",
+                        help="also measure each conversation after N earlier questions in N/10 chats (issue 42)")
     parser.add_argument("--merge", type=Path, nargs="+", metavar="RUN",
                         help="one report of these result files (runs over different conversations); no --data")
     args = parser.parse_args()
@@ -383,6 +471,11 @@ def print_summary(report: dict) -> None:
     print(f"\nconversations {report['conversations']}: memory recall@10 {o['memory_recall@10']:.3f} vs transcript "
           f"chunks {o['baseline_recall@10']:.3f} (difference {d['value']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]); "
           f"recall@5 {o['memory_recall@5']:.3f} vs {o['baseline_recall@5']:.3f}")
+    if "after_use_recall@10" in o:
+        u = report["categories_1_4_with_intervals"]["overall"]["intervals"]["after_use_minus_fresh@10"]
+        print(f"after {report['after_use']} earlier questions: recall@10 {o['after_use_recall@10']:.3f} (minus fresh "
+              f"{u['value']:+.3f} [{u['lo']:+.3f}, {u['hi']:+.3f}]), recall@5 {o['after_use_recall@5']:.3f}; "
+              f"{o['after_use_top10_from_earlier_chats']:.3f} of the top 10 hits from the earlier chats")
     share = o["memory_tokens_injected"] / report["transcript_tokens_mean"]
     print(f"memory tokens injected per question {o['memory_tokens_injected']:.0f} vs the full transcript "
           f"{report['transcript_tokens_mean']:.0f} ({share:.3%}); search p50 {report['search_ms_p50']} ms, "
@@ -408,11 +501,12 @@ def main() -> None:
         return
     baseline_words = max(20, args.target_chars // 6)  # LoCoMo's English: about 6 characters a word
     meta = {"split": args.split, "conversations": chosen, "embedder": embedder.model_id,
-            "target_chars": args.target_chars, "baseline_chunk_words": baseline_words}
+            "target_chars": args.target_chars, "baseline_chunk_words": baseline_words, "after_use": args.after_use}
+    use = use_turns(args.after_use) if args.after_use else None
     per_conv: list[dict] = []
     rows: list[dict] = []
     for index in chosen:
-        result = run_conversation(data[index], embedder, args.target_chars, baseline_words, args.keep)
+        result = run_conversation(data[index], embedder, args.target_chars, baseline_words, args.keep, use)
         conv_rows = [r | {"conversation": index} for r in result.pop("questions")]
         rows += conv_rows
         result = {"conversation": index} | result | summarise(conv_rows)
