@@ -12,6 +12,7 @@ import pytest
 from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.quote.default import embedder_selector
 from desktop_app.core.chat.answer.quote.selector import candidate_passages
+from desktop_app.core.chat.answer.quote.sentence_split import MAX_SENTENCE
 from desktop_app.core.chat.service import ChatService
 from desktop_app.core.settings import Settings
 from desktop_app.resources import sample_docs_dir
@@ -52,6 +53,24 @@ def test_chinese_and_arabic_quotes_end_at_their_own_marks(selector):
           "زحل مشهور بحلقاته.")
     quote, _ = quoted(selector, "ما هو أكبر كوكب؟", ar)
     assert quote.text == "المشتري هو أكبر كوكب، ويتسع لأكثر من 1300 أرض؟"
+
+
+# One sentence of ~870 characters with no mark before its end (the length cap cuts it into units): the quote is the
+# whole sentence. A run of ~3,000 characters with no mark at all keeps a unit no longer than the cap.
+RUN_ON = ("The old canal company " + " ".join(f"kept lock number {n} open through the winter of 18{n:02d} while its"
+                                            " keepers rebuilt the timber gates beside the mill" for n in range(10, 18))
+          + " and the last barge of coal reached the harbour at Wexmoor in March 1884.")
+
+
+def test_a_sentence_longer_than_the_unit_cap_is_quoted_whole(selector):
+    assert 2 * MAX_SENTENCE >= len(RUN_ON) > MAX_SENTENCE
+    intro = "The canal was dug by hand between 1790 and 1796."
+    quote, _ = quoted(selector, "When did the last barge of coal reach the harbour at Wexmoor?",
+                      intro + " " + RUN_ON + " It closed in 1921.")
+    assert quote.text == RUN_ON
+    page = " ".join(f"gate {n} of the canal kept its keeper busy" for n in range(80))  # no mark anywhere
+    quote, _ = quoted(selector, "Which gate kept its keeper busy?", page)
+    assert len(quote.text) <= MAX_SENTENCE
 
 
 TABLE = ("## Chunking\n\nChunks are cut by word counts.\n\n| setting | value | note |\n|---|---|---|\n"

@@ -23,7 +23,7 @@ import regex
 from desktop_app.core.chat.answer.context import Passage, place_text, to_passage
 from desktop_app.core.chat.answer.quote.answer_kind import answer_kind, offers
 from desktop_app.core.chat.answer.quote.line_units import is_heading
-from desktop_app.core.chat.answer.quote.sentence_split import sentence_spans
+from desktop_app.core.chat.answer.quote.sentence_split import MAX_SENTENCE, sentence_spans
 from desktop_app.core.log import get_logger
 from desktop_app.core.text.arabic import clitic_key, is_arabic
 from desktop_app.core.text.fields import analyze
@@ -60,6 +60,11 @@ _SPREAD_SCRIPTS = regex.compile(r"[\p{Thai}\p{Han}\p{Arabic}]")
 # answer of the kind asked for moved less or lost questions (docs/benchmarks.md, #45).
 SHORT_PENALTY = 0.1
 SHORT_UNIT = ((regex.compile(r"\p{Han}"), 45), (regex.compile(r"\p{Arabic}"), 60))
+# A sentence longer than MAX_SENTENCE is cut into units at a comma or a space (sentence_split._cap): a chosen piece
+# is quoted as its whole sentence when that holds at most WHOLE_MAX characters (a 900-character Arabic sentence with
+# no mark before its end was quoted cut after "وعدد من", mid-sentence); a longer run (a page without a full stop)
+# keeps the piece.
+WHOLE_MAX = 2 * MAX_SENTENCE
 
 
 @dataclass(frozen=True)
@@ -299,7 +304,7 @@ class EmbedderQuoteSelector:
         chosen = self.with_kind(question, found, scored)
         best = max(range(len(found)), key=lambda i: (chosen[i], -i))
         runner_up = max((s for i, s in enumerate(scored) if i != best), default=scored[best])
-        quote = to_quote(self.widened(question, found, best), scored[best], self.name)
+        quote = to_quote(whole_sentence(self.widened(question, found, best)), scored[best], self.name)
         return replace(quote, support=self.support, margin=scored[best] - runner_up)
 
     def widened(self, question: str, found: Sequence[Candidate], best: int) -> Candidate:
@@ -313,6 +318,19 @@ class EmbedderQuoteSelector:
         matches = self.matches if self.matches is not None and len(self.matches.found) == len(found) else (
             term_matches(question, [c.text for c in found]))
         return with_spread(found, best, matches, self.spread)
+
+
+def whole_sentence(c: Candidate, longest: int = WHOLE_MAX) -> Candidate:
+    """The unit, or the whole sentence(s) it was cut from when the length cap cut it (a sentence longer than
+    MAX_SENTENCE) and they hold at most `longest` characters and no ellipsis a window or the budget cut there."""
+    text = c.passage.content
+    spans = sentence_spans(text, limit=len(text) + 1)  # the sentences uncut
+    start = next((a for a, b in spans if a <= c.start < b), c.start)
+    end = next((b for a, b in spans if a < c.end <= b), c.end)
+    start, end = min(start, c.start), max(end, c.end)
+    if (start, end) == (c.start, c.end) or end - start > longest or ELLIPSIS in text[start:end].replace(c.text, ""):
+        return c
+    return Candidate(c.passage, c.rank, start, end)
 
 
 def with_neighbour(question: str, found: Sequence[Candidate], best: int) -> Candidate:
