@@ -304,20 +304,21 @@ class EmbedderQuoteSelector:
         chosen = self.with_kind(question, found, scored)
         best = max(range(len(found)), key=lambda i: (chosen[i], -i))
         runner_up = max((s for i, s in enumerate(scored) if i != best), default=scored[best])
-        quote = to_quote(whole_sentence(self.widened(question, found, best)), scored[best], self.name)
+        quote = to_quote(self.widened(question, found, best), scored[best], self.name)
         return replace(quote, support=self.support, margin=scored[best] - runner_up)
 
     def widened(self, question: str, found: Sequence[Candidate], best: int) -> Candidate:
         """The chosen unit, with the unit beside it when that one offers the kind of answer asked for, or else holds
-        the question's terms the chosen one lacks (neighbours off: the unit alone)."""
+        the question's terms the chosen one lacks (neighbours off: the unit alone); whole when the length cap cut it
+        out of a sentence (whole_sentence)."""
         if not self.neighbours:
-            return found[best]
+            return whole_sentence(found[best])
         chosen = with_neighbour(question, found, best)
         if chosen is not found[best] or not self.spread:
-            return chosen
+            return whole_sentence(chosen)
         matches = self.matches if self.matches is not None and len(self.matches.found) == len(found) else (
             term_matches(question, [c.text for c in found]))
-        return with_spread(found, best, matches, self.spread)
+        return whole_sentence(with_spread(found, best, matches, self.spread))
 
 
 def whole_sentence(c: Candidate, longest: int = WHOLE_MAX) -> Candidate:
