@@ -51,15 +51,16 @@ def ratio_of_sums(pairs: Sequence[tuple[int, int]]) -> dict:
     return {"value": value, "lo": lo, "hi": hi, "n": den}
 
 
-def paired_difference(a: Sequence[bool], b: Sequence[bool]) -> dict:
+def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict:
     """mean(a) - mean(b) over paired questions (a[i] and b[i]: one question asked two ways, e.g. in Thai and in
-    English), with a percentile bootstrap interval that resamples the pairs."""
+    English, or searched two ways; flags count as 0 / 1), with a percentile bootstrap interval that resamples the
+    pairs."""
     if len(a) != len(b):
         raise ValueError("paired_difference takes two sequences of the same length")
     n = len(a)
     if not n:
         return {"value": 0.0, "lo": -1.0, "hi": 1.0, "n": 0}
-    diffs = [int(bool(x)) - int(bool(y)) for x, y in zip(a, b, strict=True)]
+    diffs = [float(x) - float(y) for x, y in zip(a, b, strict=True)]
     rng = random.Random(BOOTSTRAP_SEED)
     stats = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(BOOTSTRAP_ROUNDS))
     return {"value": sum(diffs) / n, "lo": stats[int(0.025 * (len(stats) - 1))],

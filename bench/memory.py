@@ -45,8 +45,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import random
 import re
 import statistics
 import sys
@@ -58,8 +56,9 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import _qa_stats  # noqa: E402
 import numpy as np  # noqa: E402
-from _qa_stats import BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED, proportion, quantile, ratio_of_sums  # noqa: E402
+from _qa_stats import proportion, quantile, ratio_of_sums  # noqa: E402
 
 from desktop_app.core.embed.base import Embedder, HashEmbedder, embed_passages, embed_query  # noqa: E402
 from desktop_app.core.index.indexer import content_hash  # noqa: E402
@@ -297,16 +296,9 @@ def summarise(rows: list[dict]) -> dict:
 
 
 def paired_difference(rows: list[dict], a: str, b: str) -> dict:
-    """mean(a) - mean(b) over the same questions, with a percentile bootstrap interval that resamples questions:
-    memory and the baseline answer the same questions, so their difference is paired, not two independent shares."""
-    diffs = [float(r[a]) - float(r[b]) for r in rows]
-    n = len(diffs)
-    if not n:
-        return {"value": 0.0, "lo": 0.0, "hi": 0.0, "n": 0}
-    rng = random.Random(BOOTSTRAP_SEED)
-    stats = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(BOOTSTRAP_ROUNDS))
-    return {"value": sum(diffs) / n, "lo": stats[int(0.025 * (len(stats) - 1))],
-            "hi": stats[math.ceil(0.975 * (len(stats) - 1))], "n": n}
+    """mean(a) - mean(b) over the same questions (_qa_stats.paired_difference): memory and the baseline answer the
+    same questions, so their difference is paired, not two independent shares."""
+    return _qa_stats.paired_difference([r[a] for r in rows], [r[b] for r in rows])
 
 
 def intervals(rows: list[dict]) -> dict:
