@@ -15,8 +15,9 @@ from desktop_app.ui.heartbeat import Heartbeat
 from tests.support.gguf_files import write_gguf, write_not_gguf
 from tests.support.model_server import ModelServer
 
-# The download below takes about 2 s; run on the UI thread it would show as one gap that long. 500 ms leaves room
-# for a busy shared machine's scheduling, which is not what this test is about (bench/ui_latency.py measures).
+# The download below takes about 2 s; run on the UI thread it would show as one stall that long. Asserted on the
+# stall (the gap less the time the OS kept the thread waiting for a core), with room to spare: how fast the UI
+# answers is bench/ui_latency.py's to measure.
 MAX_GAP_MS = 500
 SIZE = 4 << 20
 
@@ -81,7 +82,7 @@ def test_a_download_moves_the_bar_without_blocking_the_ui_then_becomes_the_defau
     beat.stop()
     stats = beat.summary()
     assert len(set(values)) >= 5 and values == sorted(values) and values[-1] == 1000
-    assert stats["ticks"] > 40 and stats["max_ms"] < MAX_GAP_MS, stats
+    assert stats["ticks"] > 40 and stats["max_stall_ms"] < MAX_GAP_MS, stats
     entry = done.args[0]
     assert entry.verified and not dialog.progress.isVisible() and "SHA-256 verified" in dialog.status.text()
     qtbot.waitUntil(lambda: dialog.models_table.rowCount() == 2, timeout=10_000)
