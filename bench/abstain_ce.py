@@ -1,7 +1,7 @@
 """The abstention gate with the cross-encoder: fitted on the dev split, reported on a split never tuned on.
 
     .venv/bin/python bench/abstain_ce.py --split dev [--limit N] [--max-length 256]      # collect + fit
-    .venv/bin/python bench/abstain_ce.py --split heldout|final|final2|final3  # report (nothing fitted)
+    .venv/bin/python bench/abstain_ce.py --split heldout|final|final2|final3|final4  # report (nothing fitted)
     .venv/bin/python bench/abstain_ce.py --split dev --limit 60 --refresh ROWS --tag T  # re-measure what can change
     .venv/bin/python bench/abstain_ce.py --split dev --rows --tag T                    # replay saved rows (cheap)
 
@@ -61,8 +61,8 @@ FLOOR_FALSE = 0.01  # dev answerable refused by the floor alone
 MAX_FALSE = 0.05  # dev answerable refused by floor, rules and combination together (the issue's target)
 KINDS = ("answerable", "adversarial", "absent")
 ABSENT_DEPTH = 40  # search results read for an absent-article question before its own article's are dropped
-# final2, final3: questions about articles no other split holds (bench/data/qa-final2|3/README.md), for #42's reports
-SPLITS = {**QA_SPLITS, **{s: QA_SPLITS["final"].parent / f"qa-{s}" for s in ("final2", "final3")}}
+# final2-4: questions about articles no other split holds (bench/data/qa-final2|3|4/README.md), for #42's reports
+SPLITS = {**QA_SPLITS, **{s: QA_SPLITS["final"].parent / f"qa-{s}" for s in ("final2", "final3", "final4")}}
 SENTENCES = 24  # candidate units (sentences) of the prompt's passages the cross-encoder also reads, per question
 
 
@@ -372,7 +372,7 @@ def show(label: str, rep: dict) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", choices=("dev", "heldout", "final", "final2", "final3"), default="dev")
+    ap.add_argument("--split", choices=("dev", "heldout", "final", "final2", "final3", "final4"), default="dev")
     ap.add_argument("--limit", type=int, help="at most this many answerable and adversarial questions")
     ap.add_argument("--max-length", type=int, default=MAX_LENGTH)
     ap.add_argument("--rows", action="store_true", help="reuse the rows saved by an earlier run of this split")

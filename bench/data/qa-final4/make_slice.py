@@ -1,0 +1,69 @@
+"""Build the fresh final split for `bench/abstain_ce.py --split final4` (see README.md: run it once, at the end).
+
+    python bench/data/qa-final4/make_slice.py --source train-v2.0.json   # PhongNTDo's 10-article cut, README.md
+
+Every SQuAD 2.0 development-set paragraph in reach is held by another split under bench/data, so this split comes
+from the SQuAD 2.0 *training* set: a 10-article cut of it, of which two articles (ASKED) carry unanswerable
+questions. It asks ANSWERABLE answerable questions (their gold answer as whole words in the paragraph) and
+UNANSWERABLE unanswerable ones of those two, drawn round-robin from the two articles in a fixed-seed order. The
+library it is asked of holds all 10 articles of the cut whole plus the final split's 16 articles as they are in
+../qa-final/articles. Deterministic: the same source gives the same files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ASKED = ("The_Legend_of_Zelda:_Twilight_Princess", "Spectre_(2015_film)")  # the cut's two with unanswerable ones
+ANSWERABLE, UNANSWERABLE = 200, 200
+SEED = 4444
+sys.path.insert(0, str(HERE.parent / "qa-heldout"))
+import make_slice as helpers  # noqa: E402  (the held-out split's builder: one definition of a row and of the files)
+
+
+def file_name(title: str) -> str:
+    """The article's file name: a title's ':' is not a file name character everywhere."""
+    return title.replace(":", "")
+
+
+def whole_words(row: dict, context: str) -> bool:
+    """Whether an answerable row's gold answer stands as whole words in its paragraph. A training-set answer is
+    sometimes cut inside a word ("six" of "sixth"): no shown answer could ever be credited with it."""
+    return any(re.search(rf"(?<!\w){re.escape(a)}(?!\w)", context) for a in row["answers"])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--source", required=True, help="a SQuAD 2.0 JSON holding the ASKED articles")
+    args = ap.parse_args()
+    data = {a["title"]: a for a in json.loads(Path(args.source).read_text(encoding="utf-8"))["data"]}
+    earlier = {p.stem for p in (HERE.parent / "qa-final" / "articles").glob("*.txt")}
+    assert not earlier & set(data), "an article of the cut is one an earlier split holds"
+    (HERE / "articles").mkdir(exist_ok=True)
+    for title in sorted(earlier):
+        shutil.copy(HERE.parent / "qa-final" / "articles" / f"{title}.txt", HERE / "articles" / f"{title}.txt")
+    yes: list[list[dict]] = []
+    no: list[list[dict]] = []
+    for title in sorted(data):
+        helpers.write_article(HERE, file_name(title), data[title]["paragraphs"])
+        if title in ASKED:
+            a, b = helpers.rows_of(file_name(title), data[title]["paragraphs"])
+            contexts = {q["id"]: p["context"] for p in data[title]["paragraphs"] for q in p["qas"]}
+            yes.append([row for row in a if whole_words(row, contexts[row["id"]])])
+            no.append(b)
+    rng = random.Random(SEED)
+    rows = helpers.spread(yes, ANSWERABLE, rng) + helpers.spread(no, UNANSWERABLE, rng)
+    rng.shuffle(rows)
+    helpers.write_questions(HERE, rows, len(data))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
