@@ -1,7 +1,7 @@
 """The abstention gate with the cross-encoder: fitted on the dev split, reported on a split never tuned on.
 
     .venv/bin/python bench/abstain_ce.py --split dev [--limit N] [--max-length 256]      # collect + fit
-    .venv/bin/python bench/abstain_ce.py --split heldout|final|final2|final3|final4  # report (nothing fitted)
+    .venv/bin/python bench/abstain_ce.py --split heldout|final|final2|final3|final4|final5  # report (nothing fitted)
     .venv/bin/python bench/abstain_ce.py --split dev --limit 60 --refresh ROWS --tag T  # re-measure what can change
     .venv/bin/python bench/abstain_ce.py --split dev --rows --tag T                    # replay saved rows (cheap)
 
@@ -62,7 +62,9 @@ MAX_FALSE = 0.05  # dev answerable refused by floor, rules and combination toget
 KINDS = ("answerable", "adversarial", "absent")
 ABSENT_DEPTH = 40  # search results read for an absent-article question before its own article's are dropped
 # final2-4: questions about articles no other split holds (bench/data/qa-final2|3|4/README.md), for #42's reports
-SPLITS = {**QA_SPLITS, **{s: QA_SPLITS["final"].parent / f"qa-{s}" for s in ("final2", "final3", "final4")}}
+# final5: more questions about final4's articles, asked of final4's library (bench/data/qa-final5/README.md)
+SPLITS = {**QA_SPLITS, **{s: QA_SPLITS["final"].parent / f"qa-{s}" for s in ("final2", "final3", "final4", "final5")}}
+ARTICLES = {"final5": SPLITS["final4"] / "articles"}  # a split's library, where it is not its own articles/
 SENTENCES = 24  # candidate units (sentences) of the prompt's passages the cross-encoder also reads, per question
 
 
@@ -125,7 +127,7 @@ def add_unit_scores(rows: list[dict], split: str, max_length: int, work: Path, s
         return
     data = SPLITS[split]
     reranker = CrossEncoderReranker(locate(), max_length=max_length)
-    lib = library(work / "all", sorted((data / "articles").glob("*.txt")))
+    lib = library(work / "all", sorted(ARTICLES.get(split, data / "articles").glob("*.txt")))
     try:
         top_k, min_score = lib.settings.context_top_k, lib.settings.context_min_score
         for i, r in enumerate(todo, 1):
@@ -192,7 +194,7 @@ def collect(split: str, limit: int | None, max_length: int, work: Path, saved: P
         answerable, adversarial = (rng.sample(qs, min(limit, len(qs))) for qs in (answerable, adversarial))
     reranker = CrossEncoderReranker(locate(), max_length=max_length)
     rows: list[dict] = []
-    lib = library(work / "all", sorted((data / "articles").glob("*.txt")))
+    lib = library(work / "all", sorted(ARTICLES.get(split, data / "articles").glob("*.txt")))
     try:
         selector = embedder_selector(lambda: lib.embedder)
         plan = [(q, kind) for i in range(max(len(answerable), len(adversarial))) if i % part[1] == part[0]
@@ -372,7 +374,8 @@ def show(label: str, rep: dict) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--split", choices=("dev", "heldout", "final", "final2", "final3", "final4"), default="dev")
+    ap.add_argument("--split", choices=("dev", "heldout", *sorted(s for s in SPLITS if s.startswith("final"))),
+                    default="dev")
     ap.add_argument("--limit", type=int, help="at most this many answerable and adversarial questions")
     ap.add_argument("--max-length", type=int, default=MAX_LENGTH)
     ap.add_argument("--rows", action="store_true", help="reuse the rows saved by an earlier run of this split")

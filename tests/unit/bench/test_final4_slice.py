@@ -50,3 +50,21 @@ def test_no_article_paragraph_or_question_id_of_another_split():
         for line in f.read_text(encoding="utf-8").splitlines():
             row = json.loads(line) if line.strip() else {}
             assert row.get("id") not in ids, f
+
+
+def test_final5_asks_the_rest_of_the_two_articles_of_final4s_library():
+    """bench/data/qa-final5: every other question about final4's two articles, none of final4's, asked of final4's
+    library (it holds no articles of its own)."""
+    from abstain_ce import ARTICLES
+
+    final5 = DATA / "qa-final5"
+    assert SPLITS["final5"] == final5 and ARTICLES["final5"] == SLICE / "articles"
+    assert not (final5 / "articles").exists()
+    questions = load_questions(None, final5, "questions.jsonl")
+    assert Counter((q.article, q.impossible) for q in questions) == {
+        (ASKED[0], False): 113, (ASKED[0], True): 60, (ASKED[1], False): 170, (ASKED[1], True): 88}
+    four = {q.id for q in load_questions(None, SLICE, "questions.jsonl")}
+    assert not four & {q.id for q in questions}
+    for q in questions:
+        article = (SLICE / "articles" / f"{q.article}.txt").read_text(encoding="utf-8")
+        assert q.impossible or contains_any(article, q.answers), q.id
