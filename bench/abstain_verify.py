@@ -1,22 +1,29 @@
-"""A chat model as a yes/no judge of the shown quote: does it separate answerable from adversarial questions? (#42)
+"""A chat model's yes/no check of the shown quote, after the shipped gate: what it adds to refusals (#42).
 
-    .venv/bin/python bench/abstain_verify.py ROWS [--model GGUF|bundled|ID] [--out JSON]
+    .venv/bin/python bench/abstain_verify.py ROWS --split S [--model GGUF|bundled|ID] [--out JSON]
 
-ROWS: the saved rows of a `bench/abstain_ce.py` run (~/.cache/trove-bench/abstain_ce_<split>_256[_<tag>].json; each
-holds the question, its kind, the quote chat chose and the quote gate's confidence). Dev splits only: nothing here
-is shipped, and a split this reads is read. For each answerable and adversarial row with a quote, the model gets
-the quote and the question in a ChatML prompt ("Does the text give the answer to this exact question? Answer yes or
-no.") and its first token's log-probability of "yes" minus "no" is the score (greedy, one token; llama.cpp, 2
-threads). Prints the AUC of that score between the two kinds beside the gate confidence's, the adversarial share
-refused at the thresholds that refuse 0.05 / 0.08 / 0.10 of the answerable, and with the shipped gate (confidence
-under GATE) or the judge's score under each of JUDGE_FLOORS; Wilson intervals. Writes
-bench/results/abstain_verify_<model file stem>.json (or --out).
+ROWS: the saved rows of a `bench/abstain_ce.py` run of split S (~/.cache/trove-bench/abstain_ce_<S>_256[_<tag>].json;
+each holds the question, its kind, the quotes chat chose and the gate's signals). The product's check (gate/check.py:
+`check_score` with a LlamaCppRuntime of the model, n_ctx 1024, 2 threads) scores the quote chat would show for every
+row that the gate's floors let through (`abstain_ce.refused` with the shipped floor and no combined threshold: the
+cross-encoder finds a passage about the question, no refusal rule holds). Two ways to use it, per GATES:
+
+  gate    the shipped gate first (its combination of the cross-encoder's best logit and the quote gate's confidence
+          included), then the check: what the check adds to today's refusals
+  floors  the gate's floors and rules only, then the check: the check in place of the combined step
+
+and the rule shipped (gate/check.py `decide`, with CHECK_FLOOR and CHECK_RESCUE): the gate, then the check, which
+refuses under CHECK_FLOOR and shows a quote the combined step refused when it scores over CHECK_RESCUE.
+
+Reported per kind (answerable, adversarial, absent): refused without the check, and with a check score under each of
+FLOORS (CHECK_FLOOR is the shipped one), with Wilson intervals; the AUC of the score between the answerable and the
+adversarial rows checked; and how often an answerable question's shown quote holds a gold answer when it is not
+refused. Writes bench/results/abstain_verify_<S>_<model file stem>.json (or --out).
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import sys
 import time
@@ -24,36 +31,39 @@ from pathlib import Path
 
 from _common import RESULTS, save
 from _qa_stats import fmt, proportion
-from qa import resolve_model
+from abstain_ce import KINDS, gold_answers, refused, shown
+from qa import contains_any, resolve_model
 
-SYSTEM = "You check whether a text answers a question. Reply with yes or no only."
-ASK = "Does the text give the answer to this exact question? Answer yes or no."
-GATE = 0.29  # the quote gate's confidence threshold (gate/abstain.py)
-JUDGE_FLOORS = (-2.0, -1.0, -0.5)
+from desktop_app.core.chat.answer.gate.abstain import COMBINED
+from desktop_app.core.chat.answer.gate.check import CHECK_FLOOR, check_score, decide
+from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
+from desktop_app.core.search.cross_encoder import FLOOR
+
+FLOORS = (-2.0, -1.0, -0.5, 0.0)
+assert CHECK_FLOOR in FLOORS
+GATES = ("gate", "floors")
+NO_COMBINATION = 0.0  # a threshold no probability is under: reranked_refusal's combined step never refuses
 
 
-def prompt(text: str, question: str) -> str:
-    return (f"<|im_start|>system\n{SYSTEM}<|im_end|>\n<|im_start|>user\nText: {text}\nQuestion: {question}\n{ASK}"
-            "<|im_end|>\n<|im_start|>assistant\n")
+def passes(r: dict, gate: str) -> bool:
+    """Whether the gate (all of it, or its floors and rules only) lets the row's quote through to the check."""
+    return not refused(r, FLOOR, NO_COMBINATION if gate == "floors" else None)
 
 
 def judge_rows(rows: list[dict], model: Path) -> list[dict]:
-    from llama_cpp import Llama
-
-    llm = Llama(model_path=str(model), n_ctx=1024, n_threads=2, logits_all=True, verbose=False)
+    """Each row the gate's floors pass, with its shown quote's check score and whether the whole gate passes it."""
+    runtime = LlamaCppRuntime(model, n_ctx=1024, n_threads=2)
     out = []
-    for i, row in enumerate(rows, 1):
-        quote = ast.literal_eval(row["quote"]) if isinstance(row["quote"], str) else row["quote"]
-        top = llm(prompt(quote["text"], row["question"]), max_tokens=1, logprobs=20, temperature=0)
-        top = top["choices"][0]["logprobs"]["top_logprobs"][0]
-
-        def best(word: str, top: dict = top) -> float:
-            return max((v for k, v in top.items() if k.strip().lower() == word), default=-30.0)
-
-        confidence = row.get("confidence")
-        out.append({"id": row["id"], "kind": row["kind"], "score": float(best("yes") - best("no")),
-                    "confidence": None if confidence in (None, "None") else float(confidence)})
-        print(f"  {i}/{len(rows)}", file=sys.stderr, end="\r", flush=True)
+    try:
+        passed = [r for r in rows if passes(r, "floors") and shown(r) is not None]
+        for i, r in enumerate(passed, 1):
+            quote = shown(r)
+            assert quote is not None
+            out.append({"id": r["id"], "kind": r["kind"], "quote": quote["text"], "gate": passes(r, "gate"),
+                        "score": check_score(runtime, quote["text"], r["question"])})
+            print(f"  {i}/{len(passed)}", file=sys.stderr, end="\r", flush=True)
+    finally:
+        runtime.close()
     return out
 
 
@@ -61,52 +71,70 @@ def auc(pos: list[float], neg: list[float]) -> float:
     return sum((p > n) + 0.5 * (p == n) for p in pos for n in neg) / (len(pos) * len(neg)) if pos and neg else 0.5
 
 
-def report(judged: list[dict]) -> dict:
-    ans = [o for o in judged if o["kind"] == "answerable"]
-    adv = [o for o in judged if o["kind"] == "adversarial"]
-    out: dict = {"answerable": len(ans), "adversarial": len(adv),
-                 "auc_judge": auc([o["score"] for o in ans], [o["score"] for o in adv])}
-    gated = [o for o in judged if o["confidence"] is not None]
-    out["auc_gate_confidence"] = auc([o["confidence"] for o in gated if o["kind"] == "answerable"],
-                                     [o["confidence"] for o in gated if o["kind"] == "adversarial"])
-    scores = sorted(o["score"] for o in ans)
-    for share in (0.05, 0.08, 0.10):
-        floor = scores[int(share * len(scores))]
-        out[f"judge_alone_at_{share}"] = {"floor": floor,
-                                          "answerable": proportion([o["score"] < floor for o in ans]),
-                                          "adversarial": proportion([o["score"] < floor for o in adv])}
+def report(rows: list[dict], judged: list[dict], answers: dict[str, tuple[str, ...]]) -> dict:
+    """Per way of using the check (GATES): refusals per kind without it and with it at each floor, the AUC over the
+    rows it reads, and the shown answers."""
+    out: dict = {}
+    for gate in GATES:
+        read = [o for o in judged if gate == "floors" or o["gate"]]
+        score = {(o["id"], o["kind"]): o["score"] for o in read}
 
-    def refused(o: dict, floor: float | None) -> bool:
-        return (o["confidence"] is not None and o["confidence"] < GATE) or (floor is not None and o["score"] < floor)
+        def no(r: dict, floor: float | None, score: dict = score) -> bool:
+            s = score.get((r["id"], r["kind"]))
+            return s is None or (floor is not None and s < floor)  # not read: refused before the check
 
-    for floor in (None, *JUDGE_FLOORS):
-        out[f"gate_or_judge_{floor}"] = {"answerable": proportion([refused(o, floor) for o in ans]),
-                                         "adversarial": proportion([refused(o, floor) for o in adv])}
+        part: dict = {"auc_answerable_vs_adversarial": auc(
+            [o["score"] for o in read if o["kind"] == "answerable"],
+            [o["score"] for o in read if o["kind"] == "adversarial"])}
+        for kind in KINDS:
+            some = [r for r in rows if r["kind"] == kind]
+            part[kind] = {str(floor): proportion([no(r, floor) for r in some]) for floor in (None, *FLOORS)}
+            if kind == "answerable":
+                part["shown_quote_gold"] = {str(floor): proportion([
+                    contains_any(q["text"], answers.get(r["id"], ())) for r in some
+                    if not no(r, floor) and (q := shown(r)) is not None]) for floor in (None, *FLOORS)}
+        out[gate] = part
+    checked = {(o["id"], o["kind"]): o for o in judged}
+
+    def shipped_no(r: dict) -> bool:
+        o = checked.get((r["id"], r["kind"]))
+        return o is None or bool(decide("" if o["gate"] else COMBINED, o["score"]))
+
+    out["shipped"] = {kind: proportion([shipped_no(r) for r in rows if r["kind"] == kind]) for kind in KINDS}
+    out["shipped"]["shown_quote_gold"] = proportion([
+        contains_any(q["text"], answers.get(r["id"], ())) for r in rows
+        if r["kind"] == "answerable" and not shipped_no(r) and (q := shown(r)) is not None])
     return out
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rows", type=Path)
+    ap.add_argument("--split", required=True)
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
     ap.add_argument("--out")
     args = ap.parse_args()
-    rows = [r for r in json.loads(args.rows.read_text(encoding="utf-8"))["rows"]
-            if r["kind"] in ("answerable", "adversarial") and r["quote"] not in (None, "", "None")]
+    rows = json.loads(args.rows.read_text(encoding="utf-8"))["rows"]
     model = resolve_model(args.model)
     started = time.perf_counter()
     judged = judge_rows(rows, model)
     seconds = time.perf_counter() - started
-    summary = report(judged)
-    print(f"\n{model.name}: {summary['answerable']} answerable, {summary['adversarial']} adversarial, "
-          f"{seconds / max(len(judged), 1):.2f} s a question")
-    print(f"  AUC judge {summary['auc_judge']:.3f}, gate confidence {summary['auc_gate_confidence']:.3f}")
-    for key, value in summary.items():
-        if isinstance(value, dict):
-            print(f"  {key}: refused answerable {fmt(value['answerable'])}, adversarial {fmt(value['adversarial'])}")
-    save("abstain_verify", {"rows_file": str(args.rows), "model": model.name, "command": " ".join(sys.argv),
-                            "seconds_per_question": seconds / max(len(judged), 1), "summary": summary,
-                            "judged": judged}, args.out or str(RESULTS / f"abstain_verify_{model.stem}.json"))
+    summary = report(rows, judged, gold_answers(args.split))
+    print(f"\n{model.name} on {args.split}: {len(judged)} quotes checked, {seconds / max(len(judged), 1):.2f} s each")
+    for gate in GATES:
+        part = summary[gate]
+        print(f"{gate}: AUC {part['auc_answerable_vs_adversarial']:.3f}")
+        for floor in (None, *FLOORS):
+            print(f"  {'no check' if floor is None else f'check floor {floor}':>16}: " + ", ".join(
+                f"{kind} refused {fmt(part[kind][str(floor)])}" for kind in KINDS)
+                + f"; shown answer {fmt(part['shown_quote_gold'][str(floor)])}")
+    shipped = summary["shipped"]
+    print("as shipped (gate/check.py decide): " + ", ".join(f"{kind} refused {fmt(shipped[kind])}" for kind in KINDS)
+          + f"; shown answer {fmt(shipped['shown_quote_gold'])}")
+    save("abstain_verify", {"rows_file": str(args.rows), "split": args.split, "model": model.name,
+                            "command": " ".join(sys.argv), "seconds_per_check": seconds / max(len(judged), 1),
+                            "summary": summary, "judged": judged},
+         args.out or str(RESULTS / f"abstain_verify_{args.split}_{model.stem}.json"))
     return 0
 
 

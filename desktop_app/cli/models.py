@@ -1,4 +1,4 @@
-"""`trove models list|catalog|add PATH|download URL|ID|install ID|use NAME|remove NAME`."""
+"""`trove models list|catalog|add PATH|download URL|ID|install ID|use NAME|check NAME|--off|remove NAME`."""
 
 from __future__ import annotations
 
@@ -46,6 +46,13 @@ def add_model_commands(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("name", metavar="NAME")
     q.set_defaults(func=cmd_use)
 
+    q = sub.add_parser("check", help="have NAME check each quote before it is shown (a quote it says does not "
+                                     "answer the question is refused); --off: no check")
+    which = q.add_mutually_exclusive_group(required=True)
+    which.add_argument("name", metavar="NAME", nargs="?")
+    which.add_argument("--off", action="store_true", help="show quotes unchecked (the default)")
+    q.set_defaults(func=cmd_check)
+
     q = sub.add_parser("remove", help="forget NAME (deletes the file only if Trove downloaded it)")
     q.add_argument("name", metavar="NAME")
     q.set_defaults(func=cmd_remove)
@@ -67,8 +74,9 @@ def model_line(entry) -> str:
     check = "verified" if entry.verified else "unverified"
     origin = "installed" if entry.installed_from else entry.origin
     context = f"{entry.context_length // 1024}k ctx" if entry.context_length else "ctx ?"
+    checks = "  checks quotes" if entry.checks_quotes else ""
     return (f"{mark} {entry.name}  {format_bytes(entry.size_bytes)}  {entry.quantization or '?'}  {context}  "
-            f"~{format_bytes(entry.ram_bytes)} RAM  [{origin}, {check}]")
+            f"~{format_bytes(entry.ram_bytes)} RAM  [{origin}, {check}]{checks}")
 
 
 def cmd_list(args, library) -> int:
@@ -171,6 +179,16 @@ def cmd_install(args, library) -> int:
 def cmd_use(args, library) -> int:
     entry = _manager(library).use(args.name)
     print(f"chat now uses {entry.name} ({entry.path})")
+    return EXIT_OK
+
+
+def cmd_check(args, library) -> int:
+    entry = _manager(library).check_with(None if args.off else args.name)
+    if entry is None:
+        print("quotes are shown unchecked")
+    else:
+        print(f"{entry.name} now checks each quote before it is shown ({entry.path}); "
+              "a quote it says does not answer is refused")
     return EXIT_OK
 
 

@@ -97,6 +97,7 @@ class Settings:
     max_context_tokens: int = 2048
     answer_reserve_tokens: int = 512
     refuse_without_context: bool = True
+    check_model: str = ""  # a GGUF that checks each quote before it is shown (gate/check.py); empty: no check
     temperature: float = 0.2
     extra: dict[str, Any] = field(default_factory=dict)
 

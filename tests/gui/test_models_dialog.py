@@ -141,6 +141,24 @@ def test_add_a_file_then_remove_it_and_remove_a_download_deletes_it(dialog, serv
     assert not Path(done.args[0].path).exists()  # downloaded by Trove: deleted
 
 
+def test_a_model_is_set_to_check_quotes_and_stopped_the_bundled_one_cannot(dialog, window, qtbot, tmp_path):
+    local = write_gguf(tmp_path / "Judge-Q4_K_M.gguf")
+    dialog.add_file(str(local))
+    qtbot.waitUntil(lambda: dialog.models_table.rowCount() == 2, timeout=10_000)
+    dialog.models_table.selectRow(0)
+    assert not dialog.check_button.isEnabled()  # the bundled model says no to nearly every quote
+    row = _select(dialog.models_table, "Judge-Q4_K_M")
+    assert dialog.check_button.isEnabled() and dialog.check_button.text() == "Check quotes with it"
+    dialog.check_button.click()
+    qtbot.waitUntil(lambda: "◆ checks quotes" in _text(dialog.models_table, row, 0), timeout=10_000)
+    assert window.library.settings.check_model == str(local) and "now checks each quote" in dialog.status.text()
+    _select(dialog.models_table, "Judge-Q4_K_M")
+    assert dialog.check_button.text() == "Stop checking quotes"
+    dialog.check_button.click()
+    qtbot.waitUntil(lambda: _text(dialog.models_table, row, 0) == "", timeout=10_000)
+    assert window.library.settings.check_model == "" and dialog.status.text() == "Quotes are shown unchecked."
+
+
 def test_the_dialog_renders(dialog, qtbot, tmp_path):
     dialog.catalog_table.selectRow(0)
     out = tmp_path / "models.png"

@@ -16,10 +16,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from desktop_app.core.chat.answer.assemble import Outcome, shown_answer
 from desktop_app.core.chat.answer.budget import PromptPlan, retrieval_query
 from desktop_app.core.chat.answer.context import Passage
+from desktop_app.core.chat.answer.gate.abstain import COMBINED
+from desktop_app.core.chat.answer.gate.check import CHECK_CTX, Checker, ScoresNextToken, decide
 from desktop_app.core.chat.answer.gate.runner_up import second_look
 from desktop_app.core.chat.answer.memory_step import ChatMemory, GetMemory
 from desktop_app.core.chat.answer.planning import Planner, anchor_quote
@@ -29,7 +32,7 @@ from desktop_app.core.chat.answer.quote.selector import Quote, QuoteSelector, ca
 from desktop_app.core.chat.answer.rerank_step import (
     Reranked,
     Reranker,
-    abstains,
+    abstain_reason,
     candidates,
     chat_reranker,
     rerank_results,
@@ -56,6 +59,7 @@ __all__ = ["ChatAnswer", "ChatService", "ChatToken", "default_runtime", "relevan
 
 Retrieve = Callable[..., list[RetrievalResult]]  # (query, k[, scope: tuple of folder paths])
 RuntimeFactory = Callable[[Settings, "str | None"], ChatRuntime]
+CheckFactory = Callable[[Path], ScoresNextToken]
 OnQuote = Callable[[Quote], None]
 SUMMARY_TOKENS = 160  # per model call of a summary (a part's summary, or the final one)
 AUTO = "auto"
@@ -71,6 +75,11 @@ def default_runtime(settings: Settings, model_path: str | None) -> ChatRuntime:
         raise KnownError(f"Unknown chat backend {settings.chat_backend!r}; use 'llama' or 'openai'.")
     path = resolve_model_path(model_path, settings.model_path)
     return LlamaCppRuntime(path, n_ctx=settings.n_ctx, n_threads=settings.n_threads, n_gpu_layers=settings.n_gpu_layers)
+
+
+def check_runtime(path: Path) -> ScoresNextToken:
+    """The check model (Settings.check_model): llama.cpp with a short context, loaded on its first check."""
+    return LlamaCppRuntime(path, n_ctx=CHECK_CTX)
 
 
 def runtime_key(settings: Settings, model_path: str | None) -> tuple:
@@ -108,6 +117,7 @@ class ChatService:
     `quote_selector` and `reranker` default to the best that loads ("auto"); None turns either off. `embedder`
     gives the library's embedder to the fallback quote selector (without it, the one the settings name).
     `memory` gives the library's conversation memory (wired in by core/chat/answer/memory_step.py).
+    `check_factory` loads the model that checks a quote before it is shown (Settings.check_model; gate/check.py).
     """
 
     def __init__(
@@ -122,6 +132,7 @@ class ChatService:
         reranker: Reranker | str | None = AUTO,
         embedder: GetEmbedder | None = None,
         memory: GetMemory | None = None,
+        check_factory: CheckFactory = check_runtime,
     ) -> None:
         self.store = ChatSessions(store)
         self.style = get_style(style)
@@ -133,6 +144,7 @@ class ChatService:
         self._runtime_key: tuple | None = None
         self._selector, self._reranker, self._embedder = quote_selector, reranker, embedder
         self._memory = memory
+        self._checker = Checker(check_factory)
         self._lock = threading.RLock()  # one answer at a time: there is one model and one KV cache
         self.whole_library = True  # count / list / total questions answered over every document (collection.py)
 
@@ -238,9 +250,12 @@ class ChatService:
                 return self._refuse(chat_id, question, len(turns), runtime, (), None, memory)
             found_passages = candidate_passages(found.results, settings.context_min_score) if grounded else []
             first = self._quote(question, found_passages) if found_passages else None
-            if found_passages and not ask_model and self._abstains(question, first, found):
+            why, checked = (self._verdict(question, first, found, settings.check_model if not from_chat else "")
+                            if found_passages and not ask_model else ("", None))
+            if why:
                 if not from_chat:
-                    return self._refuse(chat_id, question, len(turns), runtime, found_passages, first, memory)
+                    return self._refuse(chat_id, question, len(turns), runtime, found_passages, first, memory,
+                                        checked)
                 first = None  # no evidence answers: the model answers from the conversation, quoting nothing
             reserve = max(settings.answer_reserve_tokens, max_tokens or 0)
             results = anchor_quote(found.results, first, self.style, runtime.count_tokens)
@@ -253,7 +268,8 @@ class ChatService:
             gen = generate(runtime, plan, self.style, chat_id, max_tokens or settings.answer_reserve_tokens,
                            settings.temperature, on_token, cancel)
             outcome = Outcome(plan, gen, runtime.info(), quote, quote_s, show_generation)
-            return self._finish(chat_id, question, outcome, memory)
+            answer = self._finish(chat_id, question, outcome, memory)
+            return replace(answer, check_score=checked) if checked is not None else answer
 
     def _find(self, question: str, turns: list[Turn], top_k: int, scope: Sequence[str],
               searched: Searched | None = None) -> Reranked:
@@ -273,11 +289,25 @@ class ChatService:
         selector = self.quote_selector()
         return second_look(selector, question, passages) if selector is not None else None  # gate/runner_up.py
 
+    def _verdict(self, question: str, quote: Quote | None, found: Reranked,
+                 check_model: str) -> tuple[str, float | None]:
+        """Why no passage answers ("": one does) and the check model's score when `check_model` read the quote: the
+        gate first, then the check, which may overrule the gate's combined step either way (gate/check.py)."""
+        why = self._abstain_reason(question, quote, found)
+        if quote is None or not check_model or why not in ("", COMBINED):
+            return why, None
+        checked = self._checker.score(check_model, quote.text, question)
+        return (why, None) if checked is None else (decide(why, checked), checked)
+
     def _abstains(self, question: str, quote: Quote | None, found: Reranked) -> bool:
+        return bool(self._abstain_reason(question, quote, found))
+
+    def _abstain_reason(self, question: str, quote: Quote | None, found: Reranked) -> str:
+        """Why no passage answers ("": one does): the cross-encoder's gate when it scored them (rerank_step.py)."""
         selector = self.quote_selector()
         if selector is None or (quote is None and found.best is None):
-            return False
-        return abstains(self.reranker(), found, quote, selector, question)  # the cross-encoder's when it scored them
+            return ""
+        return abstain_reason(self.reranker(), found, quote, selector, question)
 
     def plan(self, question: str, results: list[RetrievalResult], turns: list[Turn], settings: Settings,
              runtime: ChatRuntime, grounded: bool, reserve: int, *, summary: str = "") -> PromptPlan:
@@ -327,15 +357,17 @@ class ChatService:
         return answer
 
     def _refuse(self, chat_id: int, question: str, history_turns: int, runtime: ChatRuntime,
-                found: Sequence[Passage], quote: Quote | None = None, memory: ChatMemory | None = None) -> ChatAnswer:
+                found: Sequence[Passage], quote: Quote | None = None, memory: ChatMemory | None = None,
+                checked: float | None = None) -> ChatAnswer:
         closest = list(found[:CLOSEST])  # the passages named when no passage answers
         text = not_covered(closest) if closest else NOT_COVERED
         self.store.add_exchange(chat_id, question, text, [], list(closest))
-        log.info("chat %d: %s; answered without the model", chat_id,
-                 "no passage answers" if closest else "no passage cleared min_score")
+        why = "no passage cleared min_score" if not closest else "no passage answers"
+        log.info("chat %d: %s%s; answered without the model", chat_id, why,
+                 "" if checked is None else f" (the check model's score: {checked:.2f})")
         return ChatAnswer(text=text, chat_id=chat_id, citations=(), passages=tuple(closest), refused=True,
                           raw_text=text, history_turns=history_turns, model=runtime.info().name, quote=quote,
-                          generation_shown=False, abstained=bool(closest),
+                          generation_shown=False, abstained=bool(closest), check_score=checked,
                           memory=memory.injected(closest) if memory is not None else ())
 
     def close(self) -> None:
@@ -344,3 +376,4 @@ class ChatService:
             if self._runtime is not None:
                 self._runtime.close()
                 self._runtime = None
+            self._checker.close()

@@ -17,13 +17,15 @@ def context_label(tokens: int) -> str:
 
 
 def model_row(entry) -> list[str]:
-    """The cells of one of your models: default mark, name (origin), size, quantisation, context, RAM, licence."""
+    """The cells of one of your models: default and check marks, name (origin), size, quantisation, context, RAM,
+    licence."""
     check = "✓ verified" if entry.verified else "unverified"
     if entry.problem:
         check = entry.problem
     origin = {"bundled": "built in", "local": "file", "downloaded": "downloaded"}[entry.origin]
+    marks = ["● default"] * entry.is_default + ["◆ checks quotes"] * entry.checks_quotes
     return [
-        "● default" if entry.is_default else "",
+        "  ".join(marks),
         f"{entry.name}  ({origin})",
         format_bytes(entry.size_bytes) if entry.exists else "—",
         entry.quantization or "?",

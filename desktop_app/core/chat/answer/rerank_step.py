@@ -56,10 +56,16 @@ def chat_reranker(search_rerank: bool) -> Reranker | None:
 
 def abstains(reranker: Reranker | None, found: Reranked, quote: Quote | None, selector: QuoteSelector,
              question: str = "") -> bool:
-    """No passage answers. With a strong reranker's score (the cross-encoder's), abstain.reranked_refusal decides,
-    the reranker reading the quote itself too (one more pair) when it has a quote floor; otherwise the quote gate
-    (shown.abstains), a weak reranker's floor able to overrule it. A reranker that `reads_window` also reads the
-    quote's neighbourhood (one more pair), which its floor and `window_floor` judge."""
+    """No passage answers (see abstain_reason)."""
+    return bool(abstain_reason(reranker, found, quote, selector, question))
+
+
+def abstain_reason(reranker: Reranker | None, found: Reranked, quote: Quote | None, selector: QuoteSelector,
+                   question: str = "") -> str:
+    """Why no passage answers ("": one does). With a strong reranker's score (the cross-encoder's),
+    abstain.reranked_refusal decides, the reranker reading the quote itself too (one more pair) when it has a quote
+    floor; otherwise the quote gate (shown.abstains), a weak reranker's floor able to overrule it. A reranker that
+    `reads_window` also reads the quote's neighbourhood (one more pair), which its floor and `window_floor` judge."""
     if found.best is not None and reranker is not None and is_strong(reranker):
         quote_floor = getattr(reranker, "quote_floor", None)
         quote_best = (reranker.score(question, [quote.text])[0]
@@ -71,9 +77,10 @@ def abstains(reranker: Reranker | None, found: Reranked, quote: Quote | None, se
                                window_best=window_best, window_floor=getattr(reranker, "window_floor", None))
         if why:
             log.info("abstained: %s", why)
-        return bool(why)
+        return why
     rerank_floor = getattr(reranker, "floor", RERANK_FLOOR)
-    return quote_gate_abstains(quote, selector.floor, found.best, rerank_floor, getattr(selector, "min_support", 0.0))
+    no = quote_gate_abstains(quote, selector.floor, found.best, rerank_floor, getattr(selector, "min_support", 0.0))
+    return "the quote gate says no passage answers" if no else ""
 
 
 def neighbourhood(results: Sequence[RetrievalResult], quote: Quote) -> str:

@@ -29,6 +29,7 @@ class ChatAnswer:
     passages: tuple[Passage, ...]
     cancelled: bool = False
     refused: bool = False  # the model was not asked: nothing relevant found, or no passage answers (abstained)
+    check_score: float | None = None  # the check model's yes minus no for the quote (gate/check.py), when one read it
     raw_text: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -79,6 +79,7 @@ class ModelEntry:
     has_chat_template: bool = True
     catalog_id: str = ""  # the catalog entry it was downloaded (or installed) from, if any
     installed_from: str = ""  # for a local install: the packages or file it was assembled from
+    checks_quotes: bool = False  # the check_model setting names it: it checks each quote before it is shown
 
     def to_dict(self) -> dict:
         """A JSON-ready view."""
@@ -252,6 +253,21 @@ class ModelManager:
         self._update_settings(model_path="" if entry.origin == BUNDLED else entry.path)
         return self.get(entry.name)
 
+    def check_with(self, name: str | None) -> ModelEntry | None:
+        """Have `name` check each quote before it is shown (the check_model setting; gate/check.py); None: no check.
+        The bundled model is refused: it says no to nearly every quote (bench/abstain_verify.py)."""
+        if name is None:
+            self._update_settings(check_model="")
+            return None
+        entry = self.get(name)
+        if entry.problem:
+            raise KnownError(f"Cannot check quotes with {entry.name}: {entry.problem}.")
+        if entry.origin == BUNDLED:
+            raise KnownError(f"{entry.name} is too small to check quotes (it says no to nearly all of them); "
+                             "install one first: trove models install qwen2.5-coder-1.5b")
+        self._update_settings(check_model=entry.path)
+        return self.get(entry.name)
+
     def remove(self, name: str) -> ModelEntry:
         """Forget a model; delete its file only if Trove downloaded it. The default falls back to the bundled one."""
         entry = self.get(name)
@@ -263,6 +279,8 @@ class ModelManager:
             Path(entry.path).unlink(missing_ok=True)
         if entry.is_default:
             self._update_settings(model_path="")
+        if entry.checks_quotes:
+            self._update_settings(check_model="")
         return entry
 
     # ---- internals ------------------------------------------------------------------------------
@@ -364,6 +382,7 @@ def _make_entry(row: dict, settings: Settings, info: GGUFInfo | None, problem: s
         has_chat_template=info.has_chat_template if info else True,
         catalog_id=row.get("catalog_id", ""),
         installed_from=row.get("installed_from", ""),
+        checks_quotes=bool(settings.check_model) and _same_file(settings.check_model, str(path)),
     )
 
 
