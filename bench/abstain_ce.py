@@ -1,7 +1,7 @@
 """The abstention gate with the cross-encoder: fitted on the dev split, reported on a split never tuned on.
 
     .venv/bin/python bench/abstain_ce.py --split dev [--limit N] [--max-length 256]      # collect + fit
-    .venv/bin/python bench/abstain_ce.py --split heldout|final|final2|final3|final4|final5  # report (nothing fitted)
+    .venv/bin/python bench/abstain_ce.py --split heldout|final|final2..final6  # report (nothing fitted)
     .venv/bin/python bench/abstain_ce.py --split dev --limit 60 --refresh ROWS --tag T  # re-measure what can change
     .venv/bin/python bench/abstain_ce.py --split dev --rows --tag T                    # replay saved rows (cheap)
 
@@ -62,9 +62,10 @@ MAX_FALSE = 0.05  # dev answerable refused by floor, rules and combination toget
 KINDS = ("answerable", "adversarial", "absent")
 ABSENT_DEPTH = 40  # search results read for an absent-article question before its own article's are dropped
 # final2-4: questions about articles no other split holds (bench/data/qa-final2|3|4/README.md), for #42's reports
-# final5: more questions about final4's articles, asked of final4's library (bench/data/qa-final5/README.md)
-SPLITS = {**QA_SPLITS, **{s: QA_SPLITS["final"].parent / f"qa-{s}" for s in ("final2", "final3", "final4", "final5")}}
-ARTICLES = {"final5": SPLITS["final4"] / "articles"}  # a split's library, where it is not its own articles/
+# final5, final6: more questions about final4's cut, asked of final4's library (bench/data/qa-final5|6/README.md)
+SPLITS = {**QA_SPLITS, **{s: QA_SPLITS["final"].parent / f"qa-{s}" for s in ("final2", "final3", "final4", "final5",
+                                                                              "final6")}}
+ARTICLES = {s: SPLITS["final4"] / "articles" for s in ("final5", "final6")}  # a library not in the split's articles/
 SENTENCES = 24  # candidate units (sentences) of the prompt's passages the cross-encoder also reads, per question
 
 

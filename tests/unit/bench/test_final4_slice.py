@@ -68,3 +68,18 @@ def test_final5_asks_the_rest_of_the_two_articles_of_final4s_library():
     for q in questions:
         article = (SLICE / "articles" / f"{q.article}.txt").read_text(encoding="utf-8")
         assert q.impossible or contains_any(article, q.answers), q.id
+
+
+def test_final6_asks_answerable_questions_about_the_cuts_other_eight_articles():
+    """bench/data/qa-final6: 300 answerable questions about the eight articles final4 and final5 do not ask about,
+    asked of final4's library."""
+    from abstain_ce import ARTICLES
+
+    final6 = DATA / "qa-final6"
+    assert SPLITS["final6"] == final6 and ARTICLES["final6"] == SLICE / "articles"
+    questions = load_questions(None, final6, "questions.jsonl")
+    per_article = Counter(q.article for q in questions)
+    assert len(questions) == 300 and not any(q.impossible for q in questions)
+    assert len(per_article) == 8 and set(per_article.values()) == {37, 38} and not set(per_article) & set(ASKED)
+    for q in questions:
+        assert contains_any((SLICE / "articles" / f"{q.article}.txt").read_text(encoding="utf-8"), q.answers), q.id
