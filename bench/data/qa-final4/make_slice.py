@@ -13,11 +13,11 @@ library it is asked of holds all 10 articles of the cut whole plus the final spl
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import re
 import shutil
-import sys
 import unicodedata
 from pathlib import Path
 
@@ -25,8 +25,25 @@ HERE = Path(__file__).resolve().parent
 ASKED = ("The_Legend_of_Zelda:_Twilight_Princess", "Spectre_(2015_film)")  # the cut's two with unanswerable ones
 ANSWERABLE, UNANSWERABLE = 200, 200
 SEED = 4444
-sys.path.insert(0, str(HERE.parent / "qa-heldout"))
-import make_slice as helpers  # noqa: E402  (the held-out split's builder: one definition of a row and of the files)
+_spec = importlib.util.spec_from_file_location("heldout_slice", HERE.parent / "qa-heldout" / "make_slice.py")
+assert _spec is not None and _spec.loader is not None
+helpers = importlib.util.module_from_spec(_spec)  # the held-out split's builder: one definition of a row and the files
+_spec.loader.exec_module(helpers)  # (loaded by path: ../qa-final5 and ../qa-final6 import this file as make_slice)
+
+
+def read_source(description: str) -> dict[str, dict]:
+    """The articles of the SQuAD 2.0 JSON given as --source, by title."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--source", required=True, help="the SQuAD 2.0 JSON (train-v2.0.json, README.md)")
+    args = ap.parse_args()
+    return {a["title"]: a for a in json.loads(Path(args.source).read_text(encoding="utf-8"))["data"]}
+
+
+def answerable(title: str, paragraphs: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The answerable rows whose gold answer stands as whole words (`whole_words`), and the unanswerable rows."""
+    yes, no = helpers.rows_of(file_name(title), paragraphs)
+    contexts = {q["id"]: p["context"] for p in paragraphs for q in p["qas"]}
+    return [row for row in yes if whole_words(row, contexts[row["id"]])], no
 
 
 def file_name(title: str) -> str:
@@ -51,10 +68,7 @@ def whole_words(row: dict, context: str) -> bool:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--source", required=True, help="a SQuAD 2.0 JSON holding the ASKED articles")
-    args = ap.parse_args()
-    data = {a["title"]: a for a in json.loads(Path(args.source).read_text(encoding="utf-8"))["data"]}
+    data = read_source(__doc__.splitlines()[0])
     earlier = {p.stem for p in (HERE.parent / "qa-final" / "articles").glob("*.txt")}
     assert not earlier & set(data), "an article of the cut is one an earlier split holds"
     (HERE / "articles").mkdir(exist_ok=True)
@@ -65,9 +79,8 @@ def main() -> int:
     for title in sorted(data):
         helpers.write_article(HERE, file_name(title), data[title]["paragraphs"])
         if title in ASKED:
-            a, b = helpers.rows_of(file_name(title), data[title]["paragraphs"])
-            contexts = {q["id"]: p["context"] for p in data[title]["paragraphs"] for q in p["qas"]}
-            yes.append([row for row in a if whole_words(row, contexts[row["id"]])])
+            a, b = answerable(title, data[title]["paragraphs"])
+            yes.append(a)
             no.append(b)
     rng = random.Random(SEED)
     rows = helpers.spread(yes, ANSWERABLE, rng) + helpers.spread(no, UNANSWERABLE, rng)
