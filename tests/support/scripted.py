@@ -242,3 +242,10 @@ class ScriptedChatServer:
                 self.wfile.flush()
 
         return Handler
+
+
+class MustNotGenerate(ScriptedRuntime):
+    """A runtime that fails the test if asked to generate: a refusal must be decided before the model is called."""
+
+    def generate(self, messages, **kwargs):
+        raise AssertionError("the model was called")

@@ -16,18 +16,11 @@ from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult
 from tests.integration.chat.conftest import CHAT_SETTINGS
-from tests.support.scripted import ScriptedRuntime
+from tests.support.scripted import MustNotGenerate, ScriptedRuntime
 
 WITH_YEAR = "Rollo, a Viking leader, began to rule Normandy from the city of Rouen in 911."
 FIRST = "Rollo was the first Viking leader to rule Normandy, from the city of Rouen."
 OTHER = "The Danube flows through Vienna and Budapest before it reaches the Black Sea."
-
-
-class MustNotGenerate(ScriptedRuntime):
-    """A runtime that fails the test if asked to generate."""
-
-    def generate(self, messages, **kwargs):
-        raise AssertionError("the model was called")
 
 
 def found(*texts: str) -> list[RetrievalResult]:

@@ -31,7 +31,7 @@ from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult
 from tests.integration.chat.conftest import CHAT_SETTINGS, N_THREADS
-from tests.support.scripted import ScriptedRuntime
+from tests.support.scripted import MustNotGenerate, ScriptedRuntime
 
 FOUND = [RetrievalResult(f"Passage {i} says the reactor number {i} runs on helium.", 1.0, f"/docs/r{i}.txt",
                          {"chunk_id": i}) for i in range(5)]
@@ -53,11 +53,6 @@ class ScriptedCheck:
 
     def close(self) -> None:
         self.closed += 1
-
-
-class MustNotGenerate(ScriptedRuntime):
-    def generate(self, messages, **kwargs):
-        raise AssertionError("the chat model was asked to answer")
 
 
 def service(tmp_path: Path, runtime, check_factory, **settings) -> ChatService:

@@ -15,7 +15,7 @@ from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult
 from tests.integration.chat.conftest import CHAT_SETTINGS
-from tests.support.scripted import ScriptedRuntime, last_user
+from tests.support.scripted import MustNotGenerate, ScriptedRuntime, last_user
 
 REACTOR_ANSWER = "The Zorblax reactor was invented by Dr. Mira Quell [1]."
 FOUND = [RetrievalResult(f"Passage {i} says the reactor number {i} runs on helium.", 1.0, f"/docs/r{i}.txt",
@@ -32,13 +32,6 @@ class ReversingReranker:
     def score(self, query: str, texts):
         self.calls += 1
         return [float(i) for i in range(len(texts))]
-
-
-class MustNotGenerate(ScriptedRuntime):
-    """A runtime that fails the test if asked to generate."""
-
-    def generate(self, messages, **kwargs):
-        raise AssertionError("the model was called")
 
 
 def service_over(tmp_path: Path, runtime, **kwargs) -> ChatService:

@@ -15,7 +15,7 @@ from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult
 from tests.integration.chat.conftest import CHAT_SETTINGS
-from tests.support.scripted import ScriptedRuntime
+from tests.support.scripted import MustNotGenerate, ScriptedRuntime
 
 BETWEEN = ("Families with incomes between $60,000 and $80,000 pay only a few thousand dollars a year, and families "
            "earning more pay up to a tenth of their income.")
@@ -25,13 +25,6 @@ OTHER = "The college library holds over three million volumes."
 RESULTS = [RetrievalResult(f"{BETWEEN} {BELOW}", 1.0, "/docs/fees.txt", {"chunk_id": 1}),
            RetrievalResult(OTHER, 1.0, "/docs/library.txt", {"chunk_id": 2})]
 ASKED = "After 2007 what do students from families earning less than $60,000 pay for school?"
-
-
-class MustNotGenerate(ScriptedRuntime):
-    """A runtime that fails the test if asked to generate."""
-
-    def generate(self, messages, **kwargs):
-        raise AssertionError("the model was called")
 
 
 def service(tmp_path: Path, runtime, minilm) -> ChatService:

@@ -28,7 +28,7 @@ from desktop_app.core.settings import Settings
 from desktop_app.core.store.sqlite import SQLiteStore
 from desktop_app.core.types import RetrievalResult
 from tests.integration.chat.conftest import CHAT_SETTINGS
-from tests.support.scripted import ScriptedRuntime, last_user
+from tests.support.scripted import MustNotGenerate, ScriptedRuntime, last_user
 
 pytestmark = pytest.mark.slow
 
@@ -79,11 +79,6 @@ def test_batches_score_like_single_pairs(cross_encoder):
     batched = CrossEncoderReranker(cross_encoder.files, batch_size=2).score(QUESTION, SEARCH_ORDER)
     assert batched == pytest.approx(one_by_one, abs=0.25)  # int8 activations are quantised per batch
     assert sorted(range(3), key=lambda i: -batched[i]) == sorted(range(3), key=lambda i: -one_by_one[i])
-
-
-class MustNotGenerate(ScriptedRuntime):
-    def generate(self, messages, **kwargs):
-        raise AssertionError("the model was called")
 
 
 class SureSelector(EmbedderQuoteSelector):

@@ -111,7 +111,7 @@ WEIGHTS = {"bias": -4.179, "score": 5.609, "margin": -1.115, "sentence": -1.0, "
 # In-sample, rules + gate: refuses 0.356 of the unanswerable at 0.080 false refusals. Nested 5-fold CV (threshold
 # chosen inside each training fold, 8 seeds): 0.352 (sd 0.001) refused, 0.082 (sd 0.003) false.
 THRESHOLD = 0.2937
-COMBINED = "the reranker and the quote gate together say no passage answers"  # the step a check may overrule
+
 
 def rare_words(question: str) -> list[str]:
     """The question's names and numbers: capitalised words after its first word, and anything with a digit."""
@@ -251,6 +251,9 @@ def quote_window(content: str, start: int, end: int, before: int = WINDOW_BEFORE
     what follows it, wherever in a long passage the quote sits)."""
     head = content[:start].split()[-before:] if before > 0 else []
     return " ".join([*head, content[start:].strip()]) if head else content[start:].strip()
+
+
+COMBINED = "the reranker and the quote gate together say no passage answers"  # the step a check may overrule
 
 
 def reranked_refusal(best: float, floor: float, quote: Quote | None, threshold: float | None = None,
