@@ -49,7 +49,7 @@ from desktop_app.core.chat.answer.gate.abstain import COMBINED, log_odds
 from desktop_app.core.chat.answer.gate.check import ASK, SYSTEM, TOP, check_messages, decide, yes_minus_no
 from desktop_app.core.chat.answer.quote.default import embedder_selector, settings_embedder
 from desktop_app.core.chat.answer.quote.selector import Quote
-from desktop_app.core.chat.runtime.llama import LlamaCppRuntime
+from desktop_app.core.chat.runtime.llama import LlamaCppRuntime, top_logprobs
 from desktop_app.core.settings import Settings
 
 PER_ARTICLE = 25
@@ -105,14 +105,7 @@ class Reader:
         llm.eval(ids[llm.n_tokens:])
         state = np.ctypeslib.as_array(self._llama_cpp.llama_get_embeddings_ith(llm._ctx.ctx, -1),
                                       shape=(llm.n_embd(),)).copy()
-        logits = np.array(llm._ctx.get_logits_ith(-1)[: llm.n_vocab()], dtype=np.float64)
-        logits -= logits.max()
-        logprobs = logits - np.log(np.exp(logits).sum())
-        top: dict[str, float] = {}
-        for i in np.argsort(-logprobs)[:TOP]:
-            text = llm.detokenize([int(i)]).decode("utf-8", "replace")
-            top[text] = max(top.get(text, -np.inf), float(logprobs[i]))
-        return yes_minus_no(top), state
+        return yes_minus_no(top_logprobs(llm, TOP)), state
 
 
 def dev_pairs(seed: int = 42) -> list[dict]:

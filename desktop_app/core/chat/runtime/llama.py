@@ -69,6 +69,21 @@ def vocabulary_controls(llm: Any) -> list[str]:
         return []
 
 
+def top_logprobs(llm: Any, top: int) -> dict[str, float]:
+    """The log-probabilities of the `top` likeliest next tokens after what `llm` last evaluated, by their text (two
+    tokens spelling the same text count as their likelier one)."""
+    import numpy as np
+
+    logits = np.array(llm._ctx.get_logits_ith(-1)[: llm.n_vocab()], dtype=np.float64)
+    logits -= logits.max()
+    logprobs = logits - np.log(np.exp(logits).sum())
+    out: dict[str, float] = {}
+    for i in np.argsort(-logprobs)[:top]:
+        text = llm.detokenize([int(i)]).decode("utf-8", "replace")
+        out[text] = max(out.get(text, -np.inf), float(logprobs[i]))
+    return out
+
+
 class LlamaCppRuntime:
     """llama-cpp-python with the GGUF's own chat template. Thread-safe: one generation at a time."""
 
@@ -240,21 +255,12 @@ class LlamaCppRuntime:
         """The log-probabilities of the `top` likeliest first tokens of the reply to `messages`, by their text
         (one forward pass, nothing sampled; used to check a quote: gate/check.py). The prompt is evaluated from the
         start, so the next answer's prompt is too."""
-        import numpy as np
-
         with self._lock:
             llm = self._load()
             ids = self.prompt_ids(messages)
             llm.reset()
             llm.eval(ids)
-            logits = np.array(llm._ctx.get_logits_ith(-1)[: llm.n_vocab()], dtype=np.float64)
-            logits -= logits.max()
-            logprobs = logits - np.log(np.exp(logits).sum())
-            out: dict[str, float] = {}
-            for i in np.argsort(-logprobs)[:top]:
-                text = llm.detokenize([int(i)]).decode("utf-8", "replace")
-                out[text] = max(out.get(text, -np.inf), float(logprobs[i]))
-            return out
+            return top_logprobs(llm, top)
 
     @staticmethod
     def _reusable_prefix(llm: Any, ids: list[int]) -> int:
