@@ -122,6 +122,8 @@ class AskPrinter:
         if self.quoted and answer.generation and not answer.generation_shown:
             print(f"(the model's answer is hidden: {answer.hidden_because}; see it with --show-generation)",
                   file=sys.stderr)
+        if answer.hint:
+            print(f"({answer.hint})", file=sys.stderr)
 
 
 def cmd_ask(args, library) -> int:
@@ -196,6 +198,7 @@ def answer_dict(answer) -> dict:
         "generation": answer.generation,
         "generation_shown": answer.generation_shown,
         "hidden_because": answer.hidden_because,
+        "hint": answer.hint,
         "generation_citations": [c.to_dict() for c in answer.generation_citations],
         "abstained": answer.abstained,
         "quote_s": answer.quote_s,

@@ -24,6 +24,7 @@ from desktop_app.core.chat.answer.context import Passage
 from desktop_app.core.chat.answer.gate.abstain import COMBINED
 from desktop_app.core.chat.answer.gate.check import CHECK_CTX, Checker, ScoresNextToken, decide
 from desktop_app.core.chat.answer.gate.runner_up import second_look
+from desktop_app.core.chat.answer.language_hint import language_hint
 from desktop_app.core.chat.answer.memory_step import ChatMemory, GetMemory
 from desktop_app.core.chat.answer.planning import Planner, anchor_quote
 from desktop_app.core.chat.answer.prompt import NOT_COVERED, PromptStyle, get_style
@@ -237,7 +238,8 @@ class ChatService:
             early = early_answer(self, chat_id, question, len(turns), scope if use_context else None,
                                  AskModel(model_path, max_tokens, cancel))
             if isinstance(early, ChatAnswer):
-                return early  # "Remember that …" acknowledged, a whole-library table, or quotes from several documents
+                # "Remember that …" acknowledged, a whole-library table, or quotes from several documents
+                return self._hinted(question, early)
             grounded = use_context and settings.context_enabled
             runtime = self.runtime(model_path)
             memory = ChatMemory.start(self._memory, self.store, chat_id, question, turns, runtime, settings, scope)
@@ -247,15 +249,17 @@ class ChatService:
             found = Reranked(memory.results(found.results), found.best) if memory and grounded else found
             if (grounded and settings.refuse_without_context and not from_chat
                     and not relevant(found.results, settings.context_min_score)):
-                return self._refuse(chat_id, question, len(turns), runtime, (), None, memory)
+                refused = self._refuse(chat_id, question, len(turns), runtime, (), None, memory)
+                return self._hinted(question, refused)
             found_passages = candidate_passages(found.results, settings.context_min_score) if grounded else []
             first = self._quote(question, found_passages) if found_passages else None
             why, checked = (self._verdict(question, first, found, settings.check_model if not from_chat else "")
                             if found_passages and not ask_model else ("", None))
             if why:
                 if not from_chat:
-                    return self._refuse(chat_id, question, len(turns), runtime, found_passages, first, memory,
-                                        checked)
+                    refused = self._refuse(chat_id, question, len(turns), runtime, found_passages, first, memory,
+                                           checked)
+                    return self._hinted(question, refused)
                 first = None  # no evidence answers: the model answers from the conversation, quoting nothing
             reserve = max(settings.answer_reserve_tokens, max_tokens or 0)
             results = anchor_quote(found.results, first, self.style, runtime.count_tokens)
@@ -269,7 +273,12 @@ class ChatService:
                            settings.temperature, on_token, cancel)
             outcome = Outcome(plan, gen, runtime.info(), quote, quote_s, show_generation)
             answer = self._finish(chat_id, question, outcome, memory)
-            return replace(answer, check_score=checked) if checked is not None else answer
+            return self._hinted(question, replace(answer, check_score=checked) if checked is not None else answer)
+
+    def _hinted(self, question: str, answer: ChatAnswer) -> ChatAnswer:
+        """`answer` with the line for a question in a language the library's search model cannot read (if any)."""
+        hint = language_hint(question, self._embedder() if self._embedder else None)
+        return replace(answer, hint=hint) if hint else answer
 
     def _find(self, question: str, turns: list[Turn], top_k: int, scope: Sequence[str],
               searched: Searched | None = None) -> Reranked:

@@ -44,7 +44,13 @@ def hidden_note(answer) -> str:
 
 
 def answer_body(index: int, answer, expanded: bool) -> str:
-    """The Markdown of a finished answer (`expanded`: the hidden model's answer is shown)."""
+    """The Markdown of a finished answer (`expanded`: the hidden model's answer is shown), then its hint (a
+    question in a language the library's search model cannot read: core/chat/answer/language_hint.py)."""
+    body = _answer_body(index, answer, expanded)
+    return f"{body}\n\n*{escape_markdown(answer.hint)}*" if answer.hint else body
+
+
+def _answer_body(index: int, answer, expanded: bool) -> str:
     if answer.abstained or (answer.refused and answer.text.startswith(NOT_COVERED)):
         return escape_markdown(answer.text)
     if answer.quote is None:

@@ -10,6 +10,7 @@ from desktop_app.core.chat.answer.quote.selector import Quote
 from desktop_app.core.chat.answer.result import ChatAnswer
 from desktop_app.core.chat.conversation import Conversation
 from desktop_app.ui.chat.answer_view import SHOW_LABEL, WRITING, shown_exchange
+from desktop_app.ui.chat.markdown import escape_markdown
 from desktop_app.ui.units import format_bytes
 
 UI = Path(__file__).parents[3] / "desktop_app" / "ui"
@@ -37,6 +38,20 @@ def test_streaming_shows_the_quote_then_the_tokens_then_the_finished_answer():
     assert WRITING not in body and SHOW_LABEL in body and "Venus, clearly" not in body
     c.toggle(0)
     assert "Venus, clearly" in shown(c).answer
+
+
+def test_a_hint_follows_the_answer_and_a_refusal():
+    hint = "This library is searched with an English-only model, so a question in Thai finds little."
+    c = Conversation()
+    for answer in (ChatAnswer("Venus [1].", 3, (), P, quote=Q, hint=hint),
+                   ChatAnswer("The documents in your library do not cover this.", 3, (), P, refused=True,
+                              abstained=True, hint=hint)):
+        r = c.begin("ดาวเคราะห์ที่ร้อนที่สุด?")
+        assert r is not None
+        c.answered(r.id, answer)
+        body = shown(c).answer
+        assert body.endswith(f"*{escape_markdown(hint)}*")  # in italics, after the answer, its text escaped
+        assert body.index("Venus" if answer.quote else "do not cover") < body.index("English\\-only")
 
 
 def test_a_failed_exchange_shows_what_streamed_and_why():

@@ -48,3 +48,4 @@ class ChatAnswer:
     memory: tuple[dict, ...] = ()  # what conversation memory put in the prompt (the fact list, recalled items)
     rows: tuple[dict, ...] = ()  # a whole-library answer's table rows (core/chat/collection_answer.py), JSON-ready
     several: bool = False  # quotes from several passages (span/step.py): `text` is the whole answer, prose and bullets
+    hint: str = ""  # why the library found little for a question in its language (language_hint.py), "" when none
