@@ -279,7 +279,7 @@ def refused(r: dict, floor: float, threshold: float | None = None, weights: dict
             window: bool = CrossEncoderReranker.reads_window,
             window_floor: float | None = CrossEncoderReranker.window_floor) -> bool:
     """What ChatService decides for this row: no relevant passage, or the reranked gate says no (the quote gate
-    alone when the cross-encoder did not read the passages: rerank_step.abstains), on the quote `shown`."""
+    alone when the cross-encoder did not read the passages: rerank_step.abstain_reason), on the quote `shown`."""
     if not r["relevant"]:
         return True
     q = shown(r, mode)

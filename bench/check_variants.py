@@ -56,6 +56,8 @@ PER_ARTICLE = 25
 SAMPLE = 100
 FOLDS = 8
 L2S = (1.0, 10.0, 100.0, 1000.0)
+FIRST_FLOORS = (-1.0, -0.5, 0.0, 0.5)  # the check's floor for the quote shown first
+SECOND_FLOORS = (0.0, 0.5, 1.0, 2.0)  # the runner-up's score over which it is shown instead
 SENTENCE = re.compile(r'(?<=[.!?])\s+(?=[A-Z0-9"“(])')
 # Four dev pairs (bench/data/qa/questions_all.jsonl), two of each kind, for the few-shot prompt.
 SHOTS = (("In 1781 James Watt patented a steam engine that produced continuous rotary motion.",
@@ -256,9 +258,6 @@ def cmd_second(args: argparse.Namespace) -> dict:
                                         "shown_gold": gold_shown / counts["answerable"]}
     return {"split": args.split, "grid": grid}
 
-
-FIRST_FLOORS = (-1.0, -0.5, 0.0, 0.5)  # the check's floor for the quote shown first
-SECOND_FLOORS = (0.0, 0.5, 1.0, 2.0)  # the runner-up's score over which it is shown instead
 
 
 def cmd_prompts(args: argparse.Namespace) -> dict:

@@ -68,7 +68,7 @@ class CrossEncoderReranker:
     name = NAME
     floor = FLOOR
     quote_floor: float | None = None  # QUOTE_FLOOR turns the quote's own reading on (measured, not shipped)
-    reads_window = True  # the gate also reads the quote's neighbourhood (rerank_step.abstains)
+    reads_window = True  # the gate also reads the quote's neighbourhood (rerank_step.abstain_reason)
     window_floor: float | None = WINDOW_FLOOR  # under it the neighbourhood refuses
     strong = True  # a reader of question and passage together: the abstention gate trusts its floor on its own
 

@@ -27,7 +27,7 @@ log = get_logger("chat")
 # reranker, weaker, reads a wider set so that it can bring up what search ranked low.
 CANDIDATES = 24
 
-__all__ = ["CANDIDATES", "Reranked", "Reranker", "abstains", "candidates", "chat_reranker", "default_reranker",
+__all__ = ["CANDIDATES", "Reranked", "Reranker", "abstain_reason", "candidates", "chat_reranker", "default_reranker",
            "neighbourhood", "order", "rerank_results"]
 
 
@@ -52,12 +52,6 @@ def chat_reranker(search_rerank: bool) -> Reranker | None:
     every sentence of CANDIDATES passages: seconds per question)."""
     reranker = default_reranker()
     return reranker if reranker is not None and (search_rerank or is_strong(reranker)) else None
-
-
-def abstains(reranker: Reranker | None, found: Reranked, quote: Quote | None, selector: QuoteSelector,
-             question: str = "") -> bool:
-    """No passage answers (see abstain_reason)."""
-    return bool(abstain_reason(reranker, found, quote, selector, question))
 
 
 def abstain_reason(reranker: Reranker | None, found: Reranked, quote: Quote | None, selector: QuoteSelector,

@@ -1,4 +1,4 @@
-"""The rerank step's abstention with a strong reranker that reads the quote's neighbourhood (rerank_step.abstains).
+"""The rerank step's abstention with a strong reranker that reads the quote's neighbourhood (abstain_reason).
 
 A deterministic fake stands in for the cross-encoder here (the real one: tests/integration/core/test_cross_encoder.py):
 it reads only the first FIRST words of each text, as the cross-encoder reads only a passage's first pieces, and
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from desktop_app.core.chat.answer.gate.abstain import WINDOW_BEFORE
 from desktop_app.core.chat.answer.quote.selector import EmbedderQuoteSelector, Quote
-from desktop_app.core.chat.answer.rerank_step import Reranked, abstains, neighbourhood
+from desktop_app.core.chat.answer.rerank_step import Reranked, abstain_reason, neighbourhood
 from desktop_app.core.types import RetrievalResult
 
 FIRST = 60
@@ -62,8 +62,8 @@ def test_an_answer_deep_in_a_long_passage_is_not_refused_by_the_floor():
     sent = found(reranker, LONG)
     assert sent.best is not None and sent.best < reranker.floor  # the passage's first words hold no answer
     quote = quote_in(LONG, ANSWER, "/d/0.txt")
-    assert not abstains(reranker, sent, quote, EmbedderQuoteSelector(None, None), QUESTION)
-    assert abstains(FirstWords(reads_window=False), sent, quote, EmbedderQuoteSelector(None, None), QUESTION)
+    assert not abstain_reason(reranker, sent, quote, EmbedderQuoteSelector(None, None), QUESTION)
+    assert abstain_reason(FirstWords(reads_window=False), sent, quote, EmbedderQuoteSelector(None, None), QUESTION)
 
 
 def test_a_quote_whose_neighbourhood_is_not_about_the_question_is_refused_over_the_floor():
@@ -72,6 +72,6 @@ def test_a_quote_whose_neighbourhood_is_not_about_the_question_is_refused_over_t
     sent = found(reranker, passage)  # a passage about the question was sent (over the floor) ...
     quote = quote_in(passage, OTHER, "/d/0.txt")  # ... but the quote chosen, far from its answer, is about Huguenots
     assert sent.best is not None and sent.best > reranker.floor
-    assert abstains(reranker, sent, quote, EmbedderQuoteSelector(None, None), QUESTION)
+    assert abstain_reason(reranker, sent, quote, EmbedderQuoteSelector(None, None), QUESTION)
     reranker.window_floor = None  # without the neighbourhood's own floor, the sure quote gate answers
-    assert not abstains(reranker, sent, quote, EmbedderQuoteSelector(None, None), QUESTION)
+    assert not abstain_reason(reranker, sent, quote, EmbedderQuoteSelector(None, None), QUESTION)
